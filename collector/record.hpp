@@ -1,0 +1,144 @@
+// The one interface between the preload library (producer) and the collector (consumer):
+// a per-thread file, mmap'd by both, holding a header page and a ring of fixed-size records.
+//
+// Ordering: the producer fills a record, then publishes it with a release store of write_index;
+// the collector reads write_index with acquire, consumes records up to it, then releases
+// read_index. A record is never read before it is complete, and never overwritten before the
+// collector has released it. Records that were published before the process died stay in the
+// file (MAP_SHARED), so a killed program loses nothing it had returned from.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace prof {
+
+inline constexpr uint64_t kBufferMagic = 0x3146554250524f50ull;  // "PROFBUF1"
+inline constexpr uint32_t kBufferVersion = 1;
+inline constexpr size_t kRecordBytes = 64;
+inline constexpr size_t kBufferHeaderBytes = 4096;
+
+enum class RecordType : uint8_t {
+  kApi = 1,         // ApiRecord: one intercepted call
+  kLaunch = 2,      // LaunchRecord: geometry of the launch whose ApiRecord follows it
+  kActivity = 3,    // ActivityRecord: device begin/end of a kernel, copy or memset
+  kString = 4,      // StringRecord header; `length` bytes of text follow in the next records
+  kStringData = 5,  // raw text continuation (64 bytes each, last one padded)
+};
+
+enum class StringKind : uint8_t {
+  kKernelSymbol = 1,    // key = host function address (__hipRegisterFunction), text = mangled name
+  kModuleFunction = 2,  // key = hipFunction_t handle (hipModuleGetFunction), text = kernel name
+  kModulePath = 3,      // key = 0, text = path passed to hipModuleLoad
+};
+
+enum class Activity : uint8_t { kNone = 0, kKernel = 1, kCopy = 2, kMemset = 3 };
+
+enum class CopyDirection : uint8_t {
+  kHostToHost = 0,
+  kHostToDevice = 1,
+  kDeviceToHost = 2,
+  kDeviceToDevice = 3,
+  kDefault = 4,  // hipMemcpyDefault: the runtime infers it from the pointers
+  kPeer = 5,
+  kMemset = 6,
+  kUnknown = 7,
+};
+
+inline constexpr uint8_t kFlagDeviceTiming = 1;  // events were recorded around this call
+inline constexpr uint8_t kFlagNested = 2;        // reserved: call made by the runtime itself
+
+// Correlation ids are unique per process without an atomic read-modify-write on the hot path:
+// the thread's index (assigned once per thread) in the high bits, a thread-local count below.
+inline constexpr int kCorrelationThreadShift = 40;
+
+struct ApiRecord {
+  uint8_t type;  // RecordType::kApi
+  uint8_t flags;
+  uint16_t api_id;
+  int32_t result;  // the call's return value (0 for void functions)
+  uint64_t correlation_id;
+  uint64_t begin_ns;  // host clock (prof::now_ns) at entry
+  uint64_t end_ns;    // host clock at return
+  uint64_t stream;    // hipStream_t value the call acted on (0 = default stream)
+  uint64_t bytes;
+  uint64_t aux;     // per-API value, see the `aux` column of hip_api.def
+  uint64_t device;  // the calling thread's current device
+};
+
+struct LaunchRecord {
+  uint8_t type;  // RecordType::kLaunch
+  uint8_t reserved0;
+  uint16_t api_id;
+  uint32_t shared_mem_bytes;
+  uint64_t correlation_id;
+  uint64_t function;  // host function address or hipFunction_t handle
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint64_t reserved1[3];
+};
+
+struct ActivityRecord {
+  uint8_t type;      // RecordType::kActivity
+  uint8_t activity;  // Activity
+  uint16_t reserved0;
+  uint32_t reserved1;
+  uint64_t correlation_id;   // of the API call that enqueued the work
+  uint64_t device_begin_ns;  // on the host clock (converted from the device's events)
+  uint64_t device_end_ns;
+  uint64_t reserved2[4];
+};
+
+struct StringRecord {
+  uint8_t type;  // RecordType::kString
+  uint8_t kind;  // StringKind
+  uint16_t reserved0;
+  uint32_t length;  // bytes of text in the following kStringData records
+  uint64_t key;
+  uint64_t reserved1[6];
+};
+
+struct StringDataRecord {
+  uint8_t type;  // RecordType::kStringData
+  char text[63];
+};
+
+union Record {
+  uint8_t type;
+  ApiRecord api;
+  LaunchRecord launch;
+  ActivityRecord activity;
+  StringRecord string;
+  StringDataRecord string_data;
+  unsigned char raw[kRecordBytes];
+};
+static_assert(sizeof(ApiRecord) == kRecordBytes);
+static_assert(sizeof(LaunchRecord) == kRecordBytes);
+static_assert(sizeof(ActivityRecord) == kRecordBytes);
+static_assert(sizeof(StringRecord) == kRecordBytes);
+static_assert(sizeof(StringDataRecord) == kRecordBytes);
+static_assert(sizeof(Record) == kRecordBytes);
+
+// The first page of every buffer file. The producer and the consumer each own one cache line
+// of counters, so neither writes a line the other is polling.
+struct alignas(64) BufferHeader {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t record_bytes;
+  uint64_t capacity;  // records in the ring; a power of two
+  uint32_t pid;
+  uint32_t tid;
+  uint64_t thread_index;
+  uint64_t created_ns;
+  alignas(64) std::atomic<uint64_t> write_index;  // producer: records published so far
+  std::atomic<uint64_t> dropped;                  // producer: records it had to drop (ring full, no reader)
+  std::atomic<uint64_t> full_waits;               // producer: times it waited for the reader
+  std::atomic<uint32_t> closed;                   // producer: thread or process finished cleanly
+  alignas(64) std::atomic<uint64_t> read_index;   // consumer: records consumed so far
+};
+static_assert(sizeof(BufferHeader) <= kBufferHeaderBytes);
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+inline size_t buffer_file_bytes(uint64_t capacity) { return kBufferHeaderBytes + capacity * kRecordBytes; }
+
+}  // namespace prof

@@ -1,0 +1,100 @@
+// The prof database schema: the one place it is declared. docs/schema.md explains every column.
+// All times are nanoseconds of the host's CLOCK_MONOTONIC (see clock.hpp); device times have
+// already been converted to that clock. Bump kSchemaVersion on any change and keep readers able to
+// read every older version.
+#pragma once
+#include <string_view>
+
+namespace prof::schema {
+
+inline constexpr int kSchemaVersion = 1;
+
+inline constexpr std::string_view kCreateSql = R"sql(
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE api_names (
+  api_id INTEGER PRIMARY KEY,
+  name   TEXT NOT NULL
+);
+CREATE TABLE strings (
+  string_id INTEGER PRIMARY KEY,
+  value     TEXT NOT NULL UNIQUE
+);
+CREATE TABLE copy_directions (
+  direction INTEGER PRIMARY KEY,
+  name      TEXT NOT NULL
+);
+CREATE TABLE threads (
+  thread_id    INTEGER PRIMARY KEY,
+  thread_index INTEGER NOT NULL,
+  created_ns   INTEGER NOT NULL
+);
+CREATE TABLE streams (
+  stream_handle INTEGER PRIMARY KEY,
+  stream_index  INTEGER NOT NULL,
+  device        INTEGER NOT NULL
+);
+CREATE TABLE api_calls (
+  correlation_id INTEGER PRIMARY KEY,
+  sequence       INTEGER,
+  api_id         INTEGER NOT NULL,
+  thread_id      INTEGER NOT NULL,
+  begin_ns       INTEGER NOT NULL,
+  end_ns         INTEGER NOT NULL,
+  result         INTEGER NOT NULL,
+  stream_index   INTEGER,
+  device         INTEGER NOT NULL,
+  bytes          INTEGER NOT NULL,
+  aux            INTEGER NOT NULL
+);
+CREATE TABLE kernels (
+  correlation_id   INTEGER PRIMARY KEY,
+  name_id          INTEGER NOT NULL,
+  device           INTEGER NOT NULL,
+  stream_index     INTEGER NOT NULL,
+  grid_x           INTEGER NOT NULL,
+  grid_y           INTEGER NOT NULL,
+  grid_z           INTEGER NOT NULL,
+  block_x          INTEGER NOT NULL,
+  block_y          INTEGER NOT NULL,
+  block_z          INTEGER NOT NULL,
+  shared_mem_bytes INTEGER NOT NULL,
+  device_begin_ns  INTEGER,
+  device_end_ns    INTEGER
+);
+CREATE TABLE copies (
+  correlation_id  INTEGER PRIMARY KEY,
+  device          INTEGER NOT NULL,
+  stream_index    INTEGER NOT NULL,
+  direction       INTEGER NOT NULL,
+  bytes           INTEGER NOT NULL,
+  device_begin_ns INTEGER,
+  device_end_ns   INTEGER
+);
+CREATE TABLE drops (
+  cause TEXT PRIMARY KEY,
+  count INTEGER NOT NULL
+);
+)sql";
+
+// Filled once, when the database is created.
+inline constexpr std::string_view kCopyDirectionsSql = R"sql(
+INSERT INTO copy_directions (direction, name) VALUES
+  (0, 'H2H'), (1, 'H2D'), (2, 'D2H'), (3, 'D2D'), (4, 'Default'), (5, 'P2P'), (6, 'Memset'), (7, 'Unknown');
+)sql";
+
+// Written when the run ends: sequence numbers follow call order (begin time, then thread, then
+// the thread's own order), 1, 2, 3, ...
+inline constexpr std::string_view kAssignSequenceSql = R"sql(
+UPDATE api_calls SET sequence = ordered.seq FROM (
+  SELECT correlation_id, ROW_NUMBER() OVER (ORDER BY begin_ns, thread_id, correlation_id) AS seq FROM api_calls
+) AS ordered WHERE api_calls.correlation_id = ordered.correlation_id;
+)sql";
+
+inline constexpr std::string_view kIndexSql = R"sql(
+CREATE INDEX IF NOT EXISTS api_calls_sequence ON api_calls (sequence);
+)sql";
+
+}  // namespace prof::schema

@@ -1,0 +1,117 @@
+// HIP runtime ABI as Debian's libamdhip64 5.2 declares it (see ../shared/reference/vendor-api.md).
+// prof builds without HIP installed, so the types the API table needs are declared here, from the
+// facts in the reference; test/unit/hip_abi_test.cpp holds them against the real headers when present.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+typedef enum hipError_t {
+  hipSuccess = 0,
+  hipErrorInvalidValue = 1,
+  hipErrorOutOfMemory = 2,
+  hipErrorNotInitialized = 3,
+  hipErrorInvalidConfiguration = 9,
+  hipErrorInvalidPitchValue = 12,
+  hipErrorInvalidDevicePointer = 17,
+  hipErrorInvalidMemcpyDirection = 21,
+  hipErrorMissingConfiguration = 52,
+  hipErrorInvalidDeviceFunction = 98,
+  hipErrorNoDevice = 100,
+  hipErrorInvalidDevice = 101,
+  hipErrorInvalidImage = 200,
+  hipErrorInvalidContext = 201,
+  hipErrorFileNotFound = 301,
+  hipErrorInvalidHandle = 400,
+  hipErrorNotFound = 500,
+  hipErrorNotReady = 600,
+  hipErrorNotSupported = 801,
+  hipErrorStreamCaptureUnsupported = 900,
+  hipErrorStreamCaptureInvalidated = 901,
+  hipErrorStreamCaptureImplicit = 906,
+  hipErrorUnknown = 999,
+} hipError_t;
+constexpr hipError_t hipErrorInvalidResourceHandle = hipErrorInvalidHandle;
+
+typedef struct dim3 {
+  uint32_t x;
+  uint32_t y;
+  uint32_t z;
+} dim3;  // 12 bytes, passed by value
+typedef struct uint3 {
+  unsigned int x, y, z;
+} uint3;
+
+typedef struct ihipStream_t* hipStream_t;
+typedef struct ihipEvent_t* hipEvent_t;
+typedef void* hipDeviceptr_t;
+typedef struct ihipModuleSymbol_t* hipFunction_t;
+typedef struct ihipModule_t* hipModule_t;
+typedef struct hipGraphExec* hipGraphExec_t;
+
+typedef enum hipMemcpyKind {
+  hipMemcpyHostToHost = 0,
+  hipMemcpyHostToDevice = 1,
+  hipMemcpyDeviceToHost = 2,
+  hipMemcpyDeviceToDevice = 3,
+  hipMemcpyDefault = 4
+} hipMemcpyKind;
+
+typedef enum hipStreamCaptureStatus {
+  hipStreamCaptureStatusNone = 0,
+  hipStreamCaptureStatusActive,
+  hipStreamCaptureStatusInvalidated
+} hipStreamCaptureStatus;
+
+#define hipStreamDefault 0x00
+#define hipStreamNonBlocking 0x01
+#define hipStreamPerThread ((hipStream_t)2)
+#define hipEventDefault 0x0
+#define hipEventBlockingSync 0x1
+#define hipEventDisableTiming 0x2
+#define hipEventInterprocess 0x4
+#define hipHostMallocDefault 0x0
+#define hipMemAttachGlobal 0x01
+
+// hipDeviceProp_t is 792 bytes in HIP 5.2. prof only writes the leading fields it models and
+// treats the rest as opaque; hip_abi_test checks the offsets against the real header.
+typedef struct hipDeviceProp_t {
+  char name[256];
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int clockRate;
+  int memoryClockRate;
+  int memoryBusWidth;
+  size_t totalConstMem;
+  int major;
+  int minor;
+  int multiProcessorCount;
+  int l2CacheSize;
+  int maxThreadsPerMultiProcessor;
+  int computeMode;
+  int clockInstructionRate;
+  unsigned arch;  // hipDeviceArch_t: 4 bytes of bit-fields
+  int concurrentKernels;
+  int pciDomainID;
+  int pciBusID;
+  int pciDeviceID;
+  size_t maxSharedMemoryPerMultiProcessor;
+  int isMultiGpuBoard;
+  int canMapHostMemory;
+  int gcnArch;
+  char gcnArchName[256];
+  unsigned char opaque_tail[792 - 652];
+} hipDeviceProp_t;
+
+}  // extern "C"
+
+static_assert(sizeof(dim3) == 12);
+static_assert(sizeof(hipDeviceProp_t) == 792);
+static_assert(offsetof(hipDeviceProp_t, arch) == 356);
+static_assert(offsetof(hipDeviceProp_t, gcnArchName) == 396);
