@@ -1,0 +1,41 @@
+# Sample HIP programs that the e2e tests profile (test/e2e). They link the simulated runtime's
+# library file but carry no RPATH/RUNPATH, like a real HIP application: they find a runtime only
+# through `prof --sim` or LD_LIBRARY_PATH. Kernel stand-ins must keep their ELF symbols, because
+# prof names kernels from the symbol table: nothing here strips.
+set(PROF_TEST_BIN_DIR ${CMAKE_BINARY_DIR}/test-bin)
+set(PROF_SAMPLES_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+if(TARGET prof_sim_hip)
+  foreach(sample multistream killme exit_status)
+    add_executable(prof_sample_${sample} ${PROF_SAMPLES_DIR}/${sample}.cpp)
+    target_link_libraries(prof_sample_${sample} PRIVATE prof::headers prof_warnings prof_sim_hip)
+    if(EXISTS /usr/include/hip/hip_runtime_api.h)
+      target_compile_definitions(prof_sample_${sample} PRIVATE __HIP_PLATFORM_AMD__)
+    endif()
+    set_target_properties(prof_sample_${sample} PROPERTIES
+      OUTPUT_NAME ${sample}
+      RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+      SKIP_BUILD_RPATH ON)
+  endforeach()
+  install(TARGETS prof_sample_multistream RUNTIME DESTINATION share/prof/samples)
+else()
+  message(STATUS "prof samples: no prof_sim_hip target yet, sample programs not built")
+endif()
+
+# The same sample with real __global__ kernels, when Debian's hipcc is installed. hipcc is not a
+# CMake language here (no ROCm CMake package on Debian), so it runs as a custom command.
+find_program(PROF_HIPCC hipcc)
+if(PROF_HIPCC)
+  set(_prof_hip_sample ${PROF_TEST_BIN_DIR}/multistream_hip)
+  add_custom_command(
+    OUTPUT ${_prof_hip_sample}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROF_TEST_BIN_DIR}
+    COMMAND ${PROF_HIPCC} --offload-arch=gfx906 -O2 -std=c++17 -I${PROF_SAMPLES_DIR}
+            ${PROF_SAMPLES_DIR}/multistream_hip.hip -o ${_prof_hip_sample}
+    DEPENDS ${PROF_SAMPLES_DIR}/multistream_hip.hip ${PROF_SAMPLES_DIR}/hip_calls.hpp
+    COMMENT "hipcc multistream_hip"
+    VERBATIM)
+  add_custom_target(prof_sample_multistream_hip ALL DEPENDS ${_prof_hip_sample})
+else()
+  message(STATUS "prof samples: hipcc not found, multistream_hip not built (its e2e test skips)")
+endif()
