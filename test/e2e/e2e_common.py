@@ -1,0 +1,163 @@
+"""Shared by prof's end-to-end tests: command line, running prof and the samples, reading outputs.
+
+Every test file runs by hand:
+    python3 test/e2e/test_multistream.py --prof build/bin/prof --bin-dir build/test-bin
+and ends with a line `N passed, N failed`. Exit status: 0 all passed, 1 a failure, 77 all skipped
+(CTest's SKIP_RETURN_CODE).
+"""
+import argparse
+import csv
+import glob
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import unittest
+
+CSV_HEADER = ["Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage", "MinNs", "MaxNs", "StdDevNs"]
+TOLERANCE_NS = 1000  # device times must be this close to the simulated runtime's truth
+TIMEOUT_S = 120
+SKIP_RETURN_CODE = 77
+
+
+class Config:
+    prof = None
+    bin_dir = None
+    sim_dir = None
+    options = None  # the parsed arguments, for test-specific ones
+
+
+def main(add_arguments=None):
+    """Parses our arguments, runs the unittest cases of __main__, prints the tally, exits."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--prof", required=True, help="the prof executable")
+    parser.add_argument("--bin-dir", required=True, help="where the sample programs are (build/test-bin)")
+    parser.add_argument("--sim-dir", help="directory of the simulated libamdhip64.so.5 "
+                                          "(default: <prof dir>/../lib/prof/sim)")
+    if add_arguments:
+        add_arguments(parser)
+    options, rest = parser.parse_known_args()
+    Config.prof = os.path.abspath(options.prof)
+    Config.bin_dir = os.path.abspath(options.bin_dir)
+    Config.sim_dir = os.path.abspath(options.sim_dir or os.path.join(
+        os.path.dirname(Config.prof), os.pardir, "lib", "prof", "sim"))
+    Config.options = options
+
+    program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
+    result = program.result
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    skipped = len(result.skipped)
+    # A failing or skipping setUpClass counts as one failure or skip but runs no test.
+    passed = max(0, result.testsRun - failed - skipped)
+    if skipped:
+        print(f"{skipped} skipped")
+    print(f"{passed} passed, {failed} failed")
+    if failed:
+        sys.exit(1)
+    sys.exit(SKIP_RETURN_CODE if skipped and not passed else 0)
+
+
+def sample(name):
+    return os.path.join(Config.bin_dir, name)
+
+
+def require_sample(test, name):
+    path = sample(name)
+    if not os.access(path, os.X_OK):
+        test.skipTest(f"sample {path} is not built")
+    return path
+
+
+def run(command, cwd=None, env=None, timeout=TIMEOUT_S):
+    merged = dict(os.environ)
+    merged.pop("PROF_SIM_TRUTH", None)
+    merged.update(env or {})
+    return subprocess.run(command, cwd=cwd, env=merged, capture_output=True, text=True, timeout=timeout)
+
+
+def run_prof(args, cwd, env=None):
+    return run([Config.prof] + list(args), cwd=cwd, env=env)
+
+
+def run_on_sim(command, cwd, env=None):
+    """Runs a sample directly on the simulated runtime, without prof."""
+    library_path = os.environ.get("LD_LIBRARY_PATH")
+    merged = {"LD_LIBRARY_PATH": Config.sim_dir + (":" + library_path if library_path else "")}
+    merged.update(env or {})
+    return run(command, cwd=cwd, env=merged)
+
+
+def describe(completed):
+    """The part of a finished command an assertion message needs."""
+    return (f"\ncommand: {completed.args}\nexit status: {completed.returncode}\n"
+            f"stdout (tail):\n{completed.stdout[-3000:]}\nstderr (tail):\n{completed.stderr[-3000:]}")
+
+
+def parse_expect(stdout):
+    """The sample's `EXPECT api_calls=N kernels=N copies=N` line as a dict."""
+    match = re.search(r"^EXPECT (.*)$", stdout, re.MULTILINE)
+    if not match:
+        raise AssertionError(f"no EXPECT line in the sample's output:\n{stdout}")
+    return {key: int(value) for key, value in (item.split("=") for item in match.group(1).split())}
+
+
+def parse_pid(stdout):
+    match = re.search(r"^PID (\d+)$", stdout, re.MULTILINE)
+    if not match:
+        raise AssertionError(f"no PID line in the sample's output:\n{stdout}")
+    return int(match.group(1))
+
+
+def normalise_sample_output(lines):
+    """Blanks what differs between two runs of a sample: its pid and measured times."""
+    return [re.sub(r"[0-9.]+", "#", line) if line.startswith(("PID ", "timing:")) else line for line in lines]
+
+
+def output_paths(directory, pid, base=None):
+    base = base or f"result_{pid}"
+    return {
+        "db": os.path.join(directory, f"hip-prof-{pid}.db"),
+        "hiptrace": os.path.join(directory, f"{base}.hiptrace.csv"),
+        "kernel": os.path.join(directory, f"{base}.kernel.csv"),
+        "json": os.path.join(directory, f"{base}_copy.json"),
+    }
+
+
+def list_dir(directory):
+    return sorted(os.listdir(directory))
+
+
+def open_db(path):
+    # Read-only, so a test can never repair what it checks.
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    connection.row_factory = sqlite3.Row
+    return connection
+
+
+def scalar(db, sql, *params):
+    return db.execute(sql, params).fetchone()[0]
+
+
+def read_csv(path):
+    """(header, rows as dicts); the csv module undoes RFC 4180 quoting."""
+    with open(path, newline="") as stream:
+        reader = csv.reader(stream)
+        header = next(reader, None)
+        rows = [dict(zip(header, row)) for row in reader] if header else []
+    return header, rows
+
+
+def read_json(path):
+    with open(path) as stream:
+        return json.load(stream)
+
+
+def read_truth(path):
+    with open(path) as stream:
+        return [json.loads(line) for line in stream if line.strip()]
+
+
+def find_dbs(directory):
+    return sorted(glob.glob(os.path.join(directory, "hip-prof-*.db")))
