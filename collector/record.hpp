@@ -75,7 +75,7 @@ struct LaunchRecord {
   uint64_t function;  // host function address or hipFunction_t handle
   uint32_t grid[3];
   uint32_t block[3];
-  uint64_t reserved1[3];
+  uint64_t reserved1[2];
 };
 
 struct ActivityRecord {
@@ -133,6 +133,7 @@ struct alignas(64) BufferHeader {
   alignas(64) std::atomic<uint64_t> write_index;  // producer: records published so far
   std::atomic<uint64_t> dropped;                  // producer: records it had to drop (ring full, no reader)
   std::atomic<uint64_t> full_waits;               // producer: times it waited for the reader
+  std::atomic<uint64_t> timing_dropped;           // producer: device timings it could not request
   std::atomic<uint32_t> closed;                   // producer: thread or process finished cleanly
   alignas(64) std::atomic<uint64_t> read_index;   // consumer: records consumed so far
 };

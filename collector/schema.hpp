@@ -32,8 +32,8 @@ CREATE TABLE threads (
   created_ns   INTEGER NOT NULL
 );
 CREATE TABLE streams (
-  stream_handle INTEGER PRIMARY KEY,
-  stream_index  INTEGER NOT NULL,
+  stream_index  INTEGER PRIMARY KEY,
+  stream_handle INTEGER NOT NULL,
   device        INTEGER NOT NULL
 );
 CREATE TABLE api_calls (
@@ -51,7 +51,8 @@ CREATE TABLE api_calls (
 );
 CREATE TABLE kernels (
   correlation_id   INTEGER PRIMARY KEY,
-  name_id          INTEGER NOT NULL,
+  name_id          INTEGER,
+  function_address INTEGER NOT NULL,
   device           INTEGER NOT NULL,
   stream_index     INTEGER NOT NULL,
   grid_x           INTEGER NOT NULL,

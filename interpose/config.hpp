@@ -1,0 +1,22 @@
+// What the launcher tells the preload library, read once from PROF_* variables at load time
+// (docs/design.md lists them). Nothing here is consulted per call except through `enabled`.
+#pragma once
+#include <cstdint>
+
+namespace prof::interpose {
+
+struct Config {
+  bool enabled = false;          // PROF_RUN_DIR set and usable
+  bool device_timing = true;     // PROF_DEVICE_TIMING=0 turns off the injected events
+  uint64_t buffer_records = 1u << 16;  // PROF_BUFFER_RECORDS, rounded up to a power of two
+  uint64_t full_wait_ms = 10000;       // PROF_BUFFER_WAIT_MS: how long a producer waits for a reader
+  char run_dir[512] = {};        // PROF_RUN_DIR
+  uint64_t image_token = 0;      // distinguishes program images that share a pid (exec)
+};
+
+// Process-wide, written before any hook can run (library constructor) and after fork.
+extern Config g_config;
+
+void load_config() noexcept;
+
+}  // namespace prof::interpose

@@ -1,0 +1,351 @@
+#include "interpose/device_timing.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <new>
+#include <vector>
+
+#include "collector/clock.hpp"
+#include "interpose/config.hpp"
+#include "interpose/real_functions.hpp"
+#include "interpose/spsc_ring.hpp"
+#include "interpose/thread_buffer.hpp"
+
+namespace prof::interpose {
+
+struct PendingOp {
+  PooledEvent begin;
+  PooledEvent end;
+  uint64_t correlation_id;
+  uint64_t submit_ns;
+  uint64_t api_end_ns;
+  ThreadTiming* owner;
+  Activity activity;
+  bool blocking;
+};
+
+// One per application thread that enqueues device work. The thread pushes pending ops and pops
+// recycled events; the harvester does the opposite. Never freed: the harvester may hold a pointer.
+struct ThreadTiming {
+  SpscRing<PendingOp, 4096> pending;   // app thread -> harvester
+  SpscRing<PooledEvent, 8192> free;    // harvester -> app thread
+  ThreadTiming* next = nullptr;
+};
+
+namespace {
+
+constexpr uint64_t kReanchorNs = 100'000'000;  // keep float ms elapsed times short: <= 8 ns rounding
+constexpr int kMaxDevices = 64;
+
+__attribute__((tls_model("initial-exec"))) thread_local ThreadTiming* t_timing = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local int t_device = 0;
+
+std::atomic<ThreadTiming*> g_threads{nullptr};
+std::atomic<uint32_t> g_epoch{1};
+std::atomic<bool> g_disabled{false};
+pthread_once_t g_start_once = PTHREAD_ONCE_INIT;
+pthread_t g_harvester;
+std::atomic<bool> g_harvester_running{false};
+std::atomic<bool> g_stop{false};
+std::atomic<uint32_t> g_flush_request{0};
+std::atomic<uint32_t> g_flush_done{0};
+
+struct Anchor {
+  hipEvent_t event = nullptr;
+  hipStream_t stream = nullptr;
+  uint64_t host_ns = 0;
+  uint32_t epoch = 0;
+  bool owned_by_pool = false;  // a re-anchor reuses an op's end event
+};
+
+void harvester_start();
+
+ThreadTiming* thread_timing() noexcept {
+  if (t_timing) [[likely]] return t_timing;
+  void* mem = mmap(nullptr, sizeof(ThreadTiming), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) return nullptr;
+  auto* tt = new (mem) ThreadTiming();
+  tt->next = g_threads.load(std::memory_order_relaxed);
+  while (!g_threads.compare_exchange_weak(tt->next, tt, std::memory_order_acq_rel)) {
+  }
+  t_timing = tt;
+  pthread_once(&g_start_once, harvester_start);
+  return tt;
+}
+
+bool take_event(ThreadTiming* tt, PooledEvent& out) noexcept {
+  const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
+  while (tt->free.pop(out)) {
+    if (out.epoch == epoch && out.device == t_device) return true;
+    if (out.epoch == epoch) {
+      if (auto destroy = real<ApiId::hipEventDestroy>()) destroy(out.event);
+    }
+  }
+  auto create = real<ApiId::hipEventCreateWithFlags>();
+  if (!create || create(&out.event, hipEventDefault) != hipSuccess) return false;
+  out.device = t_device;
+  out.epoch = epoch;
+  return true;
+}
+
+void give_back(ThreadTiming* tt, const PooledEvent& e) noexcept {
+  if (e.epoch != g_epoch.load(std::memory_order_acquire)) return;  // died with a device reset
+  if (!tt->free.push(e)) {
+    if (auto destroy = real<ApiId::hipEventDestroy>()) destroy(e.event);
+  }
+}
+
+// ---- harvester ------------------------------------------------------------------------------
+
+class Harvester {
+ public:
+  void run() {
+    timespec idle{0, 200000};
+    while (!g_stop.load(std::memory_order_acquire)) {
+      collect_pending();
+      bool progressed = poll(false);
+      uint32_t request = g_flush_request.load(std::memory_order_acquire);
+      if (request != g_flush_done.load(std::memory_order_relaxed)) {
+        flush_and_retire();
+        g_flush_done.store(request, std::memory_order_release);
+        continue;
+      }
+      idle.tv_nsec = progressed ? 100000 : (idle.tv_nsec < 2000000 ? idle.tv_nsec * 2 : 2000000);
+      nanosleep(&idle, nullptr);
+    }
+    // Exit: whatever completes within the grace period is still harvested.
+    const uint64_t deadline = now_ns() + 200'000'000;
+    do {
+      collect_pending();
+      poll(false);
+      if (inflight_.empty()) break;
+      timespec pause{0, 200000};
+      nanosleep(&pause, nullptr);
+    } while (now_ns() < deadline);
+  }
+
+ private:
+  void collect_pending() {
+    for (ThreadTiming* tt = g_threads.load(std::memory_order_acquire); tt; tt = tt->next) {
+      PendingOp op;
+      while (tt->pending.pop(op)) inflight_.push_back(op);
+    }
+  }
+
+  // Returns whether any op completed.
+  bool poll(bool wait) {
+    auto query = real<ApiId::hipEventQuery>();
+    auto sync = real<ApiId::hipEventSynchronize>();
+    bool progressed = false;
+    size_t kept = 0;
+    for (size_t i = 0; i < inflight_.size(); ++i) {
+      PendingOp& op = inflight_[i];
+      hipError_t status = wait ? sync(op.end.event) : query(op.end.event);
+      if (status == hipErrorNotReady) {
+        inflight_[kept++] = op;
+        continue;
+      }
+      progressed = true;
+      if (status == hipSuccess) emit(op);
+      give_back(op.owner, op.begin);
+      if (!reanchored_) give_back(op.owner, op.end);
+      reanchored_ = false;
+    }
+    inflight_.resize(kept);
+    return progressed;
+  }
+
+  void flush_and_retire() {
+    collect_pending();
+    poll(true);
+    auto destroy_stream = real<ApiId::hipStreamDestroy>();
+    auto destroy_event = real<ApiId::hipEventDestroy>();
+    for (Anchor& a : anchors_) {
+      if (a.event && destroy_event) destroy_event(a.event);
+      if (a.stream && destroy_stream) destroy_stream(a.stream);
+      a = Anchor{};
+    }
+    g_epoch.fetch_add(1, std::memory_order_acq_rel);
+  }
+
+  // Host time of the anchor: the event is recorded on an idle private stream, so the device
+  // stamps it when the record is submitted; of several tries the one with the narrowest
+  // submit window wins and its midpoint is the estimate.
+  bool calibrate(int device) {
+    Anchor& a = anchors_[device];
+    auto set_device = real<ApiId::hipSetDevice>();
+    auto create_stream = real<ApiId::hipStreamCreateWithFlags>();
+    auto create_event = real<ApiId::hipEventCreateWithFlags>();
+    auto record = real<ApiId::hipEventRecord>();
+    auto sync = real<ApiId::hipEventSynchronize>();
+    if (!set_device || !create_stream || !create_event || !record || !sync) return false;
+    if (set_device(device) != hipSuccess) return false;
+    if (!a.stream && create_stream(&a.stream, hipStreamNonBlocking) != hipSuccess) return false;
+    hipEvent_t trial = nullptr;
+    if (create_event(&trial, hipEventDefault) != hipSuccess) return false;
+    uint64_t best_window = UINT64_MAX;
+    for (int i = 0; i < 9; ++i) {
+      uint64_t t0 = now_ns();
+      if (record(trial, a.stream) != hipSuccess) return false;
+      uint64_t t1 = now_ns();
+      sync(trial);
+      if (t1 - t0 < best_window) {
+        best_window = t1 - t0;
+        a.host_ns = t0 + (t1 - t0) / 2;
+        if (a.event) real<ApiId::hipEventDestroy>()(a.event);
+        a.event = trial;
+        trial = nullptr;
+        if (create_event(&trial, hipEventDefault) != hipSuccess) break;
+      }
+    }
+    if (trial) real<ApiId::hipEventDestroy>()(trial);
+    a.epoch = g_epoch.load(std::memory_order_acquire);
+    a.owned_by_pool = false;
+    return a.event != nullptr;
+  }
+
+  bool to_host(const PooledEvent& e, uint64_t& host_ns) {
+    if (e.device < 0 || e.device >= kMaxDevices) return false;
+    Anchor& a = anchors_[e.device];
+    if ((!a.event || a.epoch != g_epoch.load(std::memory_order_acquire)) && !calibrate(e.device)) return false;
+    float ms = 0;
+    if (real<ApiId::hipEventElapsedTime>()(&ms, a.event, e.event) != hipSuccess) return false;
+    host_ns = static_cast<uint64_t>(static_cast<int64_t>(a.host_ns) + std::llround(static_cast<double>(ms) * 1e6));
+    return true;
+  }
+
+  void emit(const PendingOp& op) {
+    uint64_t begin_ns = 0, end_ns = 0;
+    if (!to_host(op.begin, begin_ns) || !to_host(op.end, end_ns)) return;
+    // Work cannot start before it was submitted; a blocking call's work is done when it returns.
+    if (begin_ns < op.submit_ns) begin_ns = op.submit_ns;
+    if (op.blocking && end_ns > op.api_end_ns) end_ns = op.api_end_ns;
+    if (end_ns < begin_ns) end_ns = begin_ns;
+    maybe_reanchor(op, end_ns);
+    ThreadBuffer* buffer = ThreadBuffer::current();
+    if (!buffer) return;
+    Record* r = buffer->reserve();
+    if (!r) return;
+    memset(r, 0, sizeof *r);
+    r->activity.type = static_cast<uint8_t>(RecordType::kActivity);
+    r->activity.activity = static_cast<uint8_t>(op.activity);
+    r->activity.correlation_id = op.correlation_id;
+    r->activity.device_begin_ns = begin_ns;
+    r->activity.device_end_ns = end_ns;
+    buffer->commit();
+  }
+
+  // float milliseconds lose precision far from the anchor: move the anchor forward to a
+  // completed event whose host time is known.
+  void maybe_reanchor(const PendingOp& op, uint64_t end_host_ns) {
+    Anchor& a = anchors_[op.end.device];
+    if (op.blocking || end_host_ns < a.host_ns + kReanchorNs || op.end.epoch != a.epoch) return;
+    if (a.event) real<ApiId::hipEventDestroy>()(a.event);
+    a.event = op.end.event;
+    a.host_ns = end_host_ns;
+    reanchored_ = true;  // the event now belongs to the anchor, not the pool
+  }
+
+  std::vector<PendingOp> inflight_;
+  Anchor anchors_[kMaxDevices];
+  bool reanchored_ = false;
+};
+
+void* harvester_main(void*) {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);  // the application's signals are not ours to take
+  static Harvester harvester;
+  harvester.run();
+  return nullptr;
+}
+
+void harvester_start() {
+  if (pthread_create(&g_harvester, nullptr, harvester_main, nullptr) == 0)
+    g_harvester_running.store(true, std::memory_order_release);
+  else
+    g_disabled.store(true, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void timing_set_current_device(int device) noexcept { t_device = device; }
+
+void timing_begin(TimingTicket& ticket, hipStream_t stream) noexcept {
+  if (!g_config.device_timing || g_disabled.load(std::memory_order_relaxed)) return;
+  ThreadTiming* tt = thread_timing();
+  if (!tt) return;
+  // Never inject work into a stream that is being captured: it would become part of the graph.
+  if (auto is_capturing = real<ApiId::hipStreamIsCapturing>()) {
+    hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
+    if (is_capturing(stream, &status) != hipSuccess || status != hipStreamCaptureStatusNone) return;
+  }
+  auto record = real<ApiId::hipEventRecord>();
+  if (!record || !take_event(tt, ticket.begin)) return;
+  if (!take_event(tt, ticket.end)) {
+    give_back(tt, ticket.begin);
+    return;
+  }
+  if (record(ticket.begin.event, stream) != hipSuccess) {
+    give_back(tt, ticket.begin);
+    give_back(tt, ticket.end);
+    return;
+  }
+  ticket.owner = tt;
+}
+
+void timing_end(TimingTicket& ticket, bool call_succeeded, hipStream_t stream, uint64_t correlation_id,
+                Activity activity, bool blocking, uint64_t submit_ns, uint64_t api_end_ns) noexcept {
+  ThreadTiming* tt = ticket.owner;
+  if (!tt) return;
+  // Only after success: a failed call leaves its error as the last error, untouched by prof.
+  if (!call_succeeded || real<ApiId::hipEventRecord>()(ticket.end.event, stream) != hipSuccess) {
+    give_back(tt, ticket.end);
+    // The begin event is recorded but harmless; it returns to the pool once the harvester is
+    // not using it, which it never is: recycle it now.
+    give_back(tt, ticket.begin);
+    return;
+  }
+  PendingOp op{ticket.begin, ticket.end, correlation_id, submit_ns, api_end_ns, tt, activity, blocking};
+  if (!tt->pending.push(op)) {
+    if (ThreadBuffer* b = ThreadBuffer::current()) b->count_timing_drop();
+    give_back(tt, ticket.begin);
+    give_back(tt, ticket.end);
+  }
+}
+
+void timing_before_device_reset() noexcept {
+  if (!g_harvester_running.load(std::memory_order_acquire)) {
+    g_epoch.fetch_add(1, std::memory_order_acq_rel);
+    return;
+  }
+  uint32_t request = g_flush_request.fetch_add(1, std::memory_order_acq_rel) + 1;
+  const uint64_t deadline = now_ns() + 5'000'000'000ull;
+  while (g_flush_done.load(std::memory_order_acquire) < request && now_ns() < deadline) {
+    timespec pause{0, 100000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+void timing_shutdown() noexcept {
+  if (!g_harvester_running.exchange(false, std::memory_order_acq_rel)) return;
+  g_stop.store(true, std::memory_order_release);
+  pthread_join(g_harvester, nullptr);
+}
+
+void timing_after_fork_child() noexcept {
+  // The harvester did not survive fork, and a forked child cannot use the parent's device
+  // context on real hardware: the child's calls are recorded, without device timing.
+  g_disabled.store(true, std::memory_order_relaxed);
+  g_harvester_running.store(false, std::memory_order_relaxed);
+  t_timing = nullptr;
+  g_threads.store(nullptr, std::memory_order_relaxed);
+}
+
+}  // namespace prof::interpose

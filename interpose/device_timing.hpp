@@ -1,0 +1,42 @@
+// Device timing from the runtime's own events: the hook records an event before and after each
+// kernel, copy and memset on the same stream; a harvester thread in the profiled process later
+// reads them (hipEventQuery, never a wait on the application's work) and converts them to the
+// host clock against an anchor event whose host time was calibrated on a private stream.
+#pragma once
+#include <cstdint>
+
+#include "collector/record.hpp"
+#include "interpose/hip_abi.hpp"
+
+namespace prof::interpose {
+
+struct PooledEvent {
+  hipEvent_t event = nullptr;
+  int device = 0;
+  uint32_t epoch = 0;  // events of an earlier epoch died in a hipDeviceReset
+};
+
+struct ThreadTiming;
+
+struct TimingTicket {
+  ThreadTiming* owner = nullptr;  // nullptr: no timing for this call
+  PooledEvent begin;
+  PooledEvent end;
+};
+
+// Before the real call: records the begin event on `stream`. Skipped (ticket stays empty) when
+// timing is off, the stream is being captured, or the event pool cannot supply events.
+void timing_begin(TimingTicket& ticket, hipStream_t stream) noexcept;
+// After the real call: records the end event only if the call succeeded (so the application's
+// last-error state is what the call left), and queues the pair for the harvester.
+void timing_end(TimingTicket& ticket, bool call_succeeded, hipStream_t stream, uint64_t correlation_id,
+                Activity activity, bool blocking, uint64_t submit_ns, uint64_t api_end_ns) noexcept;
+
+void timing_set_current_device(int device) noexcept;
+// hipDeviceReset destroys every event: harvest what is in flight first, then retire the pools.
+void timing_before_device_reset() noexcept;
+// Normal exit: harvest what completes within a short grace period, then stop the harvester.
+void timing_shutdown() noexcept;
+void timing_after_fork_child() noexcept;
+
+}  // namespace prof::interpose

@@ -1,0 +1,73 @@
+// Start-up, fork and exit of a profiled process. Nothing here runs per call.
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "collector/clock.hpp"
+#include "interpose/config.hpp"
+#include "interpose/device_timing.hpp"
+#include "interpose/process_files.hpp"
+#include "interpose/thread_buffer.hpp"
+
+namespace prof::interpose {
+
+Config g_config;
+
+namespace {
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+  const char* v = getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  unsigned long long x = strtoull(v, &end, 10);
+  return (end && *end == '\0') ? x : fallback;
+}
+
+void on_exit_handler() {
+  timing_shutdown();
+  write_maps_snapshot();
+  ThreadBuffer::close_all();
+}
+
+void on_fork_child() {
+  g_config.image_token = now_ns();
+  ThreadBuffer::reset_after_fork();
+  timing_after_fork_child();
+  write_info_file();
+  write_maps_snapshot();
+}
+
+}  // namespace
+
+void load_config() noexcept {
+  const char* dir = getenv("PROF_RUN_DIR");
+  struct stat st;
+  if (!dir || strlen(dir) >= sizeof(g_config.run_dir) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    g_config.enabled = false;  // not launched by prof (or the run is over): pass everything through
+    return;
+  }
+  strcpy(g_config.run_dir, dir);
+  g_config.device_timing = env_u64("PROF_DEVICE_TIMING", 1) != 0;
+  uint64_t records = env_u64("PROF_BUFFER_RECORDS", 1u << 16);
+  uint64_t pow2 = 1024;
+  while (pow2 < records && pow2 < (1ull << 30)) pow2 <<= 1;
+  g_config.buffer_records = pow2;
+  g_config.full_wait_ms = env_u64("PROF_BUFFER_WAIT_MS", 10000);
+  g_config.image_token = now_ns();
+  g_config.enabled = true;
+}
+
+__attribute__((constructor)) static void prof_interpose_init() {
+  load_config();
+  if (!g_config.enabled) return;
+  write_info_file();
+  write_maps_snapshot();
+  pthread_atfork(nullptr, nullptr, on_fork_child);
+  // Registered before main runs, so it runs after the program's own atexit handlers.
+  atexit(on_exit_handler);
+}
+
+}  // namespace prof::interpose

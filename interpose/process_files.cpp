@@ -1,0 +1,85 @@
+#include "interpose/process_files.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "collector/clock.hpp"
+#include "interpose/config.hpp"
+
+namespace prof::interpose {
+namespace {
+
+bool write_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Written to a temporary name and renamed, so the collector never reads half a file.
+template <typename Fill>
+void write_file(const char* suffix, Fill fill) {
+  char path[640], tmp[660];
+  snprintf(path, sizeof path, "%s/%d.%llu.%s", g_config.run_dir, static_cast<int>(getpid()),
+           static_cast<unsigned long long>(g_config.image_token), suffix);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  bool ok = fill(fd);
+  ok = close(fd) == 0 && ok;
+  if (ok) rename(tmp, path);
+  else unlink(tmp);
+}
+
+bool copy_file(int out, const char* from) {
+  int in = open(from, O_RDONLY | O_CLOEXEC);
+  if (in < 0) return false;
+  char chunk[8192];
+  bool ok = true;
+  for (;;) {
+    ssize_t n = read(in, chunk, sizeof chunk);
+    if (n < 0) ok = false;
+    if (n <= 0) break;
+    if (!write_all(out, chunk, static_cast<size_t>(n))) {
+      ok = false;
+      break;
+    }
+  }
+  close(in);
+  return ok;
+}
+
+}  // namespace
+
+void write_info_file() noexcept {
+  if (!g_config.enabled) return;
+  write_file("info", [](int fd) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    const unsigned long long wall_ns =
+        static_cast<unsigned long long>(wall.tv_sec) * 1000000000ull + static_cast<unsigned long long>(wall.tv_nsec);
+    char text[1024];
+    int n = snprintf(text, sizeof text, "pid=%d\nppid=%d\nstart_ns=%llu\nwall_start_unix_ns=%llu\nhost_name=%s\ncmdline=\n",
+                     static_cast<int>(getpid()), static_cast<int>(getppid()),
+                     static_cast<unsigned long long>(now_ns()), wall_ns, host);
+    // The command line follows as /proc/self/cmdline has it: arguments separated by NUL bytes.
+    return n > 0 && write_all(fd, text, static_cast<size_t>(n)) && copy_file(fd, "/proc/self/cmdline");
+  });
+}
+
+void write_maps_snapshot() noexcept {
+  if (!g_config.enabled) return;
+  write_file("maps", [](int fd) { return copy_file(fd, "/proc/self/maps"); });
+}
+
+}  // namespace prof::interpose

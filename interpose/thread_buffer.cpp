@@ -1,0 +1,165 @@
+#include "interpose/thread_buffer.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <new>
+
+#include "collector/clock.hpp"
+#include "interpose/config.hpp"
+
+namespace prof::interpose {
+namespace {
+
+// initial-exec: the preload library is loaded at start-up, so its TLS can live in the static
+// block and every access is one %fs-relative load instead of a __tls_get_addr call.
+__attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_failed = false;
+
+std::atomic<uint64_t> g_next_thread_index{0};
+std::atomic<ThreadBuffer*> g_all_buffers{nullptr};
+pthread_key_t g_exit_key;
+pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+
+void on_thread_exit(void* p) {
+  auto* header = static_cast<BufferHeader*>(p);
+  if (header) header->closed.store(1, std::memory_order_release);
+}
+void make_key() { pthread_key_create(&g_exit_key, on_thread_exit); }
+
+// Placement storage: buffers are never freed (the collector may still be reading the mapping
+// while the thread is gone), and operator new is avoided so a program with its own allocator
+// is not called from inside a hook.
+alignas(ThreadBuffer) unsigned char g_storage[4096][sizeof(ThreadBuffer)];
+std::atomic<uint32_t> g_storage_used{0};
+
+}  // namespace
+
+ThreadBuffer* ThreadBuffer::current() noexcept {
+  if (t_buffer) [[likely]] return t_buffer;
+  if (t_failed || !g_config.enabled) return nullptr;
+  uint32_t slot = g_storage_used.fetch_add(1, std::memory_order_relaxed);
+  if (slot >= sizeof(g_storage) / sizeof(g_storage[0])) {
+    t_failed = true;
+    return nullptr;
+  }
+  auto* buffer = new (g_storage[slot]) ThreadBuffer();
+  if (!buffer->open(g_next_thread_index.fetch_add(1, std::memory_order_relaxed))) {
+    t_failed = true;
+    return nullptr;
+  }
+  buffer->next_ = g_all_buffers.load(std::memory_order_relaxed);
+  while (!g_all_buffers.compare_exchange_weak(buffer->next_, buffer, std::memory_order_acq_rel)) {
+  }
+  pthread_once(&g_key_once, make_key);
+  pthread_setspecific(g_exit_key, buffer->header_);
+  t_buffer = buffer;
+  return buffer;
+}
+
+bool ThreadBuffer::open(uint64_t thread_index) noexcept {
+  const uint64_t capacity = g_config.buffer_records;
+  const pid_t pid = getpid();
+  const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+  char path[640];
+  snprintf(path, sizeof path, "%s/%d.%llu.%d.buf", g_config.run_dir, static_cast<int>(pid),
+           static_cast<unsigned long long>(g_config.image_token), static_cast<int>(tid));
+  // Private to the user, never through a symlink, never an existing file.
+  int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  const size_t bytes = buffer_file_bytes(capacity);
+  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    ::close(fd);
+    unlink(path);
+    return false;
+  }
+  void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) {
+    unlink(path);
+    return false;
+  }
+  header_ = static_cast<BufferHeader*>(map);
+  records_ = reinterpret_cast<Record*>(static_cast<unsigned char*>(map) + kBufferHeaderBytes);
+  mask_ = capacity - 1;
+  header_->version = kBufferVersion;
+  header_->record_bytes = kRecordBytes;
+  header_->capacity = capacity;
+  header_->pid = static_cast<uint32_t>(pid);
+  header_->tid = static_cast<uint32_t>(tid);
+  header_->thread_index = thread_index;
+  header_->created_ns = now_ns();
+  correlation_base_ = thread_index << kCorrelationThreadShift;
+  // The magic goes last: the collector ignores a file until it is set.
+  std::atomic_ref<uint64_t>(header_->magic).store(kBufferMagic, std::memory_order_release);
+  return true;
+}
+
+bool ThreadBuffer::wait_for_space() noexcept {
+  // The ring is full: the collector is behind. Waiting (never dropping silently) keeps every
+  // record; only a reader that makes no progress for full_wait_ms costs records, and those are counted.
+  header_->full_waits.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t deadline = now_ns() + g_config.full_wait_ms * 1000000ull;
+  const timespec pause{0, 50000};
+  for (;;) {
+    cached_read_ = header_->read_index.load(std::memory_order_acquire);
+    if (write_ - cached_read_ <= mask_) return true;
+    if (now_ns() > deadline) return false;
+    nanosleep(&pause, nullptr);
+  }
+}
+
+Record* ThreadBuffer::reserve() noexcept {
+  if (write_ - cached_read_ > mask_) [[unlikely]] {
+    cached_read_ = header_->read_index.load(std::memory_order_acquire);
+    if (write_ - cached_read_ > mask_ && !wait_for_space()) {
+      header_->dropped.fetch_add(1, std::memory_order_relaxed);
+      return nullptr;
+    }
+  }
+  return &records_[write_ & mask_];
+}
+
+void ThreadBuffer::reset_after_fork() noexcept {
+  // The parent's mappings stay mapped in the child but belong to the parent's collector
+  // accounting; the child gets its own files on first use.
+  t_buffer = nullptr;
+  t_failed = false;
+  g_all_buffers.store(nullptr, std::memory_order_relaxed);
+  g_next_thread_index.store(0, std::memory_order_relaxed);
+}
+
+void ThreadBuffer::close_all() noexcept {
+  for (ThreadBuffer* b = g_all_buffers.load(std::memory_order_acquire); b; b = b->next_)
+    b->header_->closed.store(1, std::memory_order_release);
+}
+
+void emit_string(ThreadBuffer& buffer, StringKind kind, uint64_t key, const char* text) noexcept {
+  if (!text) text = "";
+  const size_t length = strlen(text);
+  Record* r = buffer.reserve();
+  if (!r) return;
+  memset(r, 0, sizeof *r);
+  r->string.type = static_cast<uint8_t>(RecordType::kString);
+  r->string.kind = static_cast<uint8_t>(kind);
+  r->string.length = static_cast<uint32_t>(length);
+  r->string.key = key;
+  buffer.commit();
+  for (size_t off = 0; off < length; off += sizeof(r->string_data.text)) {
+    r = buffer.reserve();
+    if (!r) return;
+    r->string_data.type = static_cast<uint8_t>(RecordType::kStringData);
+    size_t n = length - off < sizeof(r->string_data.text) ? length - off : sizeof(r->string_data.text);
+    memcpy(r->string_data.text, text + off, n);
+    buffer.commit();
+  }
+}
+
+}  // namespace prof::interpose

@@ -1,0 +1,50 @@
+// The producer side of collector/record.hpp: each thread that makes a call owns one ring file.
+// Hot path: reserve() and commit() touch only this thread's memory, plus one acquire load of the
+// reader's index when the ring looks full. No locks, no syscalls, no allocation.
+#pragma once
+#include <cstdint>
+
+#include "collector/record.hpp"
+
+namespace prof::interpose {
+
+class ThreadBuffer {
+ public:
+  // The calling thread's buffer, created on first use; nullptr when profiling is off or the
+  // buffer could not be created (the call is then passed through unrecorded, and counted).
+  static ThreadBuffer* current() noexcept;
+  // After fork(): the child starts with no buffers and fresh thread indices.
+  static void reset_after_fork() noexcept;
+  // Marks every buffer of this process closed (normal exit).
+  static void close_all() noexcept;
+
+  // A slot for one record, or nullptr if the ring stayed full past the configured wait
+  // (then the record is dropped and counted in the header).
+  Record* reserve() noexcept;
+  // Publishes the record obtained from the last reserve(): release pairs with the collector's acquire.
+  void commit() noexcept {
+    ++write_;
+    header_->write_index.store(write_, std::memory_order_release);
+  }
+  uint64_t next_correlation_id() noexcept { return correlation_base_ | ++local_count_; }
+  void count_timing_drop() noexcept { header_->timing_dropped.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  ThreadBuffer() = default;
+  bool open(uint64_t thread_index) noexcept;
+  bool wait_for_space() noexcept;
+
+  BufferHeader* header_ = nullptr;
+  Record* records_ = nullptr;
+  uint64_t mask_ = 0;
+  uint64_t write_ = 0;
+  uint64_t cached_read_ = 0;
+  uint64_t correlation_base_ = 0;
+  uint64_t local_count_ = 0;
+  ThreadBuffer* next_ = nullptr;  // list of all buffers of the process, for close_all()
+};
+
+// Writes a string (kernel name, module path) as one StringRecord plus text continuation records.
+void emit_string(ThreadBuffer& buffer, StringKind kind, uint64_t key, const char* text) noexcept;
+
+}  // namespace prof::interpose
