@@ -1,0 +1,181 @@
+// Copies and memsets: validated on the calling thread, executed by the stream's worker at the
+// op's modelled time. Synchronous forms run on the current device's null stream and wait.
+#include <utility>
+
+#include "sim/runtime.hpp"
+
+namespace prof::sim {
+namespace {
+
+// hipMemcpyPeer/PeerAsync call the exported hipMemcpy/hipMemcpyAsync (as the real runtime does,
+// so profilers see the nested call); this flag tells that nested call to model a peer copy.
+thread_local bool peer_copy_pending = false;
+
+struct CopyShape {
+  void* dst;
+  const void* src;
+  size_t width_bytes;
+  size_t height;
+  size_t dst_pitch_bytes;
+  size_t src_pitch_bytes;
+};
+
+bool direction_of(hipMemcpyKind kind, const CopyShape& shape, bool peer, CopyDirection* out) noexcept {
+  if (peer) {
+    *out = CopyDirection::kP2P;
+    return true;
+  }
+  switch (kind) {
+    case hipMemcpyHostToHost: *out = CopyDirection::kH2H; return true;
+    case hipMemcpyHostToDevice: *out = CopyDirection::kH2D; return true;
+    case hipMemcpyDeviceToHost: *out = CopyDirection::kD2H; return true;
+    case hipMemcpyDeviceToDevice: *out = CopyDirection::kD2D; return true;
+    case hipMemcpyDefault: {
+      const int dst_device = device_of_pointer(shape.dst);
+      const int src_device = device_of_pointer(shape.src);
+      if (dst_device >= 0 && src_device >= 0) {
+        *out = dst_device == src_device ? CopyDirection::kD2D : CopyDirection::kP2P;
+      } else if (dst_device >= 0) {
+        *out = CopyDirection::kH2D;
+      } else if (src_device >= 0) {
+        *out = CopyDirection::kD2H;
+      } else {
+        *out = CopyDirection::kH2H;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+// Queues the op and, when `sync`, waits for it.
+void enqueue(Stream* stream, Op&& op, uint64_t duration_ns, bool sync) {
+  uint64_t seq = 0;
+  uint64_t end = 0;
+  {
+    Runtime& rt = runtime();
+    std::lock_guard<std::mutex> guard(rt.lock);
+    end = submit_locked(stream, std::move(op), duration_ns);
+    seq = stream->submitted.load(std::memory_order_relaxed);
+  }
+  if (sync) wait_completed(stream, seq, end);
+}
+
+hipError_t copy(const CopyShape& shape, hipMemcpyKind kind, hipStream_t handle, bool sync) {
+  const bool peer = std::exchange(peer_copy_pending, false);
+  Stream* stream = resolve_stream(handle);
+  if (stream == nullptr) return handle == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle;
+  CopyDirection direction;
+  if (!direction_of(kind, shape, peer, &direction)) return hipErrorInvalidMemcpyDirection;
+  if (shape.width_bytes == 0 || shape.height == 0) return hipSuccess;
+  if (shape.dst == nullptr || shape.src == nullptr) return hipErrorInvalidValue;
+  if (shape.width_bytes > shape.dst_pitch_bytes || shape.width_bytes > shape.src_pitch_bytes) {
+    return hipErrorInvalidPitchValue;
+  }
+  Op op;
+  op.kind = OpKind::kCopy;
+  op.dst = shape.dst;
+  op.src = shape.src;
+  op.width_bytes = shape.width_bytes;
+  op.height = shape.height;
+  op.dst_pitch_bytes = shape.dst_pitch_bytes;
+  op.src_pitch_bytes = shape.src_pitch_bytes;
+  op.direction = direction;
+  const uint64_t bytes = static_cast<uint64_t>(shape.width_bytes) * shape.height;
+  enqueue(stream, std::move(op), copy_duration_ns(bytes, direction), sync);
+  return hipSuccess;
+}
+
+hipError_t copy_1d(void* dst, const void* src, size_t bytes, hipMemcpyKind kind, hipStream_t stream, bool sync) {
+  return copy(CopyShape{dst, src, bytes, 1, bytes, bytes}, kind, stream, sync);
+}
+
+hipError_t memset_bytes(void* dst, int value, size_t bytes, hipStream_t handle, bool sync) {
+  Stream* stream = resolve_stream(handle);
+  if (stream == nullptr) return handle == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle;
+  if (bytes == 0) return hipSuccess;
+  if (dst == nullptr) return hipErrorInvalidValue;
+  Op op;
+  op.kind = OpKind::kMemset;
+  op.dst = dst;
+  op.value = value;
+  op.width_bytes = bytes;
+  enqueue(stream, std::move(op), memset_duration_ns(bytes), sync);
+  return hipSuccess;
+}
+
+bool valid_device(int device) noexcept { return device >= 0 && device < device_count(); }
+
+}  // namespace
+}  // namespace prof::sim
+
+using namespace prof::sim;
+
+hipError_t hipMemset(void* dst, int value, size_t sizeBytes) {
+  return finish(memset_bytes(dst, value, sizeBytes, nullptr, true));
+}
+
+hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes, hipStream_t stream) {
+  return finish(memset_bytes(dst, value, sizeBytes, stream, false));
+}
+
+hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind) {
+  return finish(copy_1d(dst, src, sizeBytes, kind, nullptr, true));
+}
+
+hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
+  return finish(copy_1d(dst, src, sizeBytes, kind, stream, false));
+}
+
+hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void* src, size_t sizeBytes) {
+  return finish(copy_1d(dst, src, sizeBytes, hipMemcpyHostToDevice, nullptr, true));
+}
+
+hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t sizeBytes) {
+  return finish(copy_1d(dst, src, sizeBytes, hipMemcpyDeviceToHost, nullptr, true));
+}
+
+hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes) {
+  return finish(copy_1d(dst, src, sizeBytes, hipMemcpyDeviceToDevice, nullptr, true));
+}
+
+hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void* src, size_t sizeBytes, hipStream_t stream) {
+  return finish(copy_1d(dst, src, sizeBytes, hipMemcpyHostToDevice, stream, false));
+}
+
+hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream) {
+  return finish(copy_1d(dst, src, sizeBytes, hipMemcpyDeviceToHost, stream, false));
+}
+
+hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream) {
+  return finish(copy_1d(dst, src, sizeBytes, hipMemcpyDeviceToDevice, stream, false));
+}
+
+// Goes through the PLT to the exported hipMemcpy, as libamdhip64 5.2 does (see vendor-api.md):
+// the library is built with semantic interposition, so this is never bound or inlined locally.
+hipError_t hipMemcpyPeer(void* dst, int dstDeviceId, const void* src, int srcDeviceId, size_t sizeBytes) {
+  if (!valid_device(dstDeviceId) || !valid_device(srcDeviceId)) return finish(hipErrorInvalidDevice);
+  peer_copy_pending = true;
+  const hipError_t ret = hipMemcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice);
+  peer_copy_pending = false;
+  return finish(ret);
+}
+
+hipError_t hipMemcpyPeerAsync(void* dst, int dstDeviceId, const void* src, int srcDevice, size_t sizeBytes,
+                              hipStream_t stream) {
+  if (!valid_device(dstDeviceId) || !valid_device(srcDevice)) return finish(hipErrorInvalidDevice);
+  peer_copy_pending = true;
+  const hipError_t ret = hipMemcpyAsync(dst, src, sizeBytes, hipMemcpyDeviceToDevice, stream);
+  peer_copy_pending = false;
+  return finish(ret);
+}
+
+hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                       hipMemcpyKind kind) {
+  return finish(copy(CopyShape{dst, src, width, height, dpitch, spitch}, kind, nullptr, true));
+}
+
+hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                            hipMemcpyKind kind, hipStream_t stream) {
+  return finish(copy(CopyShape{dst, src, width, height, dpitch, spitch}, kind, stream, false));
+}

@@ -1,0 +1,152 @@
+// Internal interface of the simulated HIP runtime (prof::sim). One global scheduling lock orders
+// every queue of every device: submit times are read under it, so the modelled times of all
+// streams are one consistent, deterministic function of the submit order.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "interpose/hip_abi.hpp"
+#include "sim/handle_table.hpp"
+#include "sim/model.hpp"
+
+// Every exported definition must match the API table; the definitions inherit default visibility
+// from these declarations while everything else in the library stays hidden.
+#pragma GCC visibility push(default)
+#include "interpose/hip_runtime_decls.hpp"
+#pragma GCC visibility pop
+
+namespace prof::sim {
+
+struct Stream;
+
+// Later work may not execute before `stream` has completed its op number `seq`.
+struct Dependency {
+  Stream* stream;
+  uint64_t seq;
+};
+
+enum class OpKind : uint8_t { kKernel, kCopy, kMemset, kMarker, kQuit };
+
+struct Op {
+  OpKind kind = OpKind::kMarker;
+  uint64_t stream_seq = 0;  // n-th op of any kind on the stream, from 1
+  uint64_t op_seq = 0;      // n-th kernel/copy/memset on the stream, from 1 (0 for markers)
+  uint64_t begin_ns = 0;    // modelled
+  uint64_t end_ns = 0;      // modelled
+  std::vector<Dependency> deps;
+  // copies (a plain copy is one row: height 1) and memsets
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t width_bytes = 0;
+  size_t height = 1;
+  size_t dst_pitch_bytes = 0;
+  size_t src_pitch_bytes = 0;
+  int value = 0;
+  CopyDirection direction = CopyDirection::kH2H;
+  // kernels
+  dim3 grid{0, 0, 0};
+  dim3 block{0, 0, 0};
+  uint64_t shared_mem_bytes = 0;
+  uint64_t function = 0;
+  const char* name = nullptr;  // interned, never freed
+};
+
+struct Stream {
+  int device = 0;
+  bool blocking = true;  // takes part in legacy null-stream ordering
+  bool is_null = false;
+  uint64_t handle_value = 0;  // what the application passes: pointer, 0 (null) or 2 (per-thread)
+
+  // Guarded by the scheduling lock.
+  uint64_t tail_end_ns = 0;  // modelled end of the last op (or of the last waited event)
+  uint64_t ops = 0;          // kernels/copies/memsets submitted
+  std::vector<Dependency> pending_deps;  // from hipStreamWaitEvent, attached to the next op
+  std::atomic<bool> alive{true};  // written under the scheduling lock
+  bool worker_started = false;
+
+  // Written by submitters under the scheduling lock; read lock-free by hipStreamQuery.
+  std::atomic<uint64_t> submitted{0};
+  std::atomic<uint64_t> completed{0};  // written only by the worker
+
+  std::mutex queue_mutex;
+  std::condition_variable queue_cv;
+  std::deque<Op> queue;
+
+  std::mutex done_mutex;
+  std::condition_variable done_cv;
+  std::atomic<int> waiters{0};
+};
+
+struct Event {
+  unsigned flags = 0;
+  int device = 0;
+  std::mutex mutex;  // guards the record below against a concurrent re-record
+  Stream* stream = nullptr;  // null: never recorded
+  uint64_t seq = 0;
+  uint64_t time_ns = 0;
+};
+
+struct Device {
+  Stream* null_stream = nullptr;
+  std::vector<Stream*> streams;  // live streams incl. the null stream; guarded by the scheduling lock
+};
+
+struct Runtime {
+  std::mutex lock;  // the scheduling lock
+  std::vector<Device> devices;
+  HandleTable stream_table{16};
+  HandleTable event_table{20};
+  std::vector<Event*> free_events;  // recycled after hipEventDestroy, guarded by `lock`
+  std::vector<Event*> events;       // live events, guarded by `lock`
+};
+
+// The runtime singleton, created on first use and never destroyed (safe at exit).
+Runtime& runtime();
+int device_count() noexcept;
+int& current_device() noexcept;
+
+// Every HIP call ends with `return finish(ret)`: HIP 5.2 sets the thread's last error on every return.
+hipError_t finish(hipError_t ret) noexcept;
+
+// Resolves an application stream handle for the current thread. Null on an invalid handle.
+// Takes the scheduling lock only to create a per-thread stream the first time.
+Stream* resolve_stream(hipStream_t handle) noexcept;
+
+// Caller holds the scheduling lock. Creates a stream (not yet registered as an app handle).
+Stream* new_stream_locked(int device, bool blocking, bool is_null, uint64_t handle_value);
+// Caller holds the scheduling lock. Enqueues a marker on `stream` and points `event` at it.
+void record_event_locked(Event* event, Stream* stream);
+// Null unless `handle` is a live event.
+Event* resolve_event(hipEvent_t handle) noexcept;
+// Caller holds the scheduling lock. Fills seq/time fields and dependencies and queues the op;
+// returns its modelled end (for markers: its device time).
+uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns);
+// Caller holds the scheduling lock. Adds a dependency (time and completion) for later work.
+void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns);
+
+// Blocks until `stream` completed op `seq` (expected at `expected_end_ns`).
+void wait_completed(Stream* stream, uint64_t seq, uint64_t expected_end_ns) noexcept;
+// Blocks until every op now submitted on `device` (all devices if -1) has completed.
+void synchronize_device(int device) noexcept;
+// Caller does not hold the lock. Waits for the stream's work, unregisters it, ends its worker.
+void destroy_stream(Stream* stream) noexcept;
+// Destroys every event created on `device`.
+void destroy_device_events(int device) noexcept;
+// Frees every allocation made on `device`.
+void free_device_allocations(int device) noexcept;
+
+// Memory registry: the device a pointer belongs to, or -1 for memory the runtime did not allocate
+// as device memory (host memory, hipHostMalloc).
+int device_of_pointer(const void* ptr) noexcept;
+
+// Name registered for a host function address or module function handle, or null.
+const char* function_name(uint64_t function) noexcept;
+
+// Appends the op's line to the truth file when PROF_SIM_TRUTH is set.
+void write_truth(const Stream& stream, const Op& op) noexcept;
+
+}  // namespace prof::sim

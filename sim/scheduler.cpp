@@ -1,0 +1,205 @@
+// The device model's core: submission (modelled times under the scheduling lock), the per-stream
+// FIFO worker that executes each op and completes it at its modelled end, and prompt waiting.
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+#include <thread>
+#include <utility>
+
+#include "collector/clock.hpp"
+#include "sim/runtime.hpp"
+
+namespace prof::sim {
+namespace {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+void sleep_ns(uint64_t ns) noexcept {
+  timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
+  nanosleep(&ts, nullptr);
+}
+
+// Sleeps until kSpinWindowNs before `t`, then spins: nanosleep alone overshoots by ~50-100 us.
+void wait_until(uint64_t t) noexcept {
+  for (;;) {
+    const uint64_t now = now_ns();
+    if (now >= t) return;
+    if (t - now > kSpinWindowNs) {
+      sleep_ns(t - now - kSpinWindowNs);
+    } else {
+      cpu_relax();
+    }
+  }
+}
+
+void execute(const Op& op) noexcept {
+  switch (op.kind) {
+    case OpKind::kCopy:
+      for (size_t row = 0; row < op.height; ++row) {
+        std::memmove(static_cast<char*>(op.dst) + row * op.dst_pitch_bytes,
+                     static_cast<const char*>(op.src) + row * op.src_pitch_bytes, op.width_bytes);
+      }
+      break;
+    case OpKind::kMemset:
+      std::memset(op.dst, op.value, op.width_bytes);
+      break;
+    default:
+      break;
+  }
+}
+
+void worker_main(Stream* stream) noexcept {
+  for (;;) {
+    Op op;
+    {
+      std::unique_lock<std::mutex> guard(stream->queue_mutex);
+      stream->queue_cv.wait(guard, [stream] { return !stream->queue.empty(); });
+      op = std::move(stream->queue.front());
+      stream->queue.pop_front();
+    }
+    if (op.kind == OpKind::kQuit) return;
+    // The modelled begin is already >= every dependency's modelled end; this wait only matters
+    // when another worker runs late, so that the bytes are right even then.
+    for (const Dependency& dep : op.deps) wait_completed(dep.stream, dep.seq, op.begin_ns);
+    wait_until(op.begin_ns);
+    execute(op);
+    wait_until(op.end_ns);
+    if (op.kind != OpKind::kMarker) write_truth(*stream, op);
+    // seq_cst store then seq_cst load of waiters pairs with the waiter's increment then check
+    // (Dekker): either we see the waiter and notify under its mutex, or it sees the completion.
+    stream->completed.store(op.stream_seq, std::memory_order_seq_cst);
+    if (stream->waiters.load(std::memory_order_seq_cst) > 0) {
+      std::lock_guard<std::mutex> guard(stream->done_mutex);
+      stream->done_cv.notify_all();
+    }
+  }
+}
+
+void add_dependency(uint64_t& begin, std::vector<Dependency>& deps, Stream* on) {
+  const uint64_t seq = on->submitted.load(std::memory_order_relaxed);
+  if (seq == 0) return;
+  begin = std::max(begin, on->tail_end_ns);
+  if (on->completed.load(std::memory_order_acquire) < seq) deps.push_back({on, seq});
+}
+
+}  // namespace
+
+Stream* new_stream_locked(int device, bool blocking, bool is_null, uint64_t handle_value) {
+  auto* stream = new Stream;  // never deleted: see handle_table.hpp
+  stream->device = device;
+  stream->blocking = blocking;
+  stream->is_null = is_null;
+  stream->handle_value = handle_value;
+  runtime().devices[device].streams.push_back(stream);
+  return stream;
+}
+
+uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns) {
+  const uint64_t submit_ns = now_ns();
+  uint64_t begin = std::max(submit_ns, stream->tail_end_ns);
+  op.deps = std::move(stream->pending_deps);
+  stream->pending_deps.clear();
+  // Legacy default stream: null-stream work waits for all earlier work on the device's blocking
+  // streams, and blocking-stream work waits for earlier null-stream work.
+  Device& device = runtime().devices[stream->device];
+  if (stream->is_null) {
+    for (Stream* other : device.streams) {
+      if (other != stream && other->blocking && !other->is_null) add_dependency(begin, op.deps, other);
+    }
+  } else if (stream->blocking) {
+    add_dependency(begin, op.deps, device.null_stream);
+  }
+  op.begin_ns = begin;
+  op.end_ns = begin + duration_ns;
+  op.stream_seq = stream->submitted.load(std::memory_order_relaxed) + 1;
+  op.op_seq = op.kind == OpKind::kMarker ? 0 : ++stream->ops;
+  stream->tail_end_ns = op.end_ns;
+  const uint64_t end = op.end_ns;
+  if (!stream->worker_started) {
+    stream->worker_started = true;
+    std::thread(worker_main, stream).detach();  // never joined: nothing to order at exit
+  }
+  // Count it as submitted before the worker can complete it, so hipStreamQuery never sees
+  // completed > submitted.
+  stream->submitted.store(op.stream_seq, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> guard(stream->queue_mutex);
+    stream->queue.push_back(std::move(op));
+  }
+  stream->queue_cv.notify_one();
+  return end;
+}
+
+void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns) {
+  stream->tail_end_ns = std::max(stream->tail_end_ns, time_ns);
+  if (on != stream) stream->pending_deps.push_back({on, seq});
+}
+
+void wait_completed(Stream* stream, uint64_t seq, uint64_t expected_end_ns) noexcept {
+  auto done = [&] { return stream->completed.load(std::memory_order_acquire) >= seq; };
+  if (done()) return;
+  for (uint64_t now = now_ns(); !done() && now + kSpinWindowNs < expected_end_ns; now = now_ns()) {
+    sleep_ns(std::min<uint64_t>(expected_end_ns - now - kSpinWindowNs, 1000000));
+  }
+  while (!done() && now_ns() < expected_end_ns + kWaiterSpinSlackNs) cpu_relax();
+  if (done()) return;
+  stream->waiters.fetch_add(1, std::memory_order_seq_cst);
+  {
+    std::unique_lock<std::mutex> guard(stream->done_mutex);
+    stream->done_cv.wait(guard, [&] { return stream->completed.load(std::memory_order_seq_cst) >= seq; });
+  }
+  stream->waiters.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+void synchronize_device(int device) noexcept {
+  struct Pending {
+    Stream* stream;
+    uint64_t seq;
+    uint64_t end_ns;
+  };
+  std::vector<Pending> pending;
+  {
+    Runtime& rt = runtime();
+    std::lock_guard<std::mutex> guard(rt.lock);
+    for (int d = 0; d < static_cast<int>(rt.devices.size()); ++d) {
+      if (device >= 0 && d != device) continue;
+      for (Stream* s : rt.devices[d].streams) {
+        pending.push_back({s, s->submitted.load(std::memory_order_relaxed), s->tail_end_ns});
+      }
+    }
+  }
+  for (const Pending& p : pending) wait_completed(p.stream, p.seq, p.end_ns);
+}
+
+void destroy_stream(Stream* stream) noexcept {
+  Runtime& rt = runtime();
+  uint64_t seq = 0;
+  uint64_t end = 0;
+  {
+    std::lock_guard<std::mutex> guard(rt.lock);
+    seq = stream->submitted.load(std::memory_order_relaxed);
+    end = stream->tail_end_ns;
+  }
+  wait_completed(stream, seq, end);
+  std::lock_guard<std::mutex> guard(rt.lock);
+  if (!stream->alive) return;
+  stream->alive = false;
+  rt.stream_table.erase(stream);
+  auto& list = rt.devices[stream->device].streams;
+  list.erase(std::remove(list.begin(), list.end(), stream), list.end());
+  if (stream->worker_started) {
+    Op quit;
+    quit.kind = OpKind::kQuit;
+    {
+      std::lock_guard<std::mutex> queue_guard(stream->queue_mutex);
+      stream->queue.push_back(std::move(quit));
+    }
+    stream->queue_cv.notify_one();
+  }
+}
+
+}  // namespace prof::sim
