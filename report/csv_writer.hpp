@@ -1,0 +1,28 @@
+// RFC 4180 CSV, streamed: begin(header) once, row(fields) per record, end(). Lines end with LF
+// (not the RFC's CRLF); Python's csv module, spreadsheets and pandas read both.
+#pragma once
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "report/text_sink.hpp"
+
+namespace prof::report {
+
+// One field as RFC 4180 wants it: quoted when it holds a comma, quote, CR or LF, with quotes
+// doubled. Invalid UTF-8 bytes and NUL become U+FFFD so the file is always valid UTF-8 text.
+std::string csv_field(std::string_view text);
+
+class CsvWriter {
+ public:
+  explicit CsvWriter(TextSink& sink) : sink_(sink) {}
+  void begin(std::initializer_list<std::string_view> header) { row(header); }
+  void row(std::initializer_list<std::string_view> fields);
+  void end() {}
+
+ private:
+  TextSink& sink_;
+  std::string line_;
+};
+
+}  // namespace prof::report

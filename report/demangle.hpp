@@ -1,0 +1,25 @@
+// Kernel names as people read them. The collector may store a symbol mangled (from
+// __hipRegisterFunction) or already readable (hipModuleGetFunction names): the report demangles
+// whatever still looks mangled, once per distinct name, never per event.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace prof::report {
+
+// The demangled form of an Itanium C++ ABI symbol ("_Z..."), or `name` unchanged when it is not
+// one or does not demangle.
+std::string demangle(std::string_view name);
+
+// string_id -> readable kernel name, filled on first use: memory grows with distinct names only.
+class KernelNameCache {
+ public:
+  const std::string& get(int64_t string_id, std::string_view stored_name);
+
+ private:
+  std::unordered_map<int64_t, std::string> names_;
+};
+
+}  // namespace prof::report

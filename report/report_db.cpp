@@ -1,0 +1,85 @@
+#include "report/report_db.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+#include "collector/schema.hpp"
+#include "report/report_error.hpp"
+
+namespace prof::report {
+
+namespace {
+
+// The first 16 bytes of every SQLite 3 database file.
+constexpr char kSqliteMagic[] = "SQLite format 3";
+
+void check_sqlite_header(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw ReportError(path + ": cannot open the database: " + std::strerror(errno));
+  char header[16] = {};
+  size_t n = std::fread(header, 1, sizeof header, file);
+  std::fclose(file);
+  if (n < sizeof header || std::memcmp(header, kSqliteMagic, sizeof header) != 0)
+    throw ReportError(path + ": not a prof database (not a SQLite file)");
+}
+
+constexpr const char* kRequiredTables[] = {"api_names", "strings", "copy_directions", "threads", "streams",
+                                           "api_calls", "kernels", "copies", "drops"};
+
+}  // namespace
+
+std::unique_ptr<Database> open_report_db(const std::string& path) {
+  check_sqlite_header(path);
+  std::unique_ptr<Database> db;
+  try {
+    db = std::make_unique<Database>(path, Database::Mode::kReadOnly);
+    if (!db->table_exists("meta")) throw ReportError(path + ": not a prof database (no meta table)");
+    auto version_text = meta_value(*db, "schema_version");
+    if (!version_text) throw ReportError(path + ": not a prof database (no schema_version in meta)");
+    int64_t version = 0;
+    if (std::sscanf(version_text->c_str(), "%lld", reinterpret_cast<long long*>(&version)) != 1 || version < 1)
+      throw ReportError(path + ": not a prof database (schema_version '" + *version_text + "' is not a version)");
+    if (version > schema::kSchemaVersion)
+      throw ReportError(path + ": written by a newer prof (schema version " + std::to_string(version) +
+                        "; this prof reads versions up to " + std::to_string(schema::kSchemaVersion) + ")");
+    for (const char* table : kRequiredTables)
+      if (!db->table_exists(table))
+        throw ReportError(path + ": not a complete prof database (no table " + table + ")");
+  } catch (const DbError& e) {
+    throw ReportError(std::string(e.what()));
+  }
+  return db;
+}
+
+std::vector<std::pair<std::string, std::string>> read_meta(Database& db) {
+  std::vector<std::pair<std::string, std::string>> meta;
+  Statement st = db.prepare("SELECT key, value FROM meta ORDER BY key");
+  while (st.step()) meta.emplace_back(std::string(st.column_text(0)), std::string(st.column_text(1)));
+  return meta;
+}
+
+std::optional<std::string> meta_value(Database& db, const std::string& key) {
+  Statement st = db.prepare("SELECT value FROM meta WHERE key = ?1");
+  st.bind(1, std::string_view(key));
+  if (!st.step()) return std::nullopt;
+  return std::string(st.column_text(0));
+}
+
+std::string RowFilter::api_condition(const char* alias) const {
+  if (!sequence_range) return "1";
+  return std::string(alias) + ".sequence BETWEEN ?1 AND ?2";
+}
+
+std::string RowFilter::activity_condition(const char* alias) const {
+  if (!sequence_range) return "1";
+  return std::string(alias) +
+         ".correlation_id IN (SELECT correlation_id FROM api_calls WHERE sequence BETWEEN ?1 AND ?2)";
+}
+
+void RowFilter::bind(Statement& st) const {
+  if (!sequence_range) return;
+  st.bind(1, sequence_range->first);
+  st.bind(2, sequence_range->second);
+}
+
+}  // namespace prof::report

@@ -1,0 +1,36 @@
+// Opening a prof database for reading, and the checks that turn "this is not something prof can
+// read" into one clear line before any output file exists.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collector/sqlite_db.hpp"
+
+namespace prof::report {
+
+// Opens `path` read-only and checks that it is a prof database this prof can read: a SQLite
+// file, with a meta table whose schema_version is a number no newer than
+// prof::schema::kSchemaVersion, and the tables the report reads. Throws ReportError otherwise.
+std::unique_ptr<Database> open_report_db(const std::string& path);
+
+// The meta table, ordered by key.
+std::vector<std::pair<std::string, std::string>> read_meta(Database& db);
+std::optional<std::string> meta_value(Database& db, const std::string& key);
+
+// Which rows a report covers. With a range, only the API calls whose sequence is in [first, last]
+// and the kernels and copies those calls enqueued (same correlation_id).
+struct RowFilter {
+  std::optional<std::pair<int64_t, int64_t>> sequence_range;
+
+  // SQL conditions to AND into a WHERE clause; `alias` is the table alias. They use ?1 and ?2,
+  // which bind() fills in (literal SQL, never built from data).
+  std::string api_condition(const char* alias) const;
+  std::string activity_condition(const char* alias) const;  // for kernels and copies
+  void bind(Statement& st) const;
+};
+
+}  // namespace prof::report

@@ -1,0 +1,53 @@
+#include "report/timeline.hpp"
+#include "report/timeline_events.hpp"
+
+namespace prof::report {
+
+namespace {
+
+int64_t stream_pid(int64_t device) { return 2 + device; }
+// Lane ids start at 1: some viewers treat tid 0 specially.
+int64_t stream_tid(int64_t stream_index) { return stream_index + 1; }
+
+void write_device_metadata(TimelineContext& ctx) {
+  Statement st = ctx.db.prepare(
+      "SELECT DISTINCT device, stream_index FROM ("
+      " SELECT m.device, m.stream_index FROM copies m"
+      " WHERE m.device_begin_ns IS NOT NULL AND m.device_end_ns IS NOT NULL AND " +
+      ctx.filter.activity_condition("m") +
+      " UNION ALL SELECT k.device, k.stream_index FROM kernels k"
+      " WHERE k.device_begin_ns IS NOT NULL AND k.device_end_ns IS NOT NULL AND " +
+      ctx.filter.activity_condition("k") + ") ORDER BY device, stream_index");
+  ctx.filter.bind(st);
+  int64_t named_pid = -1;
+  while (st.step()) {
+    int64_t device = st.column_int(0), stream_index = st.column_int(1);
+    int64_t pid = stream_pid(device);
+    if (pid != named_pid) {
+      ctx.writer.process_name(pid, "Stream on Device " + std::to_string(device), pid);
+      named_pid = pid;
+    }
+    ctx.writer.thread_name(pid, stream_tid(stream_index), stream_lane_name(stream_index), stream_index);
+  }
+}
+
+}  // namespace
+
+void write_stream_timeline(Database& db, const RowFilter& filter, TextSink& sink) {
+  int64_t origin_ns = timeline_origin_ns(db, filter);
+  ChromeJsonWriter writer(sink, origin_ns);
+  TimelineContext ctx{db, filter, writer, {}};
+  writer.begin();
+  write_api_process_metadata(ctx);
+  write_device_metadata(ctx);
+  write_api_events(ctx);
+  write_copy_events(ctx, [](int64_t device, int64_t, int64_t stream_index) {
+    return Lane{stream_pid(device), stream_tid(stream_index)};
+  });
+  write_kernel_events(ctx, [](int64_t device, int64_t stream_index) {
+    return Lane{stream_pid(device), stream_tid(stream_index)};
+  });
+  writer.end(timeline_other_data(db, "stream", origin_ns));
+}
+
+}  // namespace prof::report

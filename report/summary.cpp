@@ -1,0 +1,90 @@
+#include "report/summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "report/time_format.hpp"
+#include "report/utf8.hpp"
+
+namespace prof::report {
+
+namespace {
+
+size_t code_points(std::string_view utf8) {
+  return static_cast<size_t>(
+      std::count_if(utf8.begin(), utf8.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string pad_right(std::string text, size_t width) {
+  size_t n = code_points(text);
+  if (n < width) text.append(width - n, ' ');
+  return text;
+}
+
+std::string pad_left(const std::string& text, size_t width) {
+  size_t n = code_points(text);
+  return n < width ? std::string(width - n, ' ') + text : text;
+}
+
+void write_table(const char* title, const char* count_word, const StatsTable& table, TextSink& sink) {
+  int64_t untimed = 0;
+  for (const NameStats& row : table.rows) untimed += row.calls - row.timed_calls;
+  std::string heading = std::string(title) + " (" + std::to_string(table.calls) + " " + count_word + ", " +
+                        std::to_string(table.rows.size()) + " names, total " + human_duration(table.total_ns);
+  if (untimed > 0) heading += ", " + std::to_string(untimed) + " without device times";
+  sink.write(heading + ")\n");
+  if (table.rows.empty()) {
+    sink.write("  (none)\n");
+    return;
+  }
+  size_t name_width = 4;
+  std::vector<std::string> names;
+  names.reserve(table.rows.size());
+  for (const NameStats& row : table.rows) {
+    names.push_back(terminal_name(row.name, kSummaryNameWidth));
+    name_width = std::max(name_width, code_points(names.back()));
+  }
+  sink.write("  " + pad_right("Name", name_width) + pad_left("Calls", 10) + pad_left("Total", 14) +
+             pad_left("Average", 14) + pad_left("Percent", 9) + "\n");
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const NameStats& row = table.rows[i];
+    sink.write("  " + pad_right(names[i], name_width) + pad_left(std::to_string(row.calls), 10) +
+               pad_left(human_duration(row.total_ns), 14) + pad_left(human_duration(row.average_ns()), 14) +
+               pad_left(percent_text(row.total_ns, table.total_ns) + "%", 9) + "\n");
+  }
+}
+
+}  // namespace
+
+std::string terminal_name(std::string_view name, size_t width) {
+  std::string repaired = utf8_repaired(name);
+  for (char& c : repaired)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  if (code_points(repaired) <= width) return repaired;
+  // Cut on a code point boundary, leaving room for "...".
+  size_t keep = width > 3 ? width - 3 : 0, seen = 0, cut = 0;
+  for (; cut < repaired.size(); ++cut) {
+    if ((static_cast<unsigned char>(repaired[cut]) & 0xC0) != 0x80) {
+      if (seen == keep) break;
+      ++seen;
+    }
+  }
+  return repaired.substr(0, cut) + "...";
+}
+
+void write_summary(const SummaryInput& input, TextSink& sink) {
+  write_table("HIP API", "calls", input.api, sink);
+  sink.write("\n");
+  write_table("Kernels", "launches", input.kernels, sink);
+  if (!input.drops.empty()) {
+    int64_t total = 0;
+    for (const auto& [cause, count] : input.drops) total += count;
+    sink.write("\nWarning: " + std::to_string(total) + " events were dropped; the report is incomplete:\n");
+    for (const auto& [cause, count] : input.drops)
+      sink.write("  " + terminal_name(cause, kSummaryNameWidth) + ": " + std::to_string(count) + "\n");
+  }
+  sink.write("\nFiles written:\n");
+  for (const std::string& file : input.files_written) sink.write("  " + terminal_name(file, 4096) + "\n");
+}
+
+}  // namespace prof::report

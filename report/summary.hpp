@@ -1,0 +1,29 @@
+// The terminal summary: the HIP API table, the kernel table, dropped events (never silent) and
+// the files written. Names are made safe for a terminal and long ones are shortened here only.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/stats.hpp"
+#include "report/text_sink.hpp"
+
+namespace prof::report {
+
+struct SummaryInput {
+  const StatsTable& api;
+  const StatsTable& kernels;
+  std::vector<std::pair<std::string, int64_t>> drops;  // cause, count
+  std::vector<std::string> files_written;
+};
+
+inline constexpr size_t kSummaryNameWidth = 60;  // code points; longer names end in "..."
+
+void write_summary(const SummaryInput& input, TextSink& sink);
+
+// A name as the terminal table shows it: invalid UTF-8 repaired, control characters as '?',
+// at most `width` code points (the last three "..." when cut).
+std::string terminal_name(std::string_view name, size_t width);
+
+}  // namespace prof::report

@@ -1,0 +1,177 @@
+#include "report/timeline_events.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "collector/record.hpp"
+
+namespace prof::report {
+
+int64_t timeline_origin_ns(Database& db, const RowFilter& filter) {
+  Statement st = db.prepare(
+      "SELECT MIN(t) FROM ("
+      " SELECT MIN(c.begin_ns) AS t FROM api_calls c WHERE " + filter.api_condition("c") +
+      " UNION ALL SELECT MIN(k.device_begin_ns) FROM kernels k WHERE " + filter.activity_condition("k") +
+      " UNION ALL SELECT MIN(m.device_begin_ns) FROM copies m WHERE " + filter.activity_condition("m") + ")");
+  filter.bind(st);
+  bool have_events = st.step() && !st.column_is_null(0);
+  int64_t earliest = have_events ? st.column_int(0) : 0;
+  if (auto start = meta_value(db, "start_ns")) {
+    long long start_ns = 0;
+    if (std::sscanf(start->c_str(), "%lld", &start_ns) == 1)
+      return have_events ? std::min<int64_t>(start_ns, earliest) : start_ns;
+  }
+  return earliest;
+}
+
+JsonObject timeline_other_data(Database& db, std::string_view view, int64_t origin_ns) {
+  JsonObject data;
+  for (const auto& [key, value] : read_meta(db)) data.add(key, value);
+  data.add("view", view);
+  data.add("time_origin_ns", origin_ns);
+  JsonObject drops;
+  Statement st = db.prepare("SELECT cause, count FROM drops ORDER BY cause");
+  while (st.step()) drops.add(st.column_text(0), st.column_int(1));
+  if (!drops.empty()) data.add_raw("drops", drops.text());
+  return data;
+}
+
+void write_api_process_metadata(TimelineContext& ctx) {
+  ctx.writer.process_name(kRuntimeApiPid, "Runtime API", 0);
+  Statement st = ctx.db.prepare(
+      "SELECT DISTINCT c.thread_id, COALESCE(t.thread_index, c.thread_id) AS thread_order FROM api_calls c"
+      " LEFT JOIN threads t ON t.thread_id = c.thread_id WHERE " + ctx.filter.api_condition("c") +
+      " ORDER BY thread_order, c.thread_id");
+  ctx.filter.bind(st);
+  while (st.step()) {
+    int64_t tid = st.column_int(0);
+    ctx.writer.thread_name(kRuntimeApiPid, tid, "Thread " + std::to_string(tid), st.column_int(1));
+  }
+}
+
+void write_api_events(TimelineContext& ctx) {
+  Statement st = ctx.db.prepare(
+      "SELECT COALESCE(n.name, 'unknown API ' || c.api_id), c.thread_id, c.begin_ns, c.end_ns, c.sequence,"
+      " c.correlation_id, c.result, c.stream_index, c.device, c.bytes, c.aux FROM api_calls c"
+      " LEFT JOIN api_names n ON n.api_id = c.api_id WHERE " + ctx.filter.api_condition("c") +
+      " ORDER BY c.begin_ns, c.thread_id, c.correlation_id");
+  ctx.filter.bind(st);
+  while (st.step()) {
+    JsonObject args;
+    if (st.column_is_null(4))
+      args.add_null("sequence");
+    else
+      args.add("sequence", st.column_int(4));
+    args.add("correlation_id", st.column_int(5)).add("result", st.column_int(6));
+    if (st.column_is_null(7))
+      args.add_null("stream");
+    else
+      args.add("stream", st.column_int(7));
+    args.add("device", st.column_int(8)).add("bytes", st.column_int(9)).add("aux", st.column_int(10));
+    ctx.writer.complete(kRuntimeApiPid, st.column_int(1), st.column_text(0), "api", st.column_int(2),
+                        st.column_int(3), args);
+  }
+}
+
+namespace {
+
+// The API call's thread and begin come from a LEFT JOIN: a kernel whose call was not recorded
+// (dropped) still shows, without an arrow.
+void write_flow(TimelineContext& ctx, const Statement& st, int api_column, int64_t correlation_id, Lane lane,
+                int64_t device_begin_ns) {
+  if (st.column_is_null(api_column)) return;
+  ctx.writer.flow(correlation_id, kRuntimeApiPid, st.column_int(api_column), st.column_int(api_column + 1),
+                  lane.pid, lane.tid, device_begin_ns);
+}
+
+}  // namespace
+
+void write_copy_events(TimelineContext& ctx, const CopyPlacement& place) {
+  Statement st = ctx.db.prepare(
+      "SELECT m.correlation_id, m.device, m.stream_index, m.direction, m.bytes, m.device_begin_ns,"
+      " m.device_end_ns, COALESCE(d.name, 'Direction ' || m.direction), c.thread_id, c.begin_ns FROM copies m"
+      " LEFT JOIN copy_directions d ON d.direction = m.direction"
+      " LEFT JOIN api_calls c ON c.correlation_id = m.correlation_id"
+      " WHERE m.device_begin_ns IS NOT NULL AND m.device_end_ns IS NOT NULL AND " +
+      ctx.filter.activity_condition("m") + " ORDER BY m.device, m.device_begin_ns, m.correlation_id");
+  ctx.filter.bind(st);
+  while (st.step()) {
+    int64_t correlation_id = st.column_int(0), direction = st.column_int(3), stream = st.column_int(2);
+    Lane lane = place(st.column_int(1), direction, stream);
+    JsonObject args;
+    args.add("bytes", st.column_int(4)).add("direction", st.column_text(7)).add("stream", stream);
+    args.add("correlation_id", correlation_id);
+    int64_t begin_ns = st.column_int(5);
+    ctx.writer.complete(lane.pid, lane.tid, copy_slice_name(direction), "copy", begin_ns, st.column_int(6), args);
+    write_flow(ctx, st, 8, correlation_id, lane, begin_ns);
+  }
+}
+
+void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place) {
+  Statement st = ctx.db.prepare(
+      "SELECT k.correlation_id, k.device, k.stream_index, k.name_id, CASE WHEN k.name_id IS NULL THEN"
+      " printf('unknown kernel at 0x%x', k.function_address) ELSE COALESCE(s.value, 'unknown kernel ' ||"
+      " k.name_id) END, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z, k.shared_mem_bytes,"
+      " k.device_begin_ns, k.device_end_ns, c.thread_id, c.begin_ns FROM kernels k"
+      " LEFT JOIN strings s ON s.string_id = k.name_id"
+      " LEFT JOIN api_calls c ON c.correlation_id = k.correlation_id"
+      " WHERE k.device_begin_ns IS NOT NULL AND k.device_end_ns IS NOT NULL AND " +
+      ctx.filter.activity_condition("k") + " ORDER BY k.device, k.device_begin_ns, k.correlation_id");
+  ctx.filter.bind(st);
+  auto triple = [&st](int first) {
+    return "(" + std::to_string(st.column_int(first)) + "," + std::to_string(st.column_int(first + 1)) + "," +
+           std::to_string(st.column_int(first + 2)) + ")";
+  };
+  while (st.step()) {
+    int64_t correlation_id = st.column_int(0), stream = st.column_int(2);
+    Lane lane = place(st.column_int(1), stream);
+    JsonObject args;
+    args.add("grid", triple(5)).add("block", triple(8)).add("shared_mem_bytes", st.column_int(11));
+    args.add("stream", stream).add("correlation_id", correlation_id);
+    int64_t begin_ns = st.column_int(12);
+    std::string_view name = st.column_is_null(3) ? st.column_text(4)
+                                                  : std::string_view(ctx.kernel_names.get(st.column_int(3), st.column_text(4)));
+    ctx.writer.complete(lane.pid, lane.tid, name, "kernel", begin_ns, st.column_int(13), args);
+    write_flow(ctx, st, 14, correlation_id, lane, begin_ns);
+  }
+}
+
+namespace {
+bool is_known_direction(int64_t direction) {
+  return direction >= 0 && direction <= static_cast<int64_t>(CopyDirection::kUnknown);
+}
+}  // namespace
+
+std::string copy_slice_name(int64_t direction) {
+  if (!is_known_direction(direction)) return "Copy";
+  switch (static_cast<CopyDirection>(direction)) {
+    case CopyDirection::kHostToHost: return "CopyHostToHost";
+    case CopyDirection::kHostToDevice: return "CopyHostToDevice";
+    case CopyDirection::kDeviceToHost: return "CopyDeviceToHost";
+    case CopyDirection::kDeviceToDevice: return "CopyDeviceToDevice";
+    case CopyDirection::kDefault: return "CopyDefault";
+    case CopyDirection::kPeer: return "CopyPeerToPeer";
+    case CopyDirection::kMemset: return "Memset";
+    case CopyDirection::kUnknown: return "CopyUnknown";
+  }
+  return "Copy";
+}
+
+int64_t copy_lane_order(int64_t direction) {
+  if (!is_known_direction(direction)) return 8 + (direction < 0 ? 0 : direction);
+  switch (static_cast<CopyDirection>(direction)) {
+    case CopyDirection::kHostToDevice: return 0;
+    case CopyDirection::kDeviceToHost: return 1;
+    case CopyDirection::kDeviceToDevice: return 2;
+    case CopyDirection::kHostToHost: return 3;
+    case CopyDirection::kPeer: return 4;
+    case CopyDirection::kDefault: return 5;
+    case CopyDirection::kMemset: return 6;
+    case CopyDirection::kUnknown: return 7;
+  }
+  return 8 + direction;
+}
+
+std::string stream_lane_name(int64_t stream_index) { return "Stream " + std::to_string(stream_index); }
+
+}  // namespace prof::report

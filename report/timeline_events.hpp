@@ -1,0 +1,53 @@
+// The pieces both timeline views (_copy.json and _stream.json) share: the time origin, the
+// Runtime API process, the copy and kernel slices with their flow arrows, and otherData. Each
+// piece runs one ordered SQL cursor and writes as it steps, so memory does not grow with the trace.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "collector/sqlite_db.hpp"
+#include "report/chrome_json_writer.hpp"
+#include "report/demangle.hpp"
+#include "report/report_db.hpp"
+
+namespace prof::report {
+
+inline constexpr int64_t kRuntimeApiPid = 1;
+
+struct Lane {
+  int64_t pid;
+  int64_t tid;
+};
+
+struct TimelineContext {
+  Database& db;
+  const RowFilter& filter;
+  ChromeJsonWriter& writer;
+  KernelNameCache kernel_names;
+};
+
+// ts 0 of the timeline: meta start_ns, or the earliest begin of any covered event if one is
+// earlier (so no ts is negative), or 0 for an empty run.
+int64_t timeline_origin_ns(Database& db, const RowFilter& filter);
+
+// otherData: every meta key (strings), then "view", "time_origin_ns" and the drops, if any.
+JsonObject timeline_other_data(Database& db, std::string_view view, int64_t origin_ns);
+
+// Process "Runtime API" (pid 1) with a lane per OS thread, then every covered API call.
+void write_api_process_metadata(TimelineContext& ctx);
+void write_api_events(TimelineContext& ctx);
+
+// Timed copies and kernels as X slices on the lane `place` gives, each with a flow from its API
+// call (when that call is in the db). Rows with NULL device times are skipped.
+using CopyPlacement = std::function<Lane(int64_t device, int64_t direction, int64_t stream_index)>;
+using KernelPlacement = std::function<Lane(int64_t device, int64_t stream_index)>;
+void write_copy_events(TimelineContext& ctx, const CopyPlacement& place);
+void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place);
+
+// Copy directions (collector/record.hpp CopyDirection values).
+std::string copy_slice_name(int64_t direction);  // "CopyHostToDevice", "Memset", ...
+int64_t copy_lane_order(int64_t direction);      // H2D, D2H, D2D, H2H, P2P, Default, Memset, Unknown
+std::string stream_lane_name(int64_t stream_index);  // "Stream 0" is the default stream
+
+}  // namespace prof::report
