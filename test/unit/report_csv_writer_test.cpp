@@ -1,0 +1,31 @@
+#include <catch2/catch.hpp>
+
+#include "report/csv_writer.hpp"
+
+using namespace prof::report;
+
+TEST_CASE("CSV fields are quoted only when RFC 4180 needs it", "[report][csv]") {
+  CHECK(csv_field("") == "");
+  CHECK(csv_field("hipMemcpy") == "hipMemcpy");
+  CHECK(csv_field("void k<int, 2>()") == "\"void k<int, 2>()\"");
+  CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+  CHECK(csv_field("cr\rhere") == "\"cr\rhere\"");
+  CHECK(csv_field("tab\tand\\backslash") == "tab\tand\\backslash");
+}
+
+TEST_CASE("CSV fields repair invalid UTF-8 and NUL", "[report][csv]") {
+  CHECK(csv_field("k\xFF") == "k\xEF\xBF\xBD");
+  CHECK(csv_field(std::string("a\0b", 3)) == "a\xEF\xBF\xBD" "b");
+  CHECK(csv_field("\xFF,") == "\"\xEF\xBF\xBD,\"");
+}
+
+TEST_CASE("CsvWriter writes the header and rows with LF line ends", "[report][csv]") {
+  StringSink sink;
+  CsvWriter csv(sink);
+  csv.begin({"Name", "Calls"});
+  csv.row({"a,b", "1"});
+  csv.row({"plain", "22"});
+  csv.end();
+  CHECK(sink.text() == "Name,Calls\n\"a,b\",1\nplain,22\n");
+}
