@@ -13,10 +13,10 @@ Event* resolve_event(hipEvent_t handle) noexcept {
   return reinterpret_cast<Event*>(handle);
 }
 
-void record_event_locked(Event* event, Stream* stream) {
+void record_event_locked(Event* event, Stream* stream, uint64_t submit_ns) {
   Op marker;
   marker.kind = OpKind::kMarker;
-  const uint64_t time_ns = submit_locked(stream, std::move(marker), 0);
+  const uint64_t time_ns = submit_locked(stream, std::move(marker), 0, submit_ns);
   std::lock_guard<std::mutex> guard(event->mutex);
   event->stream = stream;
   event->seq = stream->submitted.load(std::memory_order_relaxed);

@@ -3,6 +3,8 @@
 // been registered with __hipRegisterFunction: plain C++ programs pass host function pointers.
 #include <vector>
 
+#include "collector/clock.hpp"
+
 #include "sim/runtime.hpp"
 
 namespace prof::sim {
@@ -51,11 +53,12 @@ hipError_t launch(uint64_t function, dim3 grid, dim3 block, uint64_t shared_mem_
       static_cast<unsigned __int128>(uint64_t{grid.x} * grid.y) * grid.z * block_threads;
   Runtime& rt = runtime();
   std::lock_guard<std::mutex> guard(rt.lock);
-  // Recorded in one critical section, so the start marker lands exactly at the kernel's begin
-  // and the stop marker exactly at its end.
-  if (start != nullptr) record_event_locked(start, stream);
-  submit_locked(stream, std::move(op), kernel_duration_ns(threads));
-  if (stop != nullptr) record_event_locked(stop, stream);
+  // One critical section and one submit time, so the start marker lands exactly at the kernel's
+  // begin and the stop marker exactly at its end.
+  const uint64_t submit_ns = now_ns();
+  if (start != nullptr) record_event_locked(start, stream, submit_ns);
+  submit_locked(stream, std::move(op), kernel_duration_ns(threads), submit_ns);
+  if (stop != nullptr) record_event_locked(stop, stream, submit_ns);
   return hipSuccess;
 }
 

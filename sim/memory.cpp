@@ -1,6 +1,7 @@
 // Allocations: real host memory (copies really copy), registered by range so that frees can be
 // checked and hipMemcpyDefault can tell device from host pointers.
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <map>
 
@@ -38,6 +39,10 @@ hipError_t allocate(void** out, size_t size, AllocationKind kind) {
   }
   void* p = nullptr;
   if (posix_memalign(&p, kAllocationAlignmentBytes, size) != 0) return hipErrorOutOfMemory;
+  // Commit the pages now, as a device allocation would: a first-touch page fault inside a
+  // worker's copy would make it late, and its faults hold the mmap lock that thread creation
+  // (a new stream's worker) needs.
+  std::memset(p, 0, size);
   {
     Registry& r = registry();
     std::lock_guard<std::mutex> guard(r.mutex);

@@ -119,12 +119,13 @@ Stream* resolve_stream(hipStream_t handle) noexcept;
 // Caller holds the scheduling lock. Creates a stream (not yet registered as an app handle).
 Stream* new_stream_locked(int device, bool blocking, bool is_null, uint64_t handle_value);
 // Caller holds the scheduling lock. Enqueues a marker on `stream` and points `event` at it.
-void record_event_locked(Event* event, Stream* stream);
+void record_event_locked(Event* event, Stream* stream, uint64_t submit_ns = 0);
 // Null unless `handle` is a live event.
 Event* resolve_event(hipEvent_t handle) noexcept;
 // Caller holds the scheduling lock. Fills seq/time fields and dependencies and queues the op;
-// returns its modelled end (for markers: its device time).
-uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns);
+// returns its modelled end (for markers: its device time). `submit_ns` 0 means now; a caller that
+// queues several ops as one (a launch with its start/stop events) passes one submit time for all.
+uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns = 0);
 // Caller holds the scheduling lock. Adds a dependency (time and completion) for later work.
 void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns);
 

@@ -98,8 +98,8 @@ Stream* new_stream_locked(int device, bool blocking, bool is_null, uint64_t hand
   return stream;
 }
 
-uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns) {
-  const uint64_t submit_ns = now_ns();
+uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns) {
+  if (submit_ns == 0) submit_ns = now_ns();
   uint64_t begin = std::max(submit_ns, stream->tail_end_ns);
   op.deps = std::move(stream->pending_deps);
   stream->pending_deps.clear();
