@@ -6,13 +6,11 @@
 #include <type_traits>
 
 #include "collector/record.hpp"
+#include "interpose/api_id.hpp"
 #include "interpose/hip_abi.hpp"
 #include "interpose/thread_buffer.hpp"
 
 namespace prof::interpose {
-
-// Which hooks record device timing, and how: the `activity` column of hip_api.def.
-enum class HookActivity { kNone, kKernel, kCopy, kMemset, kCopySync, kMemsetSync };
 
 constexpr Activity to_activity(HookActivity a) {
   switch (a) {

@@ -1,0 +1,29 @@
+// Runs the program under the preload library: fork/exec (no shell), environment set up for the
+// library, signals forwarded, status returned as a shell reports it.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace prof::cli {
+
+struct LaunchOptions {
+  std::vector<std::string> argv;  // program and its arguments
+  std::string preload_library;
+  std::string sim_library_dir;  // empty: the real runtime
+  std::string run_dir;
+  bool device_timing = true;
+};
+
+struct LaunchResult {
+  int pid = -1;
+  int exit_status = 0;  // as a shell reports it: code, or 128+signal
+};
+
+// Resolves argv[0] like execvp. Returns the path, or an empty string with `error_code` set to
+// 127 (not found) or 126 (not executable) and `message` filled.
+std::string resolve_program(const std::string& name, int& error_code, std::string& message);
+
+// Starts the program; on failure to exec returns pid -1 with `message`.
+LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& program_path, std::string& message);
+
+}  // namespace prof::cli

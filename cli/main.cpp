@@ -1,0 +1,197 @@
+// prof: run a program under the profiler, or regenerate reports from a database.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <regex>
+#include <spdlog/cfg/env.h>
+#include <spdlog/spdlog.h>
+#include <string>
+#include <vector>
+
+#include "cli/exit_codes.hpp"
+#include "cli/launcher.hpp"
+#include "cli/run_directory.hpp"
+#include "collector/collector.hpp"
+#include "report/report.hpp"
+
+#ifndef PROF_VERSION
+#define PROF_VERSION "0.0.0"
+#endif
+
+namespace prof::cli {
+namespace {
+
+struct Options {
+  bool hip_trace = false;
+  bool sim = false;
+  bool group_stream = false;
+  bool no_device_timing = false;
+  std::string output_dir = ".";
+  std::string output_name;
+  std::string db;
+  std::string index_range;
+  std::vector<std::string> program;
+};
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "prof: %s\n", message.c_str());
+  return code;
+}
+
+std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text) {
+  static const std::regex pattern(R"(^([0-9]{1,18}):([0-9]{1,18})$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern)) return std::nullopt;
+  int64_t a = std::stoll(m[1]), b = std::stoll(m[2]);
+  if (a < 1 || b < a) return std::nullopt;
+  return std::make_pair(a, b);
+}
+
+// An output directory must exist and be writable before anything runs.
+bool check_output_dir(const std::string& dir, std::string& message) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) {
+    message = "-d " + dir + ": no such directory";
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    message = "-d " + dir + ": not a directory";
+    return false;
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    message = "-d " + dir + ": not writable";
+    return false;
+  }
+  return true;
+}
+
+report::ReportOptions report_options(const Options& o, const std::string& base) {
+  report::ReportOptions r;
+  r.output_dir = o.output_dir;
+  r.base_name = base;
+  r.group_stream = o.group_stream;
+  if (!o.index_range.empty()) r.index_range = parse_range(o.index_range);
+  return r;
+}
+
+int regenerate(const Options& o) {
+  struct stat st;
+  if (stat(o.db.c_str(), &st) != 0) return fail(kExitNoInput, "--db " + o.db + ": no such file");
+  std::string pid_part;
+  std::smatch m;
+  std::string file = o.db.substr(o.db.rfind('/') + 1);
+  static const std::regex db_name(R"(^hip-prof-([0-9]+)\.db$)");
+  std::string base = o.output_name;
+  if (base.empty()) base = std::regex_match(file, m, db_name) ? "result_" + m[1].str() : file.substr(0, file.rfind('.'));
+  try {
+    report::write_reports(o.db, report_options(o, base), stdout);
+  } catch (const report::ReportError& e) {
+    return fail(kExitBadInput, e.what());
+  }
+  return 0;
+}
+
+int run(const Options& o) {
+  std::string message;
+  if (!check_output_dir(o.output_dir, message)) return fail(kExitProfFailed, message);
+  int not_found_code = 0;
+  std::string program = resolve_program(o.program[0], not_found_code, message);
+  if (program.empty()) return fail(not_found_code, message);
+
+  const std::string prefix = install_prefix();
+  LaunchOptions launch;
+  launch.argv = o.program;
+  launch.preload_library = prefix + "/lib/prof/libprof_hip.so";
+  if (access(launch.preload_library.c_str(), R_OK) != 0)
+    return fail(kExitProfFailed, launch.preload_library + ": preload library missing (is prof installed?)");
+  if (o.sim) {
+    launch.sim_library_dir = prefix + "/lib/prof/sim";
+    if (access((launch.sim_library_dir + "/libamdhip64.so.5").c_str(), R_OK) != 0)
+      return fail(kExitProfFailed, launch.sim_library_dir + ": simulated runtime missing");
+  }
+  launch.device_timing = !o.no_device_timing;
+
+  std::optional<RunDirectory> run_dir;
+  try {
+    run_dir.emplace();
+  } catch (const std::exception& e) {
+    return fail(kExitProfFailed, e.what());
+  }
+  if (getenv("PROF_KEEP_RUN_DIR")) run_dir->keep();
+  launch.run_dir = run_dir->path();
+
+  collector::Collector collector({run_dir->path(), o.output_dir, PROF_VERSION});
+  collector.start();
+  LaunchResult result = launch_and_wait(launch, program, message);
+  std::vector<collector::CollectedProcess> dbs = collector.finish();
+  if (result.pid < 0) return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
+  for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
+
+  // The launched process first, then its children, each under its own name.
+  std::stable_partition(dbs.begin(), dbs.end(), [&](const auto& d) { return d.pid == result.pid; });
+  for (const auto& db : dbs) {
+    std::string base = o.output_name.empty() ? "result_" + std::to_string(db.pid)
+                       : db.pid == result.pid ? o.output_name
+                                              : o.output_name + "_" + std::to_string(db.pid);
+    try {
+      std::fflush(stdout);
+      report::write_reports(db.db_path, report_options(o, base), stdout);
+    } catch (const report::ReportError& e) {
+      std::fprintf(stderr, "prof: %s\n", e.what());
+    }
+  }
+  if (dbs.empty()) std::fprintf(stderr, "prof: %s made no HIP calls; nothing recorded\n", o.program[0].c_str());
+  return result.exit_status;
+}
+
+}  // namespace
+}  // namespace prof::cli
+
+int main(int argc, char** argv) {
+  using namespace prof::cli;
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug
+  Options o;
+  CLI::App app{"prof: a launcher-profiler for accelerator runtimes (HIP)"};
+  app.footer(
+      "Examples:\n"
+      "  prof --hip-trace ./app 1024           trace on the real HIP runtime\n"
+      "  prof --sim --hip-trace ./app 1024     trace on prof's simulated HIP device\n"
+      "  prof --sim -d out -o run1 ./app       outputs in out/, named run1.*\n"
+      "  prof --db hip-prof-4242.db            regenerate the reports from a database\n"
+      "\nOutputs (DIR = -d, default .): hip-prof-<pid>.db, result_<pid>.hiptrace.csv,\n"
+      "result_<pid>.kernel.csv, result_<pid>_copy.json (open in chrome://tracing or ui.perfetto.dev).\n"
+      "Exit status: the program's (128+N if killed by signal N); prof's own errors: 2 usage,\n"
+      "65 bad database, 66 missing input, 73 cannot write, 125 launch failed, 126 not executable, 127 not found.");
+  app.prefix_command(true);
+  app.set_version_flag("--version", PROF_VERSION);
+  app.add_flag("--hip-trace", o.hip_trace, "Trace the HIP runtime API, kernels and copies (the default)");
+  app.add_flag("--sim", o.sim, "Run the program on prof's simulated HIP device");
+  app.add_option("-d,--output-dir", o.output_dir, "Directory for the outputs (default: current directory)");
+  app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>");
+  app.add_flag("--group-stream", o.group_stream, "Also write <base>_stream.json: copies and kernels by stream");
+  app.add_option("--db", o.db, "Regenerate the reports from this database; runs nothing");
+  app.add_option("--index-range", o.index_range, "Only API calls with sequence numbers A..B (A:B, inclusive)");
+  app.add_flag("--no-device-timing", o.no_device_timing, "Do not record device begin/end of kernels and copies");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitUsage, e.what() + std::string(" (see prof --help)"));
+  }
+  o.program = app.remaining();
+  if (!o.index_range.empty() && !parse_range(o.index_range))
+    return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 1 <= A <= B");
+  if (!o.db.empty()) {
+    if (!o.program.empty()) return fail(kExitUsage, "--db regenerates reports and runs nothing; drop the program");
+    return regenerate(o);
+  }
+  if (o.program.empty()) return fail(kExitUsage, "no program given (see prof --help)");
+  return run(o);
+}

@@ -1,0 +1,39 @@
+// The consumer side of collector/record.hpp: maps one thread's ring file and hands out the
+// records published since the last call.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "collector/record.hpp"
+
+namespace prof::collector {
+
+class BufferReader {
+ public:
+  ~BufferReader();
+  // false while the producer has not finished writing the header (magic not set yet) or the
+  // file is not a prof buffer of this version.
+  bool open(const std::string& path);
+  const BufferHeader& header() const { return *header_; }
+  const std::string& path() const { return path_; }
+
+  // Published records [read, write): consume via record(i) for i in [begin(), end()), then
+  // release(n) with the index up to which everything was processed.
+  uint64_t begin() const { return read_; }
+  uint64_t end() const { return header_->write_index.load(std::memory_order_acquire); }
+  const Record& record(uint64_t index) const { return records_[index & mask_]; }
+  void release(uint64_t index) {
+    read_ = index;
+    header_->read_index.store(index, std::memory_order_release);  // the producer may reuse the slots
+  }
+
+ private:
+  std::string path_;
+  BufferHeader* header_ = nullptr;
+  const Record* records_ = nullptr;
+  size_t map_bytes_ = 0;
+  uint64_t mask_ = 0;
+  uint64_t read_ = 0;
+};
+
+}  // namespace prof::collector

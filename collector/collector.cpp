@@ -1,0 +1,212 @@
+#include "collector/collector.hpp"
+
+#include <dirent.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "collector/clock.hpp"
+#include "collector/process_info.hpp"
+
+namespace prof::collector {
+namespace {
+
+// "<pid>.<image>.<tid>.buf" / "<pid>.<image>.info" / "<pid>.<image>.maps"
+bool parse_name(const std::string& name, const char* suffix, int& pid, uint64_t& image, int* tid) {
+  unsigned long long token = 0;
+  int p = 0, t = 0, consumed = 0;
+  std::string format = tid ? std::string("%d.%llu.%d.") + suffix + "%n" : std::string("%d.%llu.") + suffix + "%n";
+  int fields = tid ? sscanf(name.c_str(), format.c_str(), &p, &token, &t, &consumed)
+                   : sscanf(name.c_str(), format.c_str(), &p, &token, &consumed);
+  if (fields != (tid ? 3 : 2) || consumed != static_cast<int>(name.size())) return false;
+  pid = p;
+  image = token;
+  if (tid) *tid = t;
+  return true;
+}
+
+}  // namespace
+
+Collector::Collector(CollectorOptions options) : options_(std::move(options)) {}
+
+Collector::~Collector() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+void Collector::start() {
+  thread_ = std::thread([this] {
+    while (!stop_.load(std::memory_order_acquire)) {
+      drain_once();
+      std::this_thread::sleep_for(std::chrono::milliseconds(options_.drain_interval_ms));
+    }
+  });
+}
+
+std::vector<std::string> Collector::errors() const {
+  std::lock_guard lock(mutex_);
+  return errors_;
+}
+
+Collector::Process* Collector::process(int pid) {
+  Process& proc = processes_[pid];
+  if (proc.writer || proc.failed) return proc.failed ? nullptr : &proc;
+  std::string path = options_.output_dir + "/hip-prof-" + std::to_string(pid) + ".db";
+  try {
+    proc.writer = std::make_unique<DbWriter>(path, pid, options_.prof_version);
+  } catch (const std::exception& e) {
+    proc.failed = true;
+    errors_.push_back(e.what());
+    return nullptr;
+  }
+  return &proc;
+}
+
+void Collector::load_info(int pid, uint64_t image, Process& proc) {
+  std::string base = options_.run_dir + "/" + std::to_string(pid) + "." + std::to_string(image);
+  proc.maps_path = base + ".maps";
+  if (proc.info_loaded) return;
+  if (auto info = read_process_info(base + ".info")) {
+    proc.writer->set_process_info(*info);
+    proc.info_loaded = true;
+  }
+}
+
+void Collector::scan() {
+  DIR* dir = opendir(options_.run_dir.c_str());
+  if (!dir) return;
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (sources_.count(name)) continue;
+    int pid = 0, tid = 0;
+    uint64_t image = 0;
+    if (!parse_name(name, "buf", pid, image, &tid)) continue;
+    auto source = std::make_unique<Source>();
+    if (!source->reader.open(options_.run_dir + "/" + name)) continue;  // header not complete yet
+    Process* proc = process(pid);
+    if (!proc) continue;
+    source->pid = pid;
+    source->image = image;
+    auto [it, inserted] = proc->image_ordinals.emplace(image, proc->image_ordinals.size());
+    source->correlation_base = it->second << 56;
+    const BufferHeader& h = source->reader.header();
+    proc->writer->begin_batch();
+    proc->writer->add_thread(h.tid, h.thread_index, h.created_ns);
+    load_info(pid, image, *proc);
+    sources_.emplace(name, std::move(source));
+  }
+  closedir(dir);
+}
+
+void Collector::drain(Source& source, Process& proc) {
+  BufferReader& reader = source.reader;
+  const uint64_t end = reader.end();
+  uint64_t i = reader.begin();
+  DbWriter& db = *proc.writer;
+  const uint32_t tid = reader.header().tid;
+  while (i < end) {
+    const Record& rec = reader.record(i);
+    switch (static_cast<RecordType>(rec.type)) {
+      case RecordType::kLaunch:
+        source.pending_launch = rec.launch;
+        source.has_pending_launch = true;
+        ++i;
+        break;
+      case RecordType::kApi: {
+        const LaunchRecord* launch = source.has_pending_launch &&
+                                             source.pending_launch.correlation_id == rec.api.correlation_id
+                                         ? &source.pending_launch
+                                         : nullptr;
+        db.on_api(rec.api, tid, source.correlation_base, launch);
+        source.has_pending_launch = false;
+        ++i;
+        break;
+      }
+      case RecordType::kActivity:
+        db.on_activity(rec.activity, source.correlation_base);
+        ++i;
+        break;
+      case RecordType::kString: {
+        const uint64_t chunk = sizeof(rec.string_data.text);
+        const uint64_t parts = (rec.string.length + chunk - 1) / chunk;
+        if (end - i - 1 < parts) {  // the text is still being written: next cycle
+          reader.release(i);
+          return;
+        }
+        std::string text;
+        text.reserve(rec.string.length);
+        uint64_t j = 1;
+        for (; j <= parts; ++j) {
+          const Record& part = reader.record(i + j);
+          if (part.type != static_cast<uint8_t>(RecordType::kStringData)) break;  // a dropped part
+          uint64_t take = std::min<uint64_t>(chunk, rec.string.length - text.size());
+          text.append(part.string_data.text, take);
+        }
+        if (j > parts) db.on_string(static_cast<StringKind>(rec.string.kind), rec.string.key, text);
+        i += j;
+        break;
+      }
+      default:
+        ++i;  // kStringData without its header, or a newer record type: skip
+        break;
+    }
+  }
+  reader.release(i);
+}
+
+void Collector::drain_once() {
+  std::lock_guard lock(mutex_);
+  scan();
+  for (auto& [pid, proc] : processes_)
+    if (proc.writer) proc.writer->begin_batch();
+  for (auto& [name, source] : sources_) {
+    Process& proc = processes_[source->pid];
+    if (!proc.writer) continue;
+    try {
+      drain(*source, proc);
+    } catch (const std::exception& e) {
+      errors_.push_back(e.what());
+      proc.writer.reset();
+      proc.failed = true;
+    }
+  }
+  for (auto& [pid, proc] : processes_) {
+    if (!proc.writer) continue;
+    try {
+      proc.writer->end_batch();
+    } catch (const std::exception& e) {
+      errors_.push_back(e.what());
+      proc.writer.reset();
+      proc.failed = true;
+    }
+  }
+}
+
+std::vector<CollectedProcess> Collector::finish() {
+  stop_.store(true, std::memory_order_release);
+  if (thread_.joinable()) thread_.join();
+  drain_once();
+  std::lock_guard lock(mutex_);
+  std::vector<CollectedProcess> done;
+  const uint64_t end_ns = now_ns();
+  for (auto& [pid, proc] : processes_) {
+    if (!proc.writer) continue;
+    DropCounts drops;
+    for (auto& [name, source] : sources_) {
+      if (source->pid != pid) continue;
+      drops.records += source->reader.header().dropped.load();
+      drops.device_timings += source->reader.header().timing_dropped.load();
+    }
+    try {
+      proc.writer->finalize(proc.maps_path, drops, end_ns);
+      done.push_back({pid, proc.writer->path()});
+    } catch (const std::exception& e) {
+      errors_.push_back(e.what());
+    }
+    proc.writer.reset();
+  }
+  return done;
+}
+
+}  // namespace prof::collector

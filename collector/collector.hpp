@@ -1,0 +1,72 @@
+// Drains a run directory (the preload library's per-thread ring files) into one database per
+// profiled process, while the program runs and once more after it ends.
+#pragma once
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collector/buffer_reader.hpp"
+#include "collector/db_writer.hpp"
+
+namespace prof::collector {
+
+struct CollectorOptions {
+  std::string run_dir;
+  std::string output_dir;
+  std::string prof_version;
+  int drain_interval_ms = 20;
+};
+
+struct CollectedProcess {
+  int pid;
+  std::string db_path;
+};
+
+class Collector {
+ public:
+  explicit Collector(CollectorOptions options);
+  ~Collector();
+
+  void start();  // background draining
+  // Stops draining, drains what is left, completes every database. Returns them by pid.
+  std::vector<CollectedProcess> finish();
+  // Errors that cost data (a database that could not be written); empty when all is well.
+  std::vector<std::string> errors() const;
+
+ private:
+  struct Source {
+    BufferReader reader;
+    int pid = 0;
+    uint64_t image = 0;
+    uint64_t correlation_base = 0;
+    LaunchRecord pending_launch{};
+    bool has_pending_launch = false;
+  };
+  struct Process {
+    std::unique_ptr<DbWriter> writer;
+    std::map<uint64_t, uint64_t> image_ordinals;  // image token -> ordinal (exec keeps the pid)
+    std::string maps_path;
+    bool info_loaded = false;
+    bool failed = false;
+  };
+
+  void drain_once();
+  void scan();
+  Process* process(int pid);
+  void drain(Source& source, Process& proc);
+  void load_info(int pid, uint64_t image, Process& proc);
+
+  CollectorOptions options_;
+  std::map<std::string, std::unique_ptr<Source>> sources_;  // by file name
+  std::map<int, Process> processes_;
+  std::vector<std::string> errors_;
+  mutable std::mutex mutex_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace prof::collector

@@ -1,0 +1,250 @@
+#include "collector/db_writer.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector/schema.hpp"
+#include "collector/symbol_resolver.hpp"
+#include "interpose/api_id.hpp"
+
+namespace prof::collector {
+namespace {
+
+// Replacing a file is only allowed when prof wrote it: never follow a symlink, never clobber
+// somebody else's data.
+void prepare_path(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return;
+  if (!S_ISREG(st.st_mode)) throw DbError(path + ": exists and is not a regular file; not overwriting it");
+  bool ours = false;
+  try {
+    Database old(path, Database::Mode::kReadOnly);
+    ours = old.table_exists("meta") && old.table_exists("api_calls");
+  } catch (const DbError&) {
+  }
+  if (!ours) throw DbError(path + ": exists and is not a prof database; not overwriting it");
+  unlink(path.c_str());
+  unlink((path + "-wal").c_str());
+  unlink((path + "-shm").c_str());
+  unlink((path + "-journal").c_str());
+}
+
+const std::string& prepared(const std::string& path) {
+  prepare_path(path);
+  return path;
+}
+
+}  // namespace
+
+DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_version)
+    : db_(prepared(path), Database::Mode::kCreate),
+      insert_api_((db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"), db_.exec(schema::kCreateSql),
+                   db_.exec(schema::kCopyDirectionsSql), db_),
+                  "INSERT INTO api_calls (correlation_id, api_id, thread_id, begin_ns, end_ns, result, stream_index,"
+                  " device, bytes, aux) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
+      insert_kernel_(db_,
+                     "INSERT INTO kernels (correlation_id, name_id, function_address, device, stream_index, grid_x,"
+                     " grid_y, grid_z, block_x, block_y, block_z, shared_mem_bytes, device_begin_ns, device_end_ns)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"),
+      insert_copy_(db_,
+                   "INSERT INTO copies (correlation_id, device, stream_index, direction, bytes, device_begin_ns,"
+                   " device_end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+      update_kernel_time_(db_, "UPDATE kernels SET device_begin_ns = ?2, device_end_ns = ?3 WHERE correlation_id = ?1"),
+      update_copy_time_(db_, "UPDATE copies SET device_begin_ns = ?2, device_end_ns = ?3 WHERE correlation_id = ?1"),
+      insert_string_(db_, "INSERT INTO strings (value) VALUES (?1)"),
+      find_string_(db_, "SELECT string_id FROM strings WHERE value = ?1"),
+      insert_stream_(db_, "INSERT INTO streams (stream_index, stream_handle, device) VALUES (?1, ?2, ?3)"),
+      insert_thread_(db_, "INSERT OR IGNORE INTO threads (thread_id, thread_index, created_ns) VALUES (?1, ?2, ?3)"),
+      upsert_meta_(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)") {
+  db_.exec("BEGIN");
+  {
+    Statement names(db_, "INSERT INTO api_names (api_id, name) VALUES (?1, ?2)");
+    for (size_t i = 0; i < kApiCount; ++i) names.bind(1, static_cast<int64_t>(i)).bind(2, kApiNames[i]).run();
+  }
+  set_meta("schema_version", std::to_string(schema::kSchemaVersion));
+  set_meta("prof_version", prof_version);
+  set_meta("runtime", "hip");
+  set_meta("pid", std::to_string(pid));
+  set_meta("clock", "CLOCK_MONOTONIC");
+  insert_stream_.bind(1, int64_t{0}).bind(2, int64_t{0}).bind(3, int64_t{-1}).run();  // default stream, every device
+  streams_[0] = {0, true};
+  db_.exec("COMMIT");
+}
+
+void DbWriter::set_meta(const std::string& key, const std::string& value) {
+  upsert_meta_.bind(1, key).bind(2, value).run();
+}
+
+void DbWriter::set_process_info(const ProcessInfo& info) {
+  set_meta("ppid", std::to_string(info.ppid));
+  set_meta("host_name", info.host_name);
+  set_meta("command_line", join_command_line(info.argv));
+  set_meta("start_ns", std::to_string(info.start_ns));
+  set_meta("wall_start_unix_ns", std::to_string(info.wall_start_unix_ns));
+}
+
+void DbWriter::begin_batch() {
+  if (!in_batch_) db_.exec("BEGIN");
+  in_batch_ = true;
+}
+
+void DbWriter::end_batch() {
+  if (in_batch_) db_.exec("COMMIT");
+  in_batch_ = false;
+}
+
+int64_t DbWriter::intern(const std::string& text) {
+  auto it = strings_.find(text);
+  if (it != strings_.end()) return it->second;
+  find_string_.bind(1, text);
+  int64_t id;
+  if (find_string_.step()) {
+    id = find_string_.column_int(0);
+    find_string_.reset();
+  } else {
+    find_string_.reset();
+    insert_string_.bind(1, text).run();
+    id = db_.last_insert_rowid();
+  }
+  strings_.emplace(text, id);
+  return id;
+}
+
+int64_t DbWriter::stream_index(uint64_t handle, uint64_t device, bool created) {
+  auto it = streams_.find(handle);
+  if (it != streams_.end()) {
+    // A handle seen in use before its creation record (another thread's buffer was drained
+    // first) keeps its number; a handle created again after a destroy gets a new one.
+    if (!created || !it->second.created) {
+      it->second.created = it->second.created || created;
+      return it->second.index;
+    }
+  }
+  int64_t index = next_stream_index_++;
+  streams_[handle] = {index, created};
+  insert_stream_.bind(1, index).bind(2, handle).bind(3, device).run();
+  return index;
+}
+
+void DbWriter::add_thread(uint32_t tid, uint64_t thread_index, uint64_t created_ns) {
+  insert_thread_.bind(1, tid).bind(2, thread_index).bind(3, created_ns).run();
+}
+
+std::optional<int64_t> DbWriter::kernel_name_id(uint64_t function) {
+  auto it = kernel_names_.find(function);
+  if (it == kernel_names_.end()) return std::nullopt;
+  return it->second;
+}
+
+void DbWriter::on_string(StringKind kind, uint64_t key, const std::string& text) {
+  if (kind == StringKind::kKernelSymbol || kind == StringKind::kModuleFunction) {
+    int64_t id = intern(demangle(text));
+    kernel_names_[key] = id;
+    // Launches drained before their registration get their name now.
+    Statement fix(db_, "UPDATE kernels SET name_id = ?1 WHERE name_id IS NULL AND function_address = ?2");
+    fix.bind(1, id).bind(2, key).run();
+  } else {
+    intern(text);
+  }
+}
+
+void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base, const LaunchRecord* launch) {
+  const uint64_t corr = correlation_base | r.correlation_id;
+  if (r.begin_ns < first_ns_) first_ns_ = r.begin_ns;
+  const bool known = r.api_id < kApiCount;
+  const HookActivity activity = known ? kApiActivity[r.api_id] : HookActivity::kNone;
+  const bool has_stream = known && kApiHasStream[r.api_id];
+  std::optional<int64_t> stream;
+  if (known && r.result == 0 &&
+      (r.api_id == static_cast<uint16_t>(ApiId::hipStreamCreate) ||
+       r.api_id == static_cast<uint16_t>(ApiId::hipStreamCreateWithFlags) ||
+       r.api_id == static_cast<uint16_t>(ApiId::hipStreamCreateWithPriority)))
+    stream_index(r.aux, r.device, true);
+  if (has_stream) stream = stream_index(r.stream, r.device, false);
+
+  insert_api_.bind(1, corr).bind(2, int64_t{r.api_id}).bind(3, tid).bind(4, r.begin_ns).bind(5, r.end_ns);
+  insert_api_.bind(6, int64_t{r.result});
+  if (stream) insert_api_.bind(7, *stream);
+  else insert_api_.bind_null(7);
+  insert_api_.bind(8, r.device).bind(9, r.bytes).bind(10, r.aux).run();
+
+  if (activity == HookActivity::kNone || r.result != 0) return;
+  const int64_t stream_idx = stream.value_or(0);
+  std::optional<std::pair<uint64_t, uint64_t>> times;
+  if (auto it = early_timings_.find(corr); it != early_timings_.end()) {
+    times = it->second;
+    early_timings_.erase(it);
+  }
+  auto bind_times = [&](Statement& st, int first) {
+    if (times) st.bind(first, times->first).bind(first + 1, times->second);
+    else st.bind_null(first).bind_null(first + 1);
+  };
+  if (activity == HookActivity::kKernel) {
+    uint64_t function = launch ? launch->function : 0;
+    insert_kernel_.bind(1, corr);
+    if (auto name = kernel_name_id(function)) insert_kernel_.bind(2, *name);
+    else insert_kernel_.bind_null(2);
+    insert_kernel_.bind(3, function).bind(4, r.device).bind(5, stream_idx);
+    for (int i = 0; i < 3; ++i) insert_kernel_.bind(6 + i, launch ? launch->grid[i] : 0u);
+    for (int i = 0; i < 3; ++i) insert_kernel_.bind(9 + i, launch ? launch->block[i] : 0u);
+    insert_kernel_.bind(12, launch ? launch->shared_mem_bytes : 0u);
+    bind_times(insert_kernel_, 13);
+    insert_kernel_.run();
+  } else {
+    insert_copy_.bind(1, corr).bind(2, r.device).bind(3, stream_idx).bind(4, r.aux).bind(5, r.bytes);
+    bind_times(insert_copy_, 6);
+    insert_copy_.run();
+  }
+}
+
+void DbWriter::on_activity(const ActivityRecord& r, uint64_t correlation_base) {
+  const uint64_t corr = correlation_base | r.correlation_id;
+  Statement& update = r.activity == static_cast<uint8_t>(Activity::kKernel) ? update_kernel_time_ : update_copy_time_;
+  update.bind(1, corr).bind(2, r.device_begin_ns).bind(3, r.device_end_ns).run();
+  // The call's own record may still be in another thread's buffer: keep the times for it.
+  if (sqlite3_changes(db_.handle()) == 0) early_timings_[corr] = {r.device_begin_ns, r.device_end_ns};
+}
+
+void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, uint64_t end_ns) {
+  begin_batch();
+  {
+    // Kernels whose address was never registered: name them from the ELF symbol tables.
+    Statement unnamed(db_, "SELECT DISTINCT function_address FROM kernels WHERE name_id IS NULL");
+    std::vector<uint64_t> addresses;
+    while (unnamed.step()) addresses.push_back(static_cast<uint64_t>(unnamed.column_int(0)));
+    if (!addresses.empty()) {
+      SymbolResolver resolver(read_maps(maps_path));
+      Statement fix(db_, "UPDATE kernels SET name_id = ?1 WHERE name_id IS NULL AND function_address = ?2");
+      for (uint64_t address : addresses) {
+        std::string name;
+        if (auto symbol = resolver.lookup(address)) {
+          name = demangle(*symbol);
+        } else {
+          char text[64];
+          snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(address));
+          name = text;
+        }
+        fix.bind(1, intern(name)).bind(2, address).run();
+      }
+    }
+  }
+  db_.exec(schema::kAssignSequenceSql);
+  db_.exec(schema::kIndexSql);
+  Statement drop(db_, "INSERT OR REPLACE INTO drops (cause, count) VALUES (?1, ?2)");
+  auto add_drop = [&](const char* cause, uint64_t count) {
+    if (count) drop.bind(1, std::string_view(cause)).bind(2, count).run();
+  };
+  add_drop("ring_full_records", drops.records);
+  add_drop("device_timing_queue_full", drops.device_timings);
+  add_drop("device_timing_without_call", drops.unmatched_timings + early_timings_.size());
+  if (first_ns_ != UINT64_MAX) {
+    Statement start(db_, "SELECT value FROM meta WHERE key = 'start_ns'");
+    if (!start.step()) set_meta("start_ns", std::to_string(first_ns_));
+  }
+  set_meta("end_ns", std::to_string(end_ns));
+  end_batch();
+  db_.exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
+}
+
+}  // namespace prof::collector

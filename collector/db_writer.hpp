@@ -1,0 +1,66 @@
+// Turns one process's records into its database (hip-prof-<pid>.db): prepared statements,
+// one transaction per drain cycle. Owns the per-process state that records refer to: the
+// stream numbering, kernel names by address, device timings that arrived before their call.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "collector/process_info.hpp"
+#include "collector/record.hpp"
+#include "collector/sqlite_db.hpp"
+
+namespace prof::collector {
+
+struct DropCounts {
+  uint64_t records = 0;         // ring full with no reader progress
+  uint64_t device_timings = 0;  // the hook could not queue a timing request
+  uint64_t unmatched_timings = 0;
+};
+
+class DbWriter {
+ public:
+  // Creates the database; an existing file is replaced only if it is a prof database.
+  DbWriter(const std::string& path, int pid, const std::string& prof_version);
+  const std::string& path() const { return db_.path(); }
+
+  void set_process_info(const ProcessInfo& info);
+  void begin_batch();
+  void end_batch();
+
+  void add_thread(uint32_t tid, uint64_t thread_index, uint64_t created_ns);
+  // `correlation_base` separates program images that shared this pid (exec).
+  void on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base, const LaunchRecord* launch);
+  void on_activity(const ActivityRecord& r, uint64_t correlation_base);
+  void on_string(StringKind kind, uint64_t key, const std::string& text);
+
+  // Names the kernels still unnamed (ELF fallback over the given maps), numbers the calls,
+  // writes end time and drop counts. The database is complete afterwards.
+  void finalize(const std::string& maps_path, const DropCounts& drops, uint64_t end_ns);
+
+ private:
+  int64_t intern(const std::string& text);
+  int64_t stream_index(uint64_t handle, uint64_t device, bool created);
+  std::optional<int64_t> kernel_name_id(uint64_t function);
+  void set_meta(const std::string& key, const std::string& value);
+
+  Database db_;
+  Statement insert_api_, insert_kernel_, insert_copy_, update_kernel_time_, update_copy_time_;
+  Statement insert_string_, find_string_, insert_stream_, insert_thread_, upsert_meta_;
+  std::unordered_map<std::string, int64_t> strings_;
+  struct StreamEntry {
+    int64_t index;
+    bool created;
+  };
+  std::unordered_map<uint64_t, StreamEntry> streams_;
+  int64_t next_stream_index_ = 1;
+  std::unordered_map<uint64_t, int64_t> kernel_names_;  // function address / handle -> string id
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> early_timings_;  // corr -> begin, end
+  uint64_t first_ns_ = UINT64_MAX;
+  bool in_batch_ = false;
+};
+
+}  // namespace prof::collector

@@ -1,0 +1,33 @@
+// What the preload library tells the collector about a process: the .info and .maps files.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace prof::collector {
+
+struct ProcessInfo {
+  int pid = 0;
+  int ppid = 0;
+  uint64_t start_ns = 0;
+  uint64_t wall_start_unix_ns = 0;
+  std::string host_name;
+  std::vector<std::string> argv;
+};
+
+// nullopt when the file is missing or malformed.
+std::optional<ProcessInfo> read_process_info(const std::string& path);
+
+struct Mapping {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t offset = 0;
+  std::string path;
+};
+std::vector<Mapping> read_maps(const std::string& path);
+
+// "a b 'c d'": arguments joined for display, quoted where they contain spaces or quotes.
+std::string join_command_line(const std::vector<std::string>& argv);
+
+}  // namespace prof::collector
