@@ -67,7 +67,7 @@ ReportResult write_reports(const std::string& db_path, const ReportOptions& opt,
     for (auto& file : files) file->finish();
   } catch (const DbError& e) {
     // Temp files are removed by the OutputFile destructors on the way out.
-    throw ReportError(e.what());
+    throw as_report_error(e);
   }
 
   ReportResult result;

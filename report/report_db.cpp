@@ -46,9 +46,16 @@ std::unique_ptr<Database> open_report_db(const std::string& path) {
       if (!db->table_exists(table))
         throw ReportError(path + ": not a complete prof database (no table " + table + ")");
   } catch (const DbError& e) {
-    throw ReportError(std::string(e.what()));
+    throw as_report_error(e);
   }
   return db;
+}
+
+ReportError as_report_error(const DbError& error) {
+  std::string message = error.what();
+  if (message.find("malformed") != std::string::npos || message.find("not a database") != std::string::npos)
+    message += " (the database is corrupt or truncated)";
+  return ReportError(message);
 }
 
 std::vector<std::pair<std::string, std::string>> read_meta(Database& db) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collector/sqlite_db.hpp"
+#include "report/report_error.hpp"
 
 namespace prof::report {
 
@@ -16,6 +17,10 @@ namespace prof::report {
 // file, with a meta table whose schema_version is a number no newer than
 // prof::schema::kSchemaVersion, and the tables the report reads. Throws ReportError otherwise.
 std::unique_ptr<Database> open_report_db(const std::string& path);
+
+// A DbError (which already names the file and carries sqlite3_errmsg) as the report's error,
+// saying "corrupt or truncated" when SQLite found the file damaged.
+ReportError as_report_error(const DbError& error);
 
 // The meta table, ordered by key.
 std::vector<std::pair<std::string, std::string>> read_meta(Database& db);
