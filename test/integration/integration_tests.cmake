@@ -1,0 +1,19 @@
+# Report integration tests: fixture dbs built from SQL (fixtures/*.sql) at test time, the report
+# run on them, outputs parsed back with real CSV/JSON parsers and compared to test/golden/report/.
+# Regenerate the golden files on purpose with PROF_UPDATE_GOLDEN=1 (see check_outputs.py).
+add_executable(report_fixture_tool ${CMAKE_CURRENT_LIST_DIR}/report_fixture_tool.cpp)
+target_link_libraries(report_fixture_tool PRIVATE prof::report prof::sqlite prof::headers prof_warnings)
+set_target_properties(report_fixture_tool PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin)
+
+add_test(NAME integration:report_outputs
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_outputs.py
+                 --tool $<TARGET_FILE:report_fixture_tool>
+                 --work ${CMAKE_CURRENT_BINARY_DIR}/report_outputs)
+set_tests_properties(integration:report_outputs PROPERTIES LABELS integration)
+
+prof_add_catch_test(report_integration_test integration
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/report_bad_input_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/report_options_test.cpp
+  LIBS prof::report prof::sqlite)
+target_compile_definitions(report_integration_test PRIVATE
+  PROF_REPORT_FIXTURES="${CMAKE_CURRENT_LIST_DIR}/fixtures")

@@ -1,0 +1,100 @@
+// write_reports' options and its all-or-nothing output, on the fixture dbs.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "report/report.hpp"
+#include "report_test_support.hpp"
+
+using namespace prof::report;
+using prof::report::test::TempDir;
+
+namespace {
+
+struct Fixture {
+  TempDir dir;
+  TempDir out;
+  std::string db_path = dir.file("basic.db");
+  ReportOptions options;
+  Fixture() {
+    prof::report::test::build_fixture_db(db_path, "basic.sql");
+    options.output_dir = out.path;
+    options.base_name = "result_4242";
+  }
+};
+
+std::string captured_summary(const std::string& db_path, const ReportOptions& options) {
+  std::FILE* file = std::tmpfile();
+  REQUIRE(file);
+  write_reports(db_path, options, file);
+  std::rewind(file);
+  std::string text;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, file)) text.append(buffer, n);
+  std::fclose(file);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("write_reports writes hipprof's file names and lists them", "[report][options]") {
+  Fixture f;
+  ReportResult result = write_reports(f.db_path, f.options, nullptr);
+  std::vector<std::string> expected = {f.out.file("result_4242.hiptrace.csv"), f.out.file("result_4242.kernel.csv"),
+                                       f.out.file("result_4242_copy.json")};
+  CHECK(result.files_written == expected);
+  CHECK(f.out.list() == std::vector<std::string>{"result_4242.hiptrace.csv", "result_4242.kernel.csv",
+                                                 "result_4242_copy.json"});
+}
+
+TEST_CASE("group_stream adds the stream view", "[report][options]") {
+  Fixture f;
+  f.options.group_stream = true;
+  ReportResult result = write_reports(f.db_path, f.options, nullptr);
+  REQUIRE(result.files_written.size() == 4);
+  CHECK(result.files_written[3] == f.out.file("result_4242_stream.json"));
+}
+
+TEST_CASE("the summary goes to the given stream only when asked", "[report][options]") {
+  Fixture f;
+  std::string summary = captured_summary(f.db_path, f.options);
+  CHECK(summary.find("HIP API (17 calls") != std::string::npos);
+  CHECK(summary.find("Warning: 3 events were dropped") != std::string::npos);
+  CHECK(summary.find(f.out.file("result_4242_copy.json")) != std::string::npos);
+  f.options.summary_to_stdout = false;
+  CHECK(captured_summary(f.db_path, f.options).empty());
+}
+
+TEST_CASE("a symlink where a report goes is refused and nothing is left", "[report][options]") {
+  Fixture f;
+  std::string victim = f.dir.file("victim");
+  prof::report::test::write_text(victim, "keep me");
+  // The last file: the ones before it are already written to temp files when it fails.
+  REQUIRE(::symlink(victim.c_str(), f.out.file("result_4242_copy.json").c_str()) == 0);
+  CHECK_THROWS_WITH(write_reports(f.db_path, f.options, nullptr),
+                    Catch::Contains("result_4242_copy.json") && Catch::Contains("symbolic link"));
+  CHECK(f.out.list() == std::vector<std::string>{"result_4242_copy.json"});
+  CHECK(prof::report::test::read_text(victim) == "keep me");
+}
+
+TEST_CASE("bad options are one clear error", "[report][options]") {
+  Fixture f;
+  f.options.base_name = "a/b";
+  CHECK_THROWS_AS(write_reports(f.db_path, f.options, nullptr), ReportError);
+  f.options.base_name = "ok";
+  f.options.index_range = std::pair<int64_t, int64_t>{5, 2};
+  CHECK_THROWS_WITH(write_reports(f.db_path, f.options, nullptr), Catch::Contains("5-2"));
+  f.options.index_range.reset();
+  f.options.output_dir = f.dir.file("no-such-dir");
+  CHECK_THROWS_WITH(write_reports(f.db_path, f.options, nullptr), Catch::Contains("no-such-dir"));
+  CHECK(f.out.list().empty());
+}
+
+TEST_CASE("reports replace older files of the same name", "[report][options]") {
+  Fixture f;
+  prof::report::test::write_text(f.out.file("result_4242.kernel.csv"), "stale");
+  write_reports(f.db_path, f.options, nullptr);
+  CHECK(prof::report::test::read_text(f.out.file("result_4242.kernel.csv")).rfind("Name,Calls,", 0) == 0);
+}
