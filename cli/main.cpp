@@ -1,9 +1,12 @@
 // prof: run a program under the profiler, or regenerate reports from a database.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <optional>
 #include <regex>
@@ -62,10 +65,15 @@ bool check_output_dir(const std::string& dir, std::string& message) {
     message = "-d " + dir + ": not a directory";
     return false;
   }
-  if (access(dir.c_str(), W_OK | X_OK) != 0) {
-    message = "-d " + dir + ": not writable";
+  // access() says yes to root everywhere; only creating a file proves the directory takes one.
+  std::string probe = dir + "/.prof-probe-" + std::to_string(getpid());
+  int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    message = "-d " + dir + ": not writable (" + std::strerror(errno) + ")";
     return false;
   }
+  close(fd);
+  unlink(probe.c_str());
   return true;
 }
 
@@ -186,6 +194,9 @@ int main(int argc, char** argv) {
     return fail(kExitUsage, e.what() + std::string(" (see prof --help)"));
   }
   o.program = app.remaining();
+  // Options go before the program: a leading '-' here is an option prof does not know.
+  if (!o.program.empty() && o.program[0].size() > 1 && o.program[0][0] == '-')
+    return fail(kExitUsage, o.program[0] + ": unknown option (see prof --help)");
   if (!o.index_range.empty() && !parse_range(o.index_range))
     return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 1 <= A <= B");
   if (!o.db.empty()) {
