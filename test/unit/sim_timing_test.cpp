@@ -126,7 +126,7 @@ TEST_CASE("sim: async copies return before the device finishes", "[sim]") {
 // (a big copy's real memmove, page faults included, may outlast its modelled duration).
 TEST_CASE("sim: blocking calls return promptly after the modelled completion", "[sim]") {
   hipStream_t s = make_stream(hipStreamNonBlocking);
-  const dim3 grid{10000, 1, 1};  // 10000 x 1024 threads: 5 us + 2.56 ms
+  const dim3 grid{40000, 1, 1};  // 40000 x 1024 threads: 5 us + 10.24 ms
   const dim3 block{1024, 1, 1};
   REQUIRE(hipLaunchKernel(kKernel, grid, block, nullptr, 0, s) == hipSuccess);
   CHECK(hipStreamQuery(s) == hipErrorNotReady);
@@ -134,7 +134,7 @@ TEST_CASE("sim: blocking calls return promptly after the modelled completion", "
   const uint64_t returned_ns = prof::now_ns();
   const auto lines = truth_for(s);
   REQUIRE(lines.size() == 1);
-  CHECK(lines[0].duration_ns() == 5000 + 10000ull * 1024 / 4);
+  CHECK(lines[0].duration_ns() == 5000 + 40000ull * 1024 / 4);
   CHECK(returned_ns >= lines[0].number("end_ns"));
   CHECK(returned_ns - lines[0].number("end_ns") < 5000000);  // a few us when idle; 5 ms for a loaded 2-core box
   hipStreamDestroy(s);
