@@ -6,6 +6,21 @@ namespace prof::report {
 
 void append_json_string(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
+  // Most names are printable ASCII with nothing to escape: append them in one go.
+  bool plain = true;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out.push_back('"');
+    out.append(text);
+    out.push_back('"');
+    return;
+  }
   std::string repaired = utf8_repaired(text);
   out.push_back('"');
   for (char ch : repaired) {

@@ -1,5 +1,6 @@
 #include "report/time_format.hpp"
 
+#include <charconv>
 #include <cstdio>
 
 namespace prof::report {
@@ -7,12 +8,19 @@ namespace prof::report {
 namespace {
 
 // value / 10^3 with three decimals; `unsigned __int128` keeps INT64_MIN representable.
+// Written once per timestamp of the trace: to_chars, not printf.
 std::string fixed3(unsigned __int128 magnitude, bool negative) {
   auto whole = static_cast<unsigned long long>(magnitude / 1000);
   auto frac = static_cast<unsigned>(magnitude % 1000);
   char text[48];
-  std::snprintf(text, sizeof text, "%s%llu.%03u", negative ? "-" : "", whole, frac);
-  return text;
+  char* end = text;
+  if (negative) *end++ = '-';
+  end = std::to_chars(end, text + sizeof text, whole).ptr;
+  *end++ = '.';
+  *end++ = static_cast<char>('0' + frac / 100);
+  *end++ = static_cast<char>('0' + frac / 10 % 10);
+  *end++ = static_cast<char>('0' + frac % 10);
+  return std::string(text, end);
 }
 
 unsigned __int128 magnitude_of(int64_t value) {
