@@ -1,6 +1,7 @@
 #include "collector/collector.hpp"
 
 #include <dirent.h>
+#include <sched.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -37,6 +38,9 @@ Collector::~Collector() {
 
 void Collector::start() {
   thread_ = std::thread([this] {
+    // Draining is background work: it should not preempt the profiled program's threads.
+    sched_param batch{};
+    sched_setscheduler(0, SCHED_BATCH, &batch);
     while (!stop_.load(std::memory_order_acquire)) {
       drain_once();
       std::this_thread::sleep_for(std::chrono::milliseconds(options_.drain_interval_ms));

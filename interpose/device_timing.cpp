@@ -1,6 +1,7 @@
 #include "interpose/device_timing.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 
@@ -61,8 +62,65 @@ struct Anchor {
   hipStream_t stream = nullptr;
   uint64_t host_ns = 0;
   uint32_t epoch = 0;
-  bool owned_by_pool = false;  // a re-anchor reuses an op's end event
+  bool owned_by_pool = false;
+  bool moved = false;  // the harvester re-anchored to an op's end event, which it now owns
 };
+
+// Per device, the first anchor: set by the first application thread that times work on the
+// device, read by the harvester. Guarded for writing by g_calibration_mutex (rare path).
+std::atomic<Anchor*> g_calibrations[kMaxDevices];
+pthread_mutex_t g_calibration_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+// Host time of the anchor: an event recorded on an idle private stream of the device is stamped
+// when the record is submitted; of several tries the one with the narrowest submit window wins
+// and its midpoint is the estimate. Runs on the application thread before its first timed call
+// on the device, so nothing of the application's is in flight on our stream and no race with
+// the application's own calls skews the first measurements. All calls happen before the
+// application's real call, which sets the last error itself.
+bool calibrate_current_device(int device, uint32_t epoch) noexcept {
+  auto create_stream = real<ApiId::hipStreamCreateWithFlags>();
+  auto create_event = real<ApiId::hipEventCreateWithFlags>();
+  auto record = real<ApiId::hipEventRecord>();
+  auto sync = real<ApiId::hipEventSynchronize>();
+  auto destroy = real<ApiId::hipEventDestroy>();
+  if (!create_stream || !create_event || !record || !sync || !destroy) return false;
+  void* mem = mmap(nullptr, sizeof(Anchor), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) return false;
+  auto* a = new (mem) Anchor();
+  if (create_stream(&a->stream, hipStreamNonBlocking) != hipSuccess) return false;
+  hipEvent_t trial = nullptr;
+  if (create_event(&trial, hipEventDefault) != hipSuccess) return false;
+  uint64_t best_window = UINT64_MAX;
+  for (int i = 0; i < 9; ++i) {
+    uint64_t t0 = now_ns();
+    if (record(trial, a->stream) != hipSuccess) break;
+    uint64_t t1 = now_ns();
+    if (sync(trial) != hipSuccess) break;
+    if (t1 - t0 < best_window) {
+      best_window = t1 - t0;
+      a->host_ns = t0 + (t1 - t0) / 2;
+      std::swap(a->event, trial);
+      if (!trial && create_event(&trial, hipEventDefault) != hipSuccess) break;
+    }
+  }
+  if (trial) destroy(trial);
+  if (!a->event) return false;
+  a->epoch = epoch;
+  g_calibrations[device].store(a, std::memory_order_release);
+  return true;
+}
+
+bool ensure_calibrated(int device) noexcept {
+  if (device < 0 || device >= kMaxDevices) return false;
+  const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
+  const Anchor* a = g_calibrations[device].load(std::memory_order_acquire);
+  if (a && a->epoch == epoch) [[likely]] return true;
+  pthread_mutex_lock(&g_calibration_mutex);
+  a = g_calibrations[device].load(std::memory_order_acquire);
+  bool ok = (a && a->epoch == epoch) || calibrate_current_device(device, epoch);
+  pthread_mutex_unlock(&g_calibration_mutex);
+  return ok;
+}
 
 void harvester_start();
 
@@ -75,7 +133,6 @@ ThreadTiming* thread_timing() noexcept {
   while (!g_threads.compare_exchange_weak(tt->next, tt, std::memory_order_acq_rel)) {
   }
   t_timing = tt;
-  pthread_once(&g_start_once, harvester_start);
   return tt;
 }
 
@@ -166,54 +223,29 @@ class Harvester {
     poll(true);
     auto destroy_stream = real<ApiId::hipStreamDestroy>();
     auto destroy_event = real<ApiId::hipEventDestroy>();
-    for (Anchor& a : anchors_) {
-      if (a.event && destroy_event) destroy_event(a.event);
-      if (a.stream && destroy_stream) destroy_stream(a.stream);
+    for (int d = 0; d < kMaxDevices; ++d) {
+      Anchor& a = anchors_[d];
+      if (a.event && a.moved && destroy_event) destroy_event(a.event);
       a = Anchor{};
-    }
-    g_epoch.fetch_add(1, std::memory_order_acq_rel);
-  }
-
-  // Host time of the anchor: the event is recorded on an idle private stream, so the device
-  // stamps it when the record is submitted; of several tries the one with the narrowest
-  // submit window wins and its midpoint is the estimate.
-  bool calibrate(int device) {
-    Anchor& a = anchors_[device];
-    auto set_device = real<ApiId::hipSetDevice>();
-    auto create_stream = real<ApiId::hipStreamCreateWithFlags>();
-    auto create_event = real<ApiId::hipEventCreateWithFlags>();
-    auto record = real<ApiId::hipEventRecord>();
-    auto sync = real<ApiId::hipEventSynchronize>();
-    if (!set_device || !create_stream || !create_event || !record || !sync) return false;
-    if (set_device(device) != hipSuccess) return false;
-    if (!a.stream && create_stream(&a.stream, hipStreamNonBlocking) != hipSuccess) return false;
-    hipEvent_t trial = nullptr;
-    if (create_event(&trial, hipEventDefault) != hipSuccess) return false;
-    uint64_t best_window = UINT64_MAX;
-    for (int i = 0; i < 9; ++i) {
-      uint64_t t0 = now_ns();
-      if (record(trial, a.stream) != hipSuccess) return false;
-      uint64_t t1 = now_ns();
-      sync(trial);
-      if (t1 - t0 < best_window) {
-        best_window = t1 - t0;
-        a.host_ns = t0 + (t1 - t0) / 2;
-        if (a.event) real<ApiId::hipEventDestroy>()(a.event);
-        a.event = trial;
-        trial = nullptr;
-        if (create_event(&trial, hipEventDefault) != hipSuccess) break;
+      if (Anchor* c = g_calibrations[d].exchange(nullptr, std::memory_order_acq_rel)) {
+        if (c->event && destroy_event) destroy_event(c->event);
+        if (c->stream && destroy_stream) destroy_stream(c->stream);
+        // Not freed: an application thread may have read the pointer just before the exchange.
       }
     }
-    if (trial) real<ApiId::hipEventDestroy>()(trial);
-    a.epoch = g_epoch.load(std::memory_order_acquire);
-    a.owned_by_pool = false;
-    return a.event != nullptr;
+    g_epoch.fetch_add(1, std::memory_order_acq_rel);
   }
 
   bool to_host(const PooledEvent& e, uint64_t& host_ns) {
     if (e.device < 0 || e.device >= kMaxDevices) return false;
     Anchor& a = anchors_[e.device];
-    if ((!a.event || a.epoch != g_epoch.load(std::memory_order_acquire)) && !calibrate(e.device)) return false;
+    if (!a.event || a.epoch != e.epoch) {
+      // Start from the calibration the application thread published before its first timed call.
+      const Anchor* published = g_calibrations[e.device].load(std::memory_order_acquire);
+      if (!published || published->epoch != e.epoch) return false;
+      a = *published;
+      a.owned_by_pool = true;  // the calibration keeps its event; ours is a copy to move forward
+    }
     float ms = 0;
     if (real<ApiId::hipEventElapsedTime>()(&ms, a.event, e.event) != hipSuccess) return false;
     host_ns = static_cast<uint64_t>(static_cast<int64_t>(a.host_ns) + std::llround(static_cast<double>(ms) * 1e6));
@@ -246,9 +278,10 @@ class Harvester {
   void maybe_reanchor(const PendingOp& op, uint64_t end_host_ns) {
     Anchor& a = anchors_[op.end.device];
     if (op.blocking || end_host_ns < a.host_ns + kReanchorNs || op.end.epoch != a.epoch) return;
-    if (a.event) real<ApiId::hipEventDestroy>()(a.event);
+    if (a.event && a.moved) real<ApiId::hipEventDestroy>()(a.event);
     a.event = op.end.event;
     a.host_ns = end_host_ns;
+    a.moved = true;
     reanchored_ = true;  // the event now belongs to the anchor, not the pool
   }
 
@@ -261,8 +294,14 @@ void* harvester_main(void*) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);  // the application's signals are not ours to take
-  static Harvester harvester;
-  harvester.run();
+  // Background work: a batch thread never preempts the application's threads when it wakes.
+  sched_param batch{};
+  sched_setscheduler(0, SCHED_BATCH, &batch);
+  // Never destroyed: exit handlers run while this thread may still be harvesting, so the
+  // harvester must not be a static with a destructor (or own memory freed at exit).
+  alignas(Harvester) static unsigned char storage[sizeof(Harvester)];
+  auto* harvester = new (storage) Harvester();
+  harvester->run();
   return nullptr;
 }
 
@@ -277,6 +316,10 @@ void harvester_start() {
 
 void timing_set_current_device(int device) noexcept { t_device = device; }
 
+void timing_start() noexcept {
+  if (g_config.device_timing) pthread_once(&g_start_once, harvester_start);
+}
+
 void timing_begin(TimingTicket& ticket, hipStream_t stream) noexcept {
   if (!g_config.device_timing || g_disabled.load(std::memory_order_relaxed)) return;
   ThreadTiming* tt = thread_timing();
@@ -287,7 +330,7 @@ void timing_begin(TimingTicket& ticket, hipStream_t stream) noexcept {
     if (is_capturing(stream, &status) != hipSuccess || status != hipStreamCaptureStatusNone) return;
   }
   auto record = real<ApiId::hipEventRecord>();
-  if (!record || !take_event(tt, ticket.begin)) return;
+  if (!record || !ensure_calibrated(t_device) || !take_event(tt, ticket.begin)) return;
   if (!take_event(tt, ticket.end)) {
     give_back(tt, ticket.begin);
     return;

@@ -33,6 +33,9 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, hipStream_t stream, u
                 Activity activity, bool blocking, uint64_t submit_ns, uint64_t api_end_ns) noexcept;
 
 void timing_set_current_device(int device) noexcept;
+// At load time: the harvester thread starts idle (it makes no runtime call until there is work),
+// so its start-up never competes with the program's first timed calls.
+void timing_start() noexcept;
 // hipDeviceReset destroys every event: harvest what is in flight first, then retire the pools.
 void timing_before_device_reset() noexcept;
 // Normal exit: harvest what completes within a short grace period, then stop the harvester.

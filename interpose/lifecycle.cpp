@@ -66,6 +66,7 @@ __attribute__((constructor)) static void prof_interpose_init() {
   write_info_file();
   write_maps_snapshot();
   pthread_atfork(nullptr, nullptr, on_fork_child);
+  timing_start();
   // Registered before main runs, so it runs after the program's own atexit handlers.
   atexit(on_exit_handler);
 }

@@ -52,13 +52,15 @@ bool direction_of(hipMemcpyKind kind, const CopyShape& shape, bool peer, CopyDir
 void enqueue(Stream* stream, Op&& op, uint64_t duration_ns, bool sync) {
   uint64_t seq = 0;
   uint64_t end = 0;
+  Op here;
   {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
-    end = submit_locked(stream, std::move(op), duration_ns);
+    end = submit_locked(stream, std::move(op), duration_ns, 0, sync ? &here : nullptr);
     seq = stream->submitted.load(std::memory_order_relaxed);
   }
-  if (sync) wait_completed(stream, seq, end);
+  if (here.stream_seq != 0) run_inline(stream, here);
+  else if (sync) wait_completed(stream, seq, end);
 }
 
 hipError_t copy(const CopyShape& shape, hipMemcpyKind kind, hipStream_t handle, bool sync) {

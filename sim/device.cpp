@@ -29,6 +29,7 @@ Runtime* make_runtime() {
     null_stream->is_null = true;
     rt->devices[d].null_stream = null_stream;
     rt->devices[d].streams.push_back(null_stream);
+    start_worker(null_stream);
   }
   return rt;
 }

@@ -20,6 +20,8 @@ inline constexpr uint64_t kMemsetBytesPerNs = 800;        // memset: 800 GB/s
 inline constexpr uint64_t kSpinWindowNs = 150000;
 // A blocking API spins this long past the expected completion before it falls back to a condvar.
 inline constexpr uint64_t kWaiterSpinSlackNs = 200000;
+// An idle stream's worker checks for new work at most this far apart (it is not woken by submits).
+inline constexpr long kWorkerMaxPollUs = 1000;
 
 enum class CopyDirection : uint8_t { kH2D, kD2H, kD2D, kH2H, kP2P };
 

@@ -125,7 +125,13 @@ Event* resolve_event(hipEvent_t handle) noexcept;
 // Caller holds the scheduling lock. Fills seq/time fields and dependencies and queues the op;
 // returns its modelled end (for markers: its device time). `submit_ns` 0 means now; a caller that
 // queues several ops as one (a launch with its start/stop events) passes one submit time for all.
-uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns = 0);
+// When `run_here` is given and the stream is idle with no dependencies, the op is not queued but
+// moved to *run_here (stream_seq != 0) for the caller to execute with run_inline() after
+// releasing the lock: a blocking call then returns right at the op's modelled end.
+uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns = 0,
+                       Op* run_here = nullptr);
+void run_inline(Stream* stream, const Op& op) noexcept;
+void start_worker(Stream* stream);
 // Caller holds the scheduling lock. Adds a dependency (time and completion) for later work.
 void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns);
 

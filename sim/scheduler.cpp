@@ -1,6 +1,10 @@
 // The device model's core: submission (modelled times under the scheduling lock), the per-stream
 // FIFO worker that executes each op and completes it at its modelled end, and prompt waiting.
+#include <sched.h>
+#include <sys/prctl.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <thread>
@@ -36,6 +40,14 @@ void wait_until(uint64_t t) noexcept {
   }
 }
 
+// Workers sleep rather than spin until an op's modelled times: on a machine with few cores a
+// spinning worker takes the CPU from the application thread that is submitting the next command,
+// and the recorded (modelled) times do not depend on when the worker wakes. With 1 ns timer
+// slack the wake-up is still within a few microseconds.
+void sleep_until(uint64_t t) noexcept {
+  for (uint64_t now = now_ns(); now < t; now = now_ns()) sleep_ns(t - now);
+}
+
 void execute(const Op& op) noexcept {
   switch (op.kind) {
     case OpKind::kCopy:
@@ -52,12 +64,38 @@ void execute(const Op& op) noexcept {
   }
 }
 
+// seq_cst store then seq_cst load of waiters pairs with the waiter's increment then check
+// (Dekker): either we see the waiter and notify under its mutex, or it sees the completion.
+// Completions only move forward (an inline op and the worker may finish close together).
+void complete(Stream* stream, uint64_t seq) noexcept {
+  uint64_t seen = stream->completed.load(std::memory_order_relaxed);
+  while (seen < seq && !stream->completed.compare_exchange_weak(seen, seq, std::memory_order_seq_cst)) {
+  }
+  if (stream->waiters.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> guard(stream->done_mutex);
+    stream->done_cv.notify_all();
+  }
+}
+
 void worker_main(Stream* stream) noexcept {
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  // A batch thread does not preempt the thread that woke it: the submitting application thread
+  // keeps its CPU and goes on with its next command instead of waiting for the worker to sleep.
+  sched_param batch{};
+  sched_setscheduler(0, SCHED_BATCH, &batch);
   for (;;) {
     Op op;
     {
       std::unique_lock<std::mutex> guard(stream->queue_mutex);
-      stream->queue_cv.wait(guard, [stream] { return !stream->queue.empty(); });
+      // Submitters do not wake the worker: waking a sleeping thread costs 5-35 us here (a
+      // futex wake and an idle CPU's exit), which would land on every async API call. The
+      // worker polls instead, backing off while idle; modelled times do not depend on when it
+      // runs, and anyone who waits for completion kicks it (wait_completed).
+      auto poll = std::chrono::microseconds(50);
+      while (stream->queue.empty()) {
+        stream->queue_cv.wait_for(guard, poll);
+        poll = std::min(poll * 2, std::chrono::microseconds(kWorkerMaxPollUs));
+      }
       op = std::move(stream->queue.front());
       stream->queue.pop_front();
     }
@@ -65,17 +103,15 @@ void worker_main(Stream* stream) noexcept {
     // The modelled begin is already >= every dependency's modelled end; this wait only matters
     // when another worker runs late, so that the bytes are right even then.
     for (const Dependency& dep : op.deps) wait_completed(dep.stream, dep.seq, op.begin_ns);
-    wait_until(op.begin_ns);
+    // An op the submitting thread ran itself (run_inline) precedes this one on the stream.
+    while (stream->completed.load(std::memory_order_acquire) + 1 < op.stream_seq) sleep_ns(1000);
+    sleep_until(op.begin_ns);
     execute(op);
-    wait_until(op.end_ns);
+    // The modelled times are known: the truth line goes out before the final wait, so the
+    // completion (and whoever waits for it) is not delayed by the write.
     if (op.kind != OpKind::kMarker) write_truth(*stream, op);
-    // seq_cst store then seq_cst load of waiters pairs with the waiter's increment then check
-    // (Dekker): either we see the waiter and notify under its mutex, or it sees the completion.
-    stream->completed.store(op.stream_seq, std::memory_order_seq_cst);
-    if (stream->waiters.load(std::memory_order_seq_cst) > 0) {
-      std::lock_guard<std::mutex> guard(stream->done_mutex);
-      stream->done_cv.notify_all();
-    }
+    sleep_until(op.end_ns);
+    complete(stream, op.stream_seq);
   }
 }
 
@@ -88,6 +124,13 @@ void add_dependency(uint64_t& begin, std::vector<Dependency>& deps, Stream* on) 
 
 }  // namespace
 
+// The worker starts with the stream, not with its first op, so no API call that enqueues work
+// pays for a thread creation.
+void start_worker(Stream* stream) {
+  stream->worker_started = true;
+  std::thread(worker_main, stream).detach();  // never joined: nothing to order at exit
+}
+
 Stream* new_stream_locked(int device, bool blocking, bool is_null, uint64_t handle_value) {
   auto* stream = new Stream;  // never deleted: see handle_table.hpp
   stream->device = device;
@@ -95,10 +138,11 @@ Stream* new_stream_locked(int device, bool blocking, bool is_null, uint64_t hand
   stream->is_null = is_null;
   stream->handle_value = handle_value;
   runtime().devices[device].streams.push_back(stream);
+  start_worker(stream);
   return stream;
 }
 
-uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns) {
+uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns, Op* run_here) {
   if (submit_ns == 0) submit_ns = now_ns();
   uint64_t begin = std::max(submit_ns, stream->tail_end_ns);
   op.deps = std::move(stream->pending_deps);
@@ -119,9 +163,19 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
   op.op_seq = op.kind == OpKind::kMarker ? 0 : ++stream->ops;
   stream->tail_end_ns = op.end_ns;
   const uint64_t end = op.end_ns;
-  if (!stream->worker_started) {
-    stream->worker_started = true;
-    std::thread(worker_main, stream).detach();  // never joined: nothing to order at exit
+  // An idle stream reaches a marker at once, as a device would: no worker round trip.
+  const bool idle = op.deps.empty() && stream->completed.load(std::memory_order_acquire) ==
+                                           stream->submitted.load(std::memory_order_relaxed);
+  if (idle && op.kind == OpKind::kMarker && op.begin_ns <= now_ns()) {
+    stream->submitted.store(op.stream_seq, std::memory_order_release);
+    complete(stream, op.stream_seq);
+    return end;
+  }
+  // A blocking call on an idle stream runs its op on the calling thread (see run_inline).
+  if (idle && run_here != nullptr) {
+    stream->submitted.store(op.stream_seq, std::memory_order_release);
+    *run_here = std::move(op);
+    return end;
   }
   // Count it as submitted before the worker can complete it, so hipStreamQuery never sees
   // completed > submitted.
@@ -130,8 +184,17 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
     std::lock_guard<std::mutex> guard(stream->queue_mutex);
     stream->queue.push_back(std::move(op));
   }
-  stream->queue_cv.notify_one();
   return end;
+}
+
+void run_inline(Stream* stream, const Op& op) noexcept {
+  // The truth line (modelled times are known at submission) is written first, inside the op's
+  // modelled duration, so the blocking call can return right at the modelled end.
+  if (op.kind != OpKind::kMarker) write_truth(*stream, op);
+  wait_until(op.begin_ns);
+  execute(op);
+  wait_until(op.end_ns);
+  complete(stream, op.stream_seq);
 }
 
 void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns) {
@@ -142,6 +205,7 @@ void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns)
 void wait_completed(Stream* stream, uint64_t seq, uint64_t expected_end_ns) noexcept {
   auto done = [&] { return stream->completed.load(std::memory_order_acquire) >= seq; };
   if (done()) return;
+  stream->queue_cv.notify_one();  // the worker may be between polls: someone is waiting now
   for (uint64_t now = now_ns(); !done() && now + kSpinWindowNs < expected_end_ns; now = now_ns()) {
     sleep_ns(std::min<uint64_t>(expected_end_ns - now - kSpinWindowNs, 1000000));
   }
