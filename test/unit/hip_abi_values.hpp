@@ -1,0 +1,18 @@
+// Facts about the HIP ABI gathered in two translation units that cannot see each other's types:
+// one from prof's declarations, one from Debian's real headers.
+#pragma once
+#include <cstddef>
+
+namespace prof::test {
+
+struct AbiFacts {
+  int errors[23];
+  int memcpy_kinds[5];
+  int flags[9];
+  size_t layout[11];
+};
+
+extern const AbiFacts kOurFacts;
+extern const AbiFacts kRealFacts;
+
+}  // namespace prof::test

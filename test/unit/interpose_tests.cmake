@@ -1,0 +1,8 @@
+# ABI checks against Debian's real HIP headers (a test-only dependency): the table's prototypes
+# must compile next to the real declarations, and values/layouts must match.
+if(EXISTS /usr/include/hip/hip_runtime_api.h)
+  prof_add_catch_test(hip_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/hip_abi_test.cpp
+                      ${CMAKE_CURRENT_LIST_DIR}/hip_abi_ours.cpp)
+else()
+  message(STATUS "prof: Debian's HIP headers not installed; the ABI test is skipped")
+endif()
