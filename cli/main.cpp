@@ -17,6 +17,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/launcher.hpp"
+#include "cli/merge.hpp"
 #include "cli/run_directory.hpp"
 #include "collector/collector.hpp"
 #include "report/report.hpp"
@@ -37,6 +38,9 @@ struct Options {
   std::string output_name;
   std::string db;
   std::string index_range;
+  std::string db_merge;
+  bool recursive = false;
+  int64_t json_max_events = 0;
   std::vector<std::string> program;
 };
 
@@ -83,6 +87,8 @@ report::ReportOptions report_options(const Options& o, const std::string& base) 
   r.base_name = base;
   r.group_stream = o.group_stream;
   if (!o.index_range.empty()) r.index_range = parse_range(o.index_range);
+  r.json_max_events = o.json_max_events;
+  r.progress = terminal_progress();
   return r;
 }
 
@@ -95,12 +101,24 @@ int regenerate(const Options& o) {
   static const std::regex db_name(R"(^hip-prof-([0-9]+)\.db$)");
   std::string base = o.output_name;
   if (base.empty()) base = std::regex_match(file, m, db_name) ? "result_" + m[1].str() : file.substr(0, file.rfind('.'));
+  std::string message;
+  if (!check_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, message);
   try {
-    report::write_reports(o.db, report_options(o, base), stdout);
+    print_warnings(report::write_reports(o.db, report_options(o, base), stdout));
   } catch (const report::ReportError& e) {
-    return fail(kExitBadInput, e.what());
+    return fail(report_exit_code(e), e.what());
   }
   return 0;
+}
+
+int merge(const Options& o) {
+  std::string message;
+  struct stat st;
+  if (stat(o.db_merge.c_str(), &st) != 0) return fail(kExitNoInput, "--db-merge " + o.db_merge + ": no such directory");
+  if (!S_ISDIR(st.st_mode)) return fail(kExitBadInput, "--db-merge " + o.db_merge + ": not a directory");
+  if (!check_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, message);
+  return merge_databases({o.db_merge, o.recursive, PROF_VERSION},
+                         report_options(o, o.output_name.empty() ? "result_merged" : o.output_name));
 }
 
 int run(const Options& o) {
@@ -147,7 +165,7 @@ int run(const Options& o) {
                                               : o.output_name + "_" + std::to_string(db.pid);
     try {
       std::fflush(stdout);
-      report::write_reports(db.db_path, report_options(o, base), stdout);
+      print_warnings(report::write_reports(db.db_path, report_options(o, base), stdout));
     } catch (const report::ReportError& e) {
       std::fprintf(stderr, "prof: %s\n", e.what());
     }
@@ -170,6 +188,7 @@ int main(int argc, char** argv) {
       "  prof --sim --hip-trace ./app 1024     trace on prof's simulated HIP device\n"
       "  prof --sim -d out -o run1 ./app       outputs in out/, named run1.*\n"
       "  prof --db hip-prof-4242.db            regenerate the reports from a database\n"
+      "  prof --db-merge runs/ -d out          merge every prof database in runs/ (result_merged.*)\n"
       "\nOutputs (DIR = -d, default .): hip-prof-<pid>.db, result_<pid>.hiptrace.csv,\n"
       "result_<pid>.kernel.csv, result_<pid>_copy.json (open in chrome://tracing or ui.perfetto.dev).\n"
       "Exit status: the program's (128+N if killed by signal N); prof's own errors: 2 usage,\n"
@@ -182,6 +201,11 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>");
   app.add_flag("--group-stream", o.group_stream, "Also write <base>_stream.json: copies and kernels by stream");
   app.add_option("--db", o.db, "Regenerate the reports from this database; runs nothing");
+  app.add_option("--db-merge", o.db_merge, "Merge every prof database in DIR into one db and one set of reports");
+  app.add_flag("--recursive", o.recursive, "With --db-merge: also search DIR's subdirectories");
+  app.add_option("--json-max-events", o.json_max_events,
+                 "Split each timeline into parts <base>_copy.1.json, ... of at most N events (default: one file)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--index-range", o.index_range, "Only API calls with sequence numbers A..B (A:B, inclusive)");
   app.add_flag("--no-device-timing", o.no_device_timing, "Do not record device begin/end of kernels and copies");
   try {
@@ -199,6 +223,12 @@ int main(int argc, char** argv) {
     return fail(kExitUsage, o.program[0] + ": unknown option (see prof --help)");
   if (!o.index_range.empty() && !parse_range(o.index_range))
     return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 1 <= A <= B");
+  if (!o.db_merge.empty()) {
+    if (!o.program.empty() || !o.db.empty())
+      return fail(kExitUsage, "--db-merge merges databases and runs nothing; drop the program and --db");
+    return merge(o);
+  }
+  if (o.recursive) return fail(kExitUsage, "--recursive goes with --db-merge DIR");
   if (!o.db.empty()) {
     if (!o.program.empty()) return fail(kExitUsage, "--db regenerates reports and runs nothing; drop the program");
     return regenerate(o);

@@ -30,23 +30,19 @@ void write_device_metadata(TimelineContext& ctx) {
     int64_t pid = is_copy ? copy_pid(device) : compute_pid(device);
     if (pid != named_pid) {
       std::string process = (is_copy ? "Memory Copy on Device " : "Compute on Device ") + std::to_string(device);
-      ctx.writer.process_name(pid, process, pid);
+      ctx.writer.process_name(ctx.pid_base + pid, ctx.process_name(process), ctx.pid_base + pid);
       named_pid = pid;
     }
     if (is_copy)
-      ctx.writer.thread_name(pid, direction_tid(lane), st.column_text(3), copy_lane_order(lane));
+      ctx.writer.thread_name(ctx.pid_base + pid, direction_tid(lane), st.column_text(3), copy_lane_order(lane));
     else
-      ctx.writer.thread_name(pid, stream_tid(lane), stream_lane_name(lane), lane);
+      ctx.writer.thread_name(ctx.pid_base + pid, stream_tid(lane), stream_lane_name(lane), lane);
   }
 }
 
 }  // namespace
 
-void write_copy_timeline(Database& db, const RowFilter& filter, TextSink& sink) {
-  int64_t origin_ns = timeline_origin_ns(db, filter);
-  ChromeJsonWriter writer(sink, origin_ns);
-  TimelineContext ctx{db, filter, writer, {}};
-  writer.begin();
+void write_copy_process(TimelineContext& ctx) {
   write_api_process_metadata(ctx);
   write_device_metadata(ctx);
   write_api_events(ctx);
@@ -56,7 +52,6 @@ void write_copy_timeline(Database& db, const RowFilter& filter, TextSink& sink) 
   write_kernel_events(ctx, [](int64_t device, int64_t stream_index) {
     return Lane{compute_pid(device), stream_tid(stream_index)};
   });
-  writer.end(timeline_other_data(db, "copy", origin_ns));
 }
 
 }  // namespace prof::report

@@ -13,30 +13,52 @@
 namespace prof::report {
 
 namespace {
-constexpr size_t kFlushBytes = 1 << 16;
+// Large writes: a 10M-event trace is gigabytes, and each write() is a system call.
+constexpr size_t kFlushBytes = 1 << 20;
 }
 
-OutputFile::OutputFile(std::string final_path)
-    : final_path_(std::move(final_path)), temp_path_(final_path_ + ".tmp-" + std::to_string(::getpid())) {
+// A path may be replaced when nothing is there, or a regular file that starts with `signature`
+// (one of prof's own earlier outputs). The check reads through O_NOFOLLOW, so a symlink planted
+// between this check and the rename is refused too: rename() replaces a link, never its target.
+void OutputFile::check_replaceable(const std::string& path, std::string_view signature) {
   struct stat st;
-  if (::lstat(final_path_.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
-    throw ReportError(final_path_ + ": refusing to write a report through a symbolic link");
+  if (::lstat(path.c_str(), &st) != 0) return;
+  if (S_ISLNK(st.st_mode)) throw ReportOutputError(path + ": refusing to write a report through a symbolic link");
+  if (!S_ISREG(st.st_mode)) throw ReportOutputError(path + ": exists and is not a regular file; not replacing it");
+  if (signature.empty()) return;
+  std::string head(signature.size(), '\0');
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? ::read(fd, head.data(), head.size()) : -1;
+  if (fd >= 0) ::close(fd);
+  if (n != static_cast<ssize_t>(signature.size()) || head != signature)
+    throw ReportOutputError(path + ": exists and is not a prof report; not replacing it (move it away or use -o)");
+}
+
+OutputFile::OutputFile(std::string final_path, std::string_view signature)
+    : final_path_(std::move(final_path)), temp_path_(final_path_ + ".tmp-" + std::to_string(::getpid())) {
+  check_replaceable(final_path_, signature);
   fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     int error = errno;
-    if (error == ELOOP) throw ReportError(temp_path_ + ": refusing to write a report through a symbolic link");
-    throw ReportError(final_path_ + ": cannot create: " + std::strerror(error));
+    if (error == ELOOP) throw ReportOutputError(temp_path_ + ": refusing to write a report through a symbolic link");
+    throw ReportOutputError(final_path_ + ": cannot create: " + std::strerror(error));
   }
   buffer_.reserve(kFlushBytes + 4096);
+}
+
+void OutputFile::rename_final(std::string final_path, std::string_view signature) {
+  check_replaceable(final_path, signature);
+  final_path_ = std::move(final_path);
 }
 
 OutputFile::~OutputFile() { discard(); }
 
 void OutputFile::fail(std::string_view what, int error) const {
-  throw ReportError(final_path_ + ": " + std::string(what) + ": " + std::strerror(error));
+  throw ReportOutputError(final_path_ + ": " + std::string(what) + ": " + std::strerror(error));
 }
 
 void OutputFile::write(std::string_view text) {
+  bytes_written_ += static_cast<int64_t>(text.size());
   buffer_.append(text);
   if (buffer_.size() >= kFlushBytes) flush();
 }

@@ -2,6 +2,7 @@
 // directory and is renamed over the final name only by commit(). A file that is destroyed
 // without commit() removes its temp file, so a failed report leaves nothing behind.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -11,9 +12,11 @@ namespace prof::report {
 
 class OutputFile final : public TextSink {
  public:
-  // Throws ReportError naming the file when the final path is a symlink or the temp file cannot
-  // be created (O_NOFOLLOW: a planted symlink is refused, never written through).
-  explicit OutputFile(std::string final_path);
+  // Throws ReportOutputError naming the file when the final path is a symlink, is an existing
+  // file that does not start with `signature` (prof replaces only its own outputs), or the temp
+  // file cannot be created (O_NOFOLLOW: a planted symlink is refused, never written through).
+  // An empty signature accepts any existing regular file.
+  explicit OutputFile(std::string final_path, std::string_view signature = {});
   ~OutputFile() override;
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -25,6 +28,10 @@ class OutputFile final : public TextSink {
   void commit();
   // Removes the temp file (no-op once committed).
   void discard() noexcept;
+  // Chooses another final name before commit() (a split JSON's parts are named at the end);
+  // the new name is checked like the constructor's.
+  void rename_final(std::string final_path, std::string_view signature);
+  int64_t bytes_written() const { return bytes_written_; }
 
   const std::string& final_path() const { return final_path_; }
   const std::string& temp_path() const { return temp_path_; }
@@ -32,10 +39,12 @@ class OutputFile final : public TextSink {
  private:
   void flush();
   [[noreturn]] void fail(std::string_view what, int error) const;
+  static void check_replaceable(const std::string& path, std::string_view signature);
 
   std::string final_path_;
   std::string temp_path_;
   std::string buffer_;
+  int64_t bytes_written_ = 0;
   int fd_ = -1;
   bool committed_ = false;
 };

@@ -1,10 +1,14 @@
 #include "report/report.hpp"
 
+#include <algorithm>
+#include <map>
 #include <memory>
 
 #include "collector/sqlite_db.hpp"
+#include "report/merged_db.hpp"
 #include "report/output_file.hpp"
 #include "report/report_db.hpp"
+#include "report/report_files.hpp"
 #include "report/stats.hpp"
 #include "report/stats_csv.hpp"
 #include "report/summary.hpp"
@@ -23,19 +27,201 @@ class FileSink final : public TextSink {
   std::FILE* file_;
 };
 
-std::vector<std::pair<std::string, int64_t>> read_drops(Database& db) {
-  std::vector<std::pair<std::string, int64_t>> drops;
+void add_drops(Database& db, std::map<std::string, int64_t>& drops) {
   Statement st = db.prepare("SELECT cause, count FROM drops WHERE count <> 0 ORDER BY cause");
-  while (st.step()) drops.emplace_back(std::string(st.column_text(0)), st.column_int(1));
-  return drops;
+  while (st.step()) drops[std::string(st.column_text(0))] += st.column_int(1);
 }
+
+std::string process_label(const SourceProcess& p) {
+  std::string label = " (";
+  if (p.rank) label += "rank " + std::to_string(*p.rank) + ", ";
+  return label + "pid " + std::to_string(p.pid) + ", host " + p.host_name + ")";
+}
+
+// Viewer pids of process k of a merged trace start at k * kPidStride: room for 499 devices.
+constexpr int64_t kPidStride = 1000;
+
+JsonObject merged_other_data(Database& db, const std::vector<SourceProcess>& processes, std::string_view view,
+                             int64_t origin_ns) {
+  JsonObject data;
+  std::string list = "[";
+  std::map<std::string, int64_t> drops;
+  for (const SourceProcess& p : processes) {
+    select_process(db, p.process_id);
+    JsonObject entry;
+    entry.add("pid_base", static_cast<int64_t>(p.process_id) * kPidStride);
+    for (const auto& [key, value] : read_meta(db)) entry.add(key, value);
+    JsonObject process_drops = timeline_drops(db);
+    if (!process_drops.empty()) entry.add_raw("drops", process_drops.text());
+    add_drops(db, drops);
+    list += (list.size() > 1 ? "," : "") + entry.text();
+  }
+  data.add("merged_processes", static_cast<int64_t>(processes.size()));
+  data.add_raw("processes", list + "]");
+  data.add("view", view);
+  data.add("time_origin_ns", origin_ns);
+  JsonObject all_drops;
+  for (const auto& [cause, count] : drops) all_drops.add(cause, count);
+  if (!all_drops.empty()) data.add_raw("drops", all_drops.text());
+  return data;
+}
+
+int64_t count_rows(Database& db, const RowFilter& filter) {
+  Statement st = db.prepare("SELECT (SELECT COUNT(*) FROM api_calls c WHERE " + filter.api_condition("c") +
+                            ") + (SELECT COUNT(*) FROM kernels k WHERE " + filter.activity_condition("k") +
+                            ") + (SELECT COUNT(*) FROM copies m WHERE " + filter.activity_condition("m") + ")");
+  filter.bind(st);
+  return st.step() ? st.column_int(0) : 0;
+}
+
+// The parts of one timeline file: <base><suffix> when it fits, else <base><stem>.1.json, ...
+class TimelineFiles {
+ public:
+  TimelineFiles(const ReportOptions& opt, std::string stem, std::vector<std::unique_ptr<OutputFile>>& files)
+      : opt_(opt), stem_(std::move(stem)), files_(files) {}
+  OutputFile& next() {
+    std::string path = join_path(opt_.output_dir, opt_.base_name + stem_ + ".json");
+    if (!parts_.empty()) path += ".part" + std::to_string(parts_.size() + 1);  // named in finish_names()
+    files_.push_back(std::make_unique<OutputFile>(path, kJsonSignature));
+    parts_.push_back(files_.back().get());
+    return *parts_.back();
+  }
+  void finish_names() {
+    if (parts_.size() < 2) return;
+    for (size_t i = 0; i < parts_.size(); ++i)
+      parts_[i]->rename_final(
+          join_path(opt_.output_dir, opt_.base_name + stem_ + "." + std::to_string(i + 1) + ".json"), kJsonSignature);
+  }
+  const std::vector<OutputFile*>& parts() const { return parts_; }
+
+ private:
+  const ReportOptions& opt_;
+  std::string stem_;
+  std::vector<std::unique_ptr<OutputFile>>& files_;
+  std::vector<OutputFile*> parts_;
+};
+
+void write_timeline(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
+                    bool merged, bool stream_view, const ReportOptions& opt,
+                    std::vector<std::unique_ptr<OutputFile>>& files, const std::function<void(int64_t)>* progress,
+                    int64_t& rows_before, ReportResult& result) {
+  std::string_view view = stream_view ? "stream" : "copy";
+  TimelineFiles parts(opt, stream_view ? "_stream" : "_copy", files);
+  int64_t origin_ns = INT64_MAX;
+  for (const SourceProcess& p : processes) {
+    select_process(db, p.process_id);
+    origin_ns = std::min(origin_ns, timeline_origin_ns(db, filter));
+  }
+  if (processes.empty()) origin_ns = 0;
+  ChromeJsonWriter writer(parts.next(), origin_ns, opt.json_max_events, [&parts]() -> TextSink& { return parts.next(); });
+  if (merged) {
+    writer.set_other_data(merged_other_data(db, processes, view, origin_ns));
+  } else {
+    writer.set_other_data(timeline_other_data(db, view, origin_ns));
+  }
+  writer.begin();
+  for (const SourceProcess& p : processes) {
+    select_process(db, p.process_id);
+    TimelineContext ctx{db, filter, writer, {}};
+    if (merged) {
+      ctx.pid_base = p.process_id * kPidStride;
+      ctx.process_label = process_label(p);
+    }
+    std::function<void(int64_t)> shifted;
+    if (progress) {
+      int64_t before = rows_before;
+      shifted = [progress, before](int64_t rows) { (*progress)(before + rows); };
+      ctx.progress = &shifted;
+    }
+    if (stream_view)
+      write_stream_process(ctx);
+    else
+      write_copy_process(ctx);
+    rows_before += ctx.rows;
+  }
+  writer.end();
+  parts.finish_names();
+  if (writer.parts() == 1) {
+    int64_t bytes = parts.parts().front()->bytes_written();
+    if (writer.events_written() > kViewerMaxEvents || bytes > kViewerMaxBytes)
+      result.warnings.push_back(parts.parts().front()->final_path() + " holds " +
+                                std::to_string(writer.events_written()) + " events (" + std::to_string(bytes >> 20) +
+                                " MB), more than chrome://tracing handles (about 1M events / 256 MB); "
+                                "--json-max-events 500000 splits it into parts");
+  }
+}
+
+}  // namespace
 
 std::string join_path(const std::string& dir, const std::string& name) {
   if (dir.empty()) return name;
   return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-}  // namespace
+ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FILE* summary_out,
+                                const std::function<std::string()>& commit_first) {
+  RowFilter filter{opt.index_range};
+  std::vector<std::unique_ptr<OutputFile>> files;
+  auto add_file = [&](const std::string& suffix, std::string_view signature) -> OutputFile& {
+    files.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, opt.base_name + suffix), signature));
+    return *files.back();
+  };
+
+  ReportResult result;
+  StatsTable api, kernels;
+  std::map<std::string, int64_t> drops;
+  try {
+    // One read transaction: every file sees the same snapshot of the database.
+    db.exec("BEGIN");
+    bool merged = is_merged_db(db);
+    std::vector<SourceProcess> processes = read_processes(db);
+    std::vector<StatsTable> api_parts, kernel_parts;
+    int64_t total_rows = 0;
+    for (const SourceProcess& p : processes) {
+      select_process(db, p.process_id);
+      api_parts.push_back(query_api_stats(db, filter));
+      kernel_parts.push_back(query_kernel_stats(db, filter));
+      add_drops(db, drops);
+      if (opt.progress) total_rows += count_rows(db, filter);
+    }
+    api = merge_stats_tables(std::move(api_parts));
+    kernels = merge_stats_tables(std::move(kernel_parts));
+    write_stats_csv(api, add_file(".hiptrace.csv", kCsvSignature));
+    write_stats_csv(kernels, add_file(".kernel.csv", kCsvSignature));
+
+    int64_t views = opt.group_stream ? 2 : 1, rows_before = 0;
+    std::function<void(int64_t)> progress;
+    if (opt.progress) {
+      progress = [&opt, total = total_rows * views](int64_t done) { opt.progress("writing reports", done, total); };
+      opt.progress("writing reports", 0, total_rows * views);
+    }
+    const std::function<void(int64_t)>* progress_ptr = opt.progress ? &progress : nullptr;
+    write_timeline(db, filter, processes, merged, false, opt, files, progress_ptr, rows_before, result);
+    if (opt.group_stream)
+      write_timeline(db, filter, processes, merged, true, opt, files, progress_ptr, rows_before, result);
+    if (opt.progress) opt.progress("writing reports", total_rows * views, total_rows * views);
+    db.exec("COMMIT");
+    for (auto& file : files) file->finish();
+  } catch (const DbError& e) {
+    // Temp files are removed by the OutputFile destructors on the way out.
+    throw as_report_error(e);
+  }
+
+  if (commit_first) {
+    std::string first = commit_first();
+    if (!first.empty()) result.files_written.push_back(first);
+  }
+  for (auto& file : files) {
+    file->commit();
+    result.files_written.push_back(file->final_path());
+  }
+  if (opt.summary_to_stdout && summary_out) {
+    FileSink sink(summary_out);
+    write_summary({api, kernels, {drops.begin(), drops.end()}, result.files_written}, sink);
+    std::fflush(summary_out);
+  }
+  return result;
+}
 
 ReportResult write_reports(const std::string& db_path, const ReportOptions& opt, std::FILE* summary_out) {
   if (opt.base_name.empty() || opt.base_name.find('/') != std::string::npos)
@@ -44,43 +230,7 @@ ReportResult write_reports(const std::string& db_path, const ReportOptions& opt,
     throw ReportError("index range " + std::to_string(opt.index_range->first) + "-" +
                       std::to_string(opt.index_range->second) + " is empty");
   std::unique_ptr<Database> db = open_report_db(db_path);
-  RowFilter filter{opt.index_range};
-  std::vector<std::unique_ptr<OutputFile>> files;
-  auto add_file = [&](const std::string& suffix) -> OutputFile& {
-    files.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, opt.base_name + suffix)));
-    return *files.back();
-  };
-
-  StatsTable api, kernels;
-  std::vector<std::pair<std::string, int64_t>> drops;
-  try {
-    // One read transaction: every file sees the same snapshot of the database.
-    db->exec("BEGIN");
-    api = query_api_stats(*db, filter);
-    kernels = query_kernel_stats(*db, filter);
-    drops = read_drops(*db);
-    write_stats_csv(api, add_file(".hiptrace.csv"));
-    write_stats_csv(kernels, add_file(".kernel.csv"));
-    write_copy_timeline(*db, filter, add_file("_copy.json"));
-    if (opt.group_stream) write_stream_timeline(*db, filter, add_file("_stream.json"));
-    db->exec("COMMIT");
-    for (auto& file : files) file->finish();
-  } catch (const DbError& e) {
-    // Temp files are removed by the OutputFile destructors on the way out.
-    throw as_report_error(e);
-  }
-
-  ReportResult result;
-  for (auto& file : files) {
-    file->commit();
-    result.files_written.push_back(file->final_path());
-  }
-  if (opt.summary_to_stdout && summary_out) {
-    FileSink sink(summary_out);
-    write_summary({api, kernels, std::move(drops), result.files_written}, sink);
-    std::fflush(summary_out);
-  }
-  return result;
+  return write_reports_from(*db, opt, summary_out);
 }
 
 }  // namespace prof::report

@@ -3,14 +3,20 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "report/report_error.hpp"
 
 namespace prof::report {
+
+// A trace this large is more than chrome://tracing handles; the report says so (ReportResult::warnings).
+inline constexpr int64_t kViewerMaxEvents = 1'000'000;
+inline constexpr int64_t kViewerMaxBytes = 256ll << 20;
 
 struct ReportOptions {
   std::string output_dir;  // where files go; must exist
@@ -19,16 +25,25 @@ struct ReportOptions {
   bool group_stream = false;  // also <base>_stream.json
   // Only API calls with sequence in [first, last] and the kernels/copies they enqueued.
   std::optional<std::pair<int64_t, int64_t>> index_range;
+  // Each timeline is split into parts <base>_copy.1.json, .2.json, ... of at most this many
+  // events when it holds more; 0 never splits.
+  int64_t json_max_events = 0;
+  // Called now and then with what is being done and how far it is (rows written of rows in
+  // all, databases merged of databases): a terminal's progress line.
+  std::function<void(std::string_view stage, int64_t done, int64_t total)> progress;
 };
 
 struct ReportResult {
   std::vector<std::string> files_written;  // full paths, in the order written
+  std::vector<std::string> warnings;       // one line each (a trace too large for viewers)
 };
 
 // Writes <base>.hiptrace.csv, <base>.kernel.csv, <base>_copy.json (and <base>_stream.json) into
 // output_dir, then the summary to `summary_out` when summary_to_stdout (and summary_out) is set.
+// A merged database (report/merged_db.hpp) gives the same files over all its processes.
 // All files appear together or none does: each is written to a temp file and renamed at the end.
-// Throws ReportError (one line naming the file and what is wrong) on a bad database or output.
+// Throws ReportError (one line naming the file and what is wrong) on a bad database,
+// ReportOutputError when an output cannot be written or would replace a file that is not prof's.
 ReportResult write_reports(const std::string& db_path, const ReportOptions& opt, std::FILE* summary_out);
 
 }  // namespace prof::report

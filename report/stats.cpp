@@ -94,6 +94,14 @@ std::vector<NameStats> merge_same_names(std::vector<NameStats> rows) {
 
 }  // namespace
 
+StatsTable merge_stats_tables(std::vector<StatsTable> tables) {
+  if (tables.size() == 1) return std::move(tables.front());
+  std::vector<NameStats> rows;
+  for (StatsTable& table : tables)
+    for (NameStats& row : table.rows) rows.push_back(std::move(row));
+  return make_stats_table(merge_same_names(std::move(rows)));
+}
+
 StatsTable query_api_stats(Database& db, const RowFilter& filter) {
   Statement st = db.prepare(
       stats_sql("SELECT c.api_id AS key, c.end_ns - c.begin_ns AS dur FROM api_calls c WHERE " +

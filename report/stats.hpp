@@ -35,6 +35,10 @@ StatsTable query_api_stats(Database& db, const RowFilter& filter);
 // launches with NULL device times count in `calls` only.
 StatsTable query_kernel_stats(Database& db, const RowFilter& filter);
 
+// One table over several processes' tables: rows of the same name are combined (counts and
+// totals add; squared deviations combine exactly as one pass over all durations would give).
+StatsTable merge_stats_tables(std::vector<StatsTable> tables);
+
 // Builds a table from unsorted rows: sorts them and sums the totals. Exposed for tests.
 StatsTable make_stats_table(std::vector<NameStats> rows);
 

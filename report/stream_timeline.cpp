@@ -24,20 +24,17 @@ void write_device_metadata(TimelineContext& ctx) {
     int64_t device = st.column_int(0), stream_index = st.column_int(1);
     int64_t pid = stream_pid(device);
     if (pid != named_pid) {
-      ctx.writer.process_name(pid, "Stream on Device " + std::to_string(device), pid);
+      ctx.writer.process_name(ctx.pid_base + pid, ctx.process_name("Stream on Device " + std::to_string(device)),
+                              ctx.pid_base + pid);
       named_pid = pid;
     }
-    ctx.writer.thread_name(pid, stream_tid(stream_index), stream_lane_name(stream_index), stream_index);
+    ctx.writer.thread_name(ctx.pid_base + pid, stream_tid(stream_index), stream_lane_name(stream_index), stream_index);
   }
 }
 
 }  // namespace
 
-void write_stream_timeline(Database& db, const RowFilter& filter, TextSink& sink) {
-  int64_t origin_ns = timeline_origin_ns(db, filter);
-  ChromeJsonWriter writer(sink, origin_ns);
-  TimelineContext ctx{db, filter, writer, {}};
-  writer.begin();
+void write_stream_process(TimelineContext& ctx) {
   write_api_process_metadata(ctx);
   write_device_metadata(ctx);
   write_api_events(ctx);
@@ -47,7 +44,6 @@ void write_stream_timeline(Database& db, const RowFilter& filter, TextSink& sink
   write_kernel_events(ctx, [](int64_t device, int64_t stream_index) {
     return Lane{stream_pid(device), stream_tid(stream_index)};
   });
-  writer.end(timeline_other_data(db, "stream", origin_ns));
 }
 
 }  // namespace prof::report

@@ -4,15 +4,17 @@
 #include "collector/sqlite_db.hpp"
 #include "report/report_db.hpp"
 #include "report/text_sink.hpp"
+#include "report/timeline_events.hpp"
 
 namespace prof::report {
 
+// One process's names and events in a timeline (ctx.pid_base and ctx.process_label place it in
+// a merged file). The caller owns the writer: begin(), the processes, end().
 // <base>_copy.json: per device N, "Memory Copy on Device N" (pid 2+2N, a lane per copy
 // direction) and "Compute on Device N" (pid 3+2N, a lane per stream).
-void write_copy_timeline(Database& db, const RowFilter& filter, TextSink& sink);
-
+void write_copy_process(TimelineContext& ctx);
 // <base>_stream.json: per device N, "Stream on Device N" (pid 2+N), a lane per stream holding
-// its copies and kernels.
-void write_stream_timeline(Database& db, const RowFilter& filter, TextSink& sink);
+// both its copies and its kernels.
+void write_stream_process(TimelineContext& ctx);
 
 }  // namespace prof::report

@@ -29,15 +29,20 @@ JsonObject timeline_other_data(Database& db, std::string_view view, int64_t orig
   for (const auto& [key, value] : read_meta(db)) data.add(key, value);
   data.add("view", view);
   data.add("time_origin_ns", origin_ns);
-  JsonObject drops;
-  Statement st = db.prepare("SELECT cause, count FROM drops ORDER BY cause");
-  while (st.step()) drops.add(st.column_text(0), st.column_int(1));
+  JsonObject drops = timeline_drops(db);
   if (!drops.empty()) data.add_raw("drops", drops.text());
   return data;
 }
 
+JsonObject timeline_drops(Database& db) {
+  JsonObject drops;
+  Statement st = db.prepare("SELECT cause, count FROM drops ORDER BY cause");
+  while (st.step()) drops.add(st.column_text(0), st.column_int(1));
+  return drops;
+}
+
 void write_api_process_metadata(TimelineContext& ctx) {
-  ctx.writer.process_name(kRuntimeApiPid, "Runtime API", 0);
+  ctx.writer.process_name(ctx.api_pid(), ctx.process_name("Runtime API"), ctx.pid_base);
   Statement st = ctx.db.prepare(
       "SELECT DISTINCT c.thread_id, COALESCE(t.thread_index, c.thread_id) AS thread_order FROM api_calls c"
       " LEFT JOIN threads t ON t.thread_id = c.thread_id WHERE " + ctx.filter.api_condition("c") +
@@ -45,7 +50,7 @@ void write_api_process_metadata(TimelineContext& ctx) {
   ctx.filter.bind(st);
   while (st.step()) {
     int64_t tid = st.column_int(0);
-    ctx.writer.thread_name(kRuntimeApiPid, tid, "Thread " + std::to_string(tid), st.column_int(1));
+    ctx.writer.thread_name(ctx.api_pid(), tid, "Thread " + std::to_string(tid), st.column_int(1));
   }
 }
 
@@ -56,8 +61,10 @@ void write_api_events(TimelineContext& ctx) {
       " LEFT JOIN api_names n ON n.api_id = c.api_id WHERE " + ctx.filter.api_condition("c") +
       " ORDER BY c.begin_ns, c.thread_id, c.correlation_id");
   ctx.filter.bind(st);
+  JsonObject& args = ctx.args;
+  const int64_t pid = ctx.api_pid();
   while (st.step()) {
-    JsonObject args;
+    args.clear();
     if (st.column_is_null(4))
       args.add_null("sequence");
     else
@@ -68,7 +75,8 @@ void write_api_events(TimelineContext& ctx) {
     else
       args.add("stream", st.column_int(7));
     args.add("device", st.column_int(8)).add("bytes", st.column_int(9)).add("aux", st.column_int(10));
-    ctx.writer.complete(kRuntimeApiPid, st.column_int(1), st.column_text(0), "api", st.column_int(2),
+    ctx.count_row();
+    ctx.writer.complete(pid, st.column_int(1), st.column_text(0), "api", st.column_int(2),
                         st.column_int(3), args);
   }
 }
@@ -80,7 +88,7 @@ namespace {
 void write_flow(TimelineContext& ctx, const Statement& st, int api_column, int64_t correlation_id, Lane lane,
                 int64_t device_begin_ns) {
   if (st.column_is_null(api_column)) return;
-  ctx.writer.flow(correlation_id, kRuntimeApiPid, st.column_int(api_column), st.column_int(api_column + 1),
+  ctx.writer.flow(correlation_id, ctx.api_pid(), st.column_int(api_column), st.column_int(api_column + 1),
                   lane.pid, lane.tid, device_begin_ns);
 }
 
@@ -98,10 +106,13 @@ void write_copy_events(TimelineContext& ctx, const CopyPlacement& place) {
   while (st.step()) {
     int64_t correlation_id = st.column_int(0), direction = st.column_int(3), stream = st.column_int(2);
     Lane lane = place(st.column_int(1), direction, stream);
-    JsonObject args;
+    lane.pid += ctx.pid_base;
+    JsonObject& args = ctx.args;
+    args.clear();
     args.add("bytes", st.column_int(4)).add("direction", st.column_text(7)).add("stream", stream);
     args.add("correlation_id", correlation_id);
     int64_t begin_ns = st.column_int(5);
+    ctx.count_row();
     ctx.writer.complete(lane.pid, lane.tid, copy_slice_name(direction), "copy", begin_ns, st.column_int(6), args);
     write_flow(ctx, st, 8, correlation_id, lane, begin_ns);
   }
@@ -118,19 +129,30 @@ void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place) {
       " WHERE k.device_begin_ns IS NOT NULL AND k.device_end_ns IS NOT NULL AND " +
       ctx.filter.activity_condition("k") + " ORDER BY k.device, k.device_begin_ns, k.correlation_id");
   ctx.filter.bind(st);
-  auto triple = [&st](int first) {
-    return "(" + std::to_string(st.column_int(first)) + "," + std::to_string(st.column_int(first + 1)) + "," +
-           std::to_string(st.column_int(first + 2)) + ")";
+  std::string text;
+  auto triple = [&st, &text](int first) -> std::string_view {
+    text.assign("(");
+    append_int(text, st.column_int(first));
+    text.push_back(',');
+    append_int(text, st.column_int(first + 1));
+    text.push_back(',');
+    append_int(text, st.column_int(first + 2));
+    text.push_back(')');
+    return text;
   };
   while (st.step()) {
     int64_t correlation_id = st.column_int(0), stream = st.column_int(2);
     Lane lane = place(st.column_int(1), stream);
-    JsonObject args;
-    args.add("grid", triple(5)).add("block", triple(8)).add("shared_mem_bytes", st.column_int(11));
+    lane.pid += ctx.pid_base;
+    JsonObject& args = ctx.args;
+    args.clear();
+    args.add("grid", triple(5));
+    args.add("block", triple(8)).add("shared_mem_bytes", st.column_int(11));
     args.add("stream", stream).add("correlation_id", correlation_id);
     int64_t begin_ns = st.column_int(12);
     std::string_view name = st.column_is_null(3) ? st.column_text(4)
                                                   : std::string_view(ctx.kernel_names.get(st.column_int(3), st.column_text(4)));
+    ctx.count_row();
     ctx.writer.complete(lane.pid, lane.tid, name, "kernel", begin_ns, st.column_int(13), args);
     write_flow(ctx, st, 14, correlation_id, lane, begin_ns);
   }

@@ -20,11 +20,27 @@ struct Lane {
   int64_t tid;
 };
 
+// One process's part of a timeline. A merged timeline holds several processes: each gets its own
+// block of viewer pids (pid_base + the single-process pid) and its process names a label.
 struct TimelineContext {
   Database& db;
   const RowFilter& filter;
   ChromeJsonWriter& writer;
   KernelNameCache kernel_names;
+  int64_t pid_base = 0;       // 0 for a single process
+  std::string process_label;  // appended to process names: "" or " (pid 4242, host h)"
+  JsonObject args = {};       // reused for every event
+  // Called with the rows written so far, every kProgressRows rows (a terminal's progress line).
+  const std::function<void(int64_t)>* progress = nullptr;
+  int64_t rows = 0;
+
+  static constexpr int64_t kProgressRows = 1 << 16;
+  void count_row() {
+    if ((++rows & (kProgressRows - 1)) == 0 && progress) (*progress)(rows);
+  }
+
+  int64_t api_pid() const { return pid_base + kRuntimeApiPid; }
+  std::string process_name(std::string_view name) const { return std::string(name) + process_label; }
 };
 
 // ts 0 of the timeline: meta start_ns, or the earliest begin of any covered event if one is
@@ -33,6 +49,8 @@ int64_t timeline_origin_ns(Database& db, const RowFilter& filter);
 
 // otherData: every meta key (strings), then "view", "time_origin_ns" and the drops, if any.
 JsonObject timeline_other_data(Database& db, std::string_view view, int64_t origin_ns);
+// The drops table as a JSON object {cause: count}; empty when nothing was dropped.
+JsonObject timeline_drops(Database& db);
 
 // Process "Runtime API" (pid 1) with a lane per OS thread, then every covered API call.
 void write_api_process_metadata(TimelineContext& ctx);

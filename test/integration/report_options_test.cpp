@@ -92,9 +92,17 @@ TEST_CASE("bad options are one clear error", "[report][options]") {
   CHECK(f.out.list().empty());
 }
 
-TEST_CASE("reports replace older files of the same name", "[report][options]") {
+TEST_CASE("reports replace older reports of the same name", "[report][options]") {
   Fixture f;
-  prof::report::test::write_text(f.out.file("result_4242.kernel.csv"), "stale");
+  prof::report::test::write_text(f.out.file("result_4242.kernel.csv"), "Name,Calls,TotalDurationNs,stale\n");
   write_reports(f.db_path, f.options, nullptr);
-  CHECK(prof::report::test::read_text(f.out.file("result_4242.kernel.csv")).rfind("Name,Calls,", 0) == 0);
+  CHECK(prof::report::test::read_text(f.out.file("result_4242.kernel.csv")).find("stale") == std::string::npos);
+}
+
+TEST_CASE("reports never replace a file that is not prof's", "[report][options]") {
+  Fixture f;
+  prof::report::test::write_text(f.out.file("result_4242_copy.json"), "my notes\n");
+  CHECK_THROWS_AS(write_reports(f.db_path, f.options, nullptr), ReportOutputError);
+  CHECK(prof::report::test::read_text(f.out.file("result_4242_copy.json")) == "my notes\n");
+  CHECK(f.out.list() == std::vector<std::string>{"result_4242_copy.json"});
 }

@@ -1,0 +1,25 @@
+// The report over an already open (and checked) database: shared by write_reports (one db) and
+// merge_reports (a merged db it has just built).
+#pragma once
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "collector/sqlite_db.hpp"
+#include "report/report.hpp"
+
+namespace prof::report {
+
+// File signatures: an existing file is replaced only when it starts with its kind's (it is one
+// of prof's own earlier outputs).
+inline constexpr std::string_view kCsvSignature = "Name,Calls,TotalDurationNs,";
+inline constexpr std::string_view kJsonSignature = "{\"traceEvents\":[";
+
+// `commit_first` runs after every report is complete and before they are renamed into place; it
+// returns a path to list first in files_written (the merged db), or "" for none.
+ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FILE* summary_out,
+                                const std::function<std::string()>& commit_first = {});
+
+std::string join_path(const std::string& dir, const std::string& name);
+
+}  // namespace prof::report
