@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
   app.add_option("--json-max-events", o.json_max_events,
                  "Split each timeline into parts <base>_copy.1.json, ... of at most N events (default: one file)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--index-range", o.index_range, "Only API calls with sequence numbers A..B (A:B, inclusive)");
+  CLI::Option* index_range = app.add_option("--index-range", o.index_range, "Only API calls with sequence numbers A..B (A:B, inclusive)");
   app.add_flag("--no-device-timing", o.no_device_timing, "Do not record device begin/end of kernels and copies");
   try {
     app.parse(argc, argv);
@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
   // Options go before the program: a leading '-' here is an option prof does not know.
   if (!o.program.empty() && o.program[0].size() > 1 && o.program[0][0] == '-')
     return fail(kExitUsage, o.program[0] + ": unknown option (see prof --help)");
-  if (!o.index_range.empty() && !parse_range(o.index_range))
+  if (index_range->count() > 0 && !parse_range(o.index_range))
     return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 1 <= A <= B");
   if (!o.db_merge.empty()) {
     if (!o.program.empty() || !o.db.empty())

@@ -17,3 +17,10 @@ prof_add_catch_test(report_integration_test integration
   LIBS prof::report prof::sqlite)
 target_compile_definitions(report_integration_test PRIVATE
   PROF_REPORT_FIXTURES="${CMAKE_CURRENT_LIST_DIR}/fixtures")
+
+# Property test: random names (fixed seed) through CSV and JSON and back through real parsers.
+add_test(NAME integration:report_names_property
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_names_property.py
+                 --tool $<TARGET_FILE:report_fixture_tool>
+                 --work ${CMAKE_CURRENT_BINARY_DIR}/report_names_property)
+set_tests_properties(integration:report_names_property PROPERTIES LABELS integration)
