@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# Runs every benchmark of docs/performance.md and prints its tables (markdown), all
+# configurations of a table in the same run so their ratios compare like with like.
+#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|reports|programs]
+# --smoke: tiny N, one repeat, no 10M-event run (CTest's bench:smoke; numbers are meaningless).
+# Needs a build ($PROF_BUILD_DIR, default build/); uftrace columns read "n/a" without uftrace.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${PROF_BUILD_DIR:-$root/build}
+smoke=0 repeat=5 only=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --smoke) smoke=1; repeat=1; shift ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    *) echo "bench: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+bench="$build/test-bin/api_overhead"
+noop_lib="$build/test-bin/libnoop_preload.so"
+prof="$build/bin/prof"
+sim="$build/lib/prof/sim"
+for f in "$bench" "$noop_lib" "$prof" "$sim/libamdhip64.so.5"; do
+  [[ -e "$f" ]] || { echo "bench: $f missing (build first: scripts/build.sh)" >&2; exit 66; }
+done
+have_uftrace=0
+command -v uftrace >/dev/null && have_uftrace=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/prof-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Sizes: per thread. The hook-cost runs give prof a ring that holds the whole run, so they time
+# the hook, not the collector (the collector's sustained rate is its own table).
+if ((smoke)); then
+  api_calls=2000 api_calls_mt=500 launch_calls=200 rate_seconds=0.2 exit_events=(20000)
+  ms_args=(256 4) kernels=500
+else
+  api_calls=1000000 api_calls_mt=250000 launch_calls=20000 rate_seconds=10 exit_events=(1000000 10000000)
+  ms_args=(1024 2000) kernels=20000
+fi
+
+field() { sed -n "s/.*\b$1=\([0-9.]*\).*/\1/p" | tail -1; }  # key from the program's result line
+median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
+ring_for() { echo $(($1 + $1 / 10 + 4096)); }  # records for calls + warm-up + strings
+
+# run_config CONFIG ARGS...: one run of the benchmark program; prints its result line.
+run_config() {
+  local config=$1; shift
+  rm -rf "$work/out" "$work/uftrace.data"; mkdir -p "$work/out"
+  case "$config" in
+    plain) env LD_LIBRARY_PATH="$sim" "$bench" "$@" ;;
+    noop) env LD_LIBRARY_PATH="$sim" LD_PRELOAD="$noop_lib" "$bench" "$@" ;;
+    uftrace)
+      if ((have_uftrace)); then
+        # --force: the program is not built with -pg; uftrace then traces its PLT (library) calls.
+        (cd "$work" && env LD_LIBRARY_PATH="$sim" uftrace record --force -d "$work/uftrace.data" "$bench" "$@")
+      else
+        echo "ns_per_call=nan"
+      fi ;;
+    prof) "$prof" --sim -d "$work/out" "$bench" "$@" ;;
+    *) echo "bench: unknown configuration $config" >&2; exit 2 ;;
+  esac
+}
+# measure CONFIG ARGS...: median ns_per_call over the repeats.
+measure() {
+  local values=()
+  for ((i = 0; i < repeat; i++)); do values+=("$(run_config "$@" | field ns_per_call)"); done
+  printf '%s\n' "${values[@]}" | median
+}
+
+# overhead_table TITLE THREADS CALLS MODE: the four configurations side by side.
+overhead_table() {
+  local title=$1 threads=$2 calls=$3 mode=$4
+  local common=(--mode "$mode" --calls "$calls" --threads "$threads")
+  local plain noop uft prf clk
+  clk=$(measure plain --mode clock --calls $((smoke ? 100000 : 10000000)))
+  plain=$(measure plain "${common[@]}")
+  noop=$(measure noop "${common[@]}")
+  uft=$(measure uftrace "${common[@]}")
+  prf=$(PROF_BUFFER_RECORDS=$(ring_for "$calls") measure prof "${common[@]}")
+  echo
+  echo "### $title ($calls calls x $threads thread(s), median of $repeat)"
+  echo
+  awk -v plain="$plain" -v noop="$noop" -v uft="$uft" -v prf="$prf" -v clk="$clk" 'BEGIN {
+    printf "| configuration | ns/call | added ns/call |\n|---|---:|---:|\n"
+    printf "| plain (simulated runtime) | %.1f | - |\n", plain
+    printf "| do-nothing preload (floor) | %.1f | %.1f |\n", noop, noop - plain
+    if (uft == "nan") printf "| uftrace record --force | n/a | n/a |\n"
+    else printf "| uftrace record --force | %.1f | %.1f |\n", uft, uft - plain
+    printf "| prof --sim | %.1f | %.1f |\n", prf, prf - plain
+    a = prf - plain
+    printf "\n"
+    if (uft != "nan") printf "- prof added / uftrace added: %.2fx (target <= 0.25x)\n", a / (uft - plain)
+    printf "- prof added over the floor: %.1f ns; one clock read (prof::now_ns): %.1f ns;", prf - noop, clk
+    printf " target <= 2 x %.1f + 15 = %.1f ns\n", clk, 2 * clk + 15
+  }'
+}
+
+section_api() {
+  echo "## 1. API overhead: hipStreamQuery on an idle stream"
+  overhead_table "1 thread" 1 "$api_calls" query
+  overhead_table "8 threads" 8 "$api_calls_mt" query
+}
+
+section_launch() {
+  echo
+  echo "## 2. Launch overhead (device timing on): host time in the call, batches of 64 then a sync"
+  for mode in launch copy; do
+    local plain noop uft prf inject args=(--mode "$mode" --calls "$launch_calls")
+    plain=$(measure plain "${args[@]}")
+    noop=$(measure noop "${args[@]}")
+    uft=$(measure uftrace "${args[@]}")
+    prf=$(PROF_BUFFER_RECORDS=$(ring_for $((launch_calls * 3))) measure prof "${args[@]}")
+    # What device timing asks of the runtime: hipStreamIsCapturing and two hipEventRecord.
+    inject=$(measure plain --mode inject --calls "$launch_calls")
+    q_plain=$(measure plain --mode query --calls 200000)
+    q_prof=$(PROF_BUFFER_RECORDS=$(ring_for 200000) measure prof --mode query --calls 200000)
+    echo
+    echo "### $([[ $mode == launch ]] && echo hipLaunchKernel || echo 'hipMemcpyAsync 64 B H2D') ($launch_calls calls, median of $repeat)"
+    echo
+    awk -v plain="$plain" -v noop="$noop" -v uft="$uft" -v prf="$prf" -v inject="$inject" \
+        -v qp="$q_plain" -v qf="$q_prof" -v mode="$mode" 'BEGIN {
+      printf "| configuration | ns/call | added ns/call |\n|---|---:|---:|\n"
+      printf "| plain (simulated runtime) | %.1f | - |\n", plain
+      printf "| do-nothing preload (floor) | %.1f | %.1f |\n", noop, noop - plain
+      if (uft == "nan") printf "| uftrace record --force | n/a | n/a |\n"
+      else printf "| uftrace record --force | %.1f | %.1f |\n", uft, uft - plain
+      printf "| prof --sim | %.1f | %.1f |\n", prf, prf - plain
+      if (mode == "launch") {
+        # inject = isCapturing + 2 x eventRecord + launch, made by the program itself
+        injected = inject - plain; api = qf - qp
+        printf "\n- runtime cost of the injected calls (by hand, plain): %.1f ns; plain API overhead (hipStreamQuery): %.1f ns\n", injected, api
+        printf "- prof added: %.1f ns; target <= 2 x %.1f + %.1f = %.1f ns\n", prf - plain, api, injected, 2 * api + injected
+      }
+    }'
+  done
+}
+
+# prof_run LABEL ARGS...: one profiled run; prints program fields, drops, db bytes, prof's tail time.
+prof_run() {
+  rm -rf "$work/out"; mkdir -p "$work/out"
+  local line done_ns rss
+  line=$(/usr/bin/time -f "prof_max_rss_kb=%M" -o "$work/time.txt" "$prof" --sim -d "$work/out" "$bench" "$@" \
+           | grep '^ns_per_call=')
+  done_ns=$(date +%s%N)
+  rss=$(field prof_max_rss_kb < "$work/time.txt")
+  local db
+  db=$(ls "$work/out"/*.db)
+  local rows drops
+  rows=$(sqlite3 "$db" "SELECT count(*) FROM api_calls")
+  drops=$(sqlite3 "$db" "SELECT coalesce(sum(count), 0) FROM drops")
+  echo "$line rows=$rows drops=$drops db_bytes=$(stat -c %s "$db") prof_max_rss_kb=$rss" \
+       "exit_to_outputs_ns=$((done_ns - $(field exit_realtime_ns <<<"$line")))"
+}
+
+section_collector() {
+  echo
+  echo "## 3. Collector: sustained rate with the default ring (hipStreamQuery at full speed)"
+  echo
+  echo "| threads | seconds | events/s | events | dropped | bytes/event in db | app max RSS MiB | prof max RSS MiB |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for t in 1 2 8; do
+    local r
+    r=$(prof_run --mode query --threads "$t" --seconds "$rate_seconds" --calls 1000)
+    awk -v r="$r" -v t="$t" -v s="$rate_seconds" 'BEGIN {
+      n = split(r, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); f[p[1]] = p[2] }
+      printf "| %d | %s | %.0f | %d | %d | %.1f | %.1f | %.1f |\n", t, s, f["calls_per_s"], f["rows"], f["drops"],
+             f["db_bytes"] / f["rows"], f["max_rss_kb"] / 1024, f["prof_max_rss_kb"] / 1024 }'
+  done
+  echo
+  echo "### Time from the program's exit to prof's outputs complete (db and reports)"
+  echo
+  echo "| events | program s | exit to outputs s | db MiB |"
+  echo "|---:|---:|---:|---:|"
+  for n in "${exit_events[@]}"; do
+    local r
+    r=$(prof_run --mode query --calls "$n")
+    awk -v r="$r" 'BEGIN {
+      n = split(r, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); f[p[1]] = p[2] }
+      printf "| %d | %.2f | %.2f | %.1f |\n", f["rows"], f["wall_ns"] / 1e9, f["exit_to_outputs_ns"] / 1e9,
+             f["db_bytes"] / 1048576 }'
+  done
+}
+
+section_reports() {
+  echo
+  echo "## 4. Reports"
+  if [[ -x "$root/scripts/bench-reports.sh" ]]; then
+    if ((smoke)); then echo; echo "(skipped in --smoke: scripts/bench-reports.sh runs on its own)"
+    else "$root/scripts/bench-reports.sh"; fi
+  else
+    echo; echo "(scripts/bench-reports.sh not present)"
+  fi
+}
+
+# wall_of CONFIG ARGS...: median wall seconds of a whole command (prof: outputs included).
+wall_of() {
+  local values=() config=$1; shift
+  for ((i = 0; i < repeat; i++)); do
+    rm -rf "$work/out"; mkdir -p "$work/out"
+    local t0 t1
+    t0=$(date +%s%N)
+    if [[ $config == plain ]]; then env LD_LIBRARY_PATH="$sim" "$@" >/dev/null
+    else "$prof" --sim -d "$work/out" "$@" >/dev/null; fi
+    t1=$(date +%s%N)
+    values+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')")
+  done
+  printf '%s\n' "${values[@]}" | median
+}
+
+section_programs() {
+  echo
+  echo "## 5. Real-program slowdown (wall time of the whole command, prof's outputs included)"
+  echo
+  echo "| program | plain s | under prof s | slowdown |"
+  echo "|---|---:|---:|---:|"
+  local ms=("$build/test-bin/multistream" "${ms_args[@]}")
+  local loop=("$bench" --mode launch --calls "$kernels" --batch 100)
+  for name in multistream kernels; do
+    local cmd a b
+    if [[ $name == multistream ]]; then cmd=("${ms[@]}"); label="multistream ${ms_args[*]}"
+    else cmd=("${loop[@]}"); label="$kernels small kernels, sync every 100"; fi
+    a=$(wall_of plain "${cmd[@]}")
+    b=$(wall_of prof "${cmd[@]}")
+    awk -v l="$label" -v a="$a" -v b="$b" 'BEGIN { printf "| %s | %.3f | %.3f | %.2fx |\n", l, a, b, b / a }'
+  done
+}
+
+echo "# prof benchmarks: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPU(s), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)," \
+     "uftrace: $( ((have_uftrace)) && uftrace --version | head -1 || echo absent)"
+for s in api launch collector reports programs; do
+  [[ -z "$only" || "$only" == "$s" ]] && "section_$s"
+done
+exit 0
