@@ -8,11 +8,21 @@
 
 namespace prof::interpose {
 
+class ThreadBuffer;
+
+// initial-exec: the preload library is loaded at start-up, so its TLS can live in the static
+// block and every access is one %fs-relative load instead of a __tls_get_addr call.
+extern __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer;
+
 class ThreadBuffer {
  public:
   // The calling thread's buffer, created on first use; nullptr when profiling is off or the
   // buffer could not be created (the call is then passed through unrecorded, and counted).
-  static ThreadBuffer* current() noexcept;
+  // Inline: after the first call this is one TLS load in the hook.
+  static ThreadBuffer* current() noexcept {
+    if (t_buffer) [[likely]] return t_buffer;
+    return create_current();
+  }
   // After fork(): the child starts with no buffers and fresh thread indices.
   static void reset_after_fork() noexcept;
   // Marks every buffer of this process closed (normal exit).
@@ -20,7 +30,10 @@ class ThreadBuffer {
 
   // A slot for one record, or nullptr if the ring stayed full past the configured wait
   // (then the record is dropped and counted in the header).
-  Record* reserve() noexcept;
+  Record* reserve() noexcept {
+    if (write_ - cached_read_ > mask_) [[unlikely]] return reserve_slow();
+    return &records_[write_ & mask_];
+  }
   // Publishes the record obtained from the last reserve(): release pairs with the collector's acquire.
   void commit() noexcept {
     ++write_;
@@ -31,6 +44,8 @@ class ThreadBuffer {
 
  private:
   ThreadBuffer() = default;
+  static ThreadBuffer* create_current() noexcept;
+  Record* reserve_slow() noexcept;
   bool open(uint64_t thread_index) noexcept;
   bool wait_for_space() noexcept;
 
