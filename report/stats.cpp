@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 #include "report/demangle.hpp"
 #include "report/time_format.hpp"
@@ -31,34 +33,47 @@ StatsTable make_stats_table(std::vector<NameStats> rows) {
 
 namespace {
 
-// `durations` selects (key, dur): an integer key and dur NULL for untimed rows; `names` maps a
-// key to its name. Two passes: g finds each key's mean, v sums squared deviations from it. This
-// avoids the cancellation of sum(x^2) - n*mean^2, which loses all precision for long, steady
-// durations. SUM over integers is exact (SQLite raises an error rather than overflow).
-// The name of a kernel whose symbol was never resolved, from its key 'fn<address>'.
-constexpr std::string_view kUnresolvedKernelSql =
-    "printf('unknown kernel at 0x%x', CAST(substr(g.key, 3) AS INTEGER))";
+// One pass over the rows in storage order (no SQL GROUP BY, no sort): each key keeps its count,
+// exact integer sum and sum of squares, so the squared deviation n*sum(x^2) - sum(x)^2 is exact
+// too (128-bit), without the cancellation of a floating-point sum(x^2) - n*mean^2.
+struct Accumulator {
+  int64_t calls = 0, timed = 0, total = 0, low = 0, high = 0;
+  __int128 sum_squares = 0;
+  bool overflow = false;  // durations so long that n*sum(x^2) may not fit: fall back to double
 
-std::string stats_sql(const std::string& durations, const std::string& names) {
-  return "WITH d AS (" + durations +
-         "), g AS (SELECT key, COUNT(*) AS calls, COUNT(dur) AS timed, COALESCE(SUM(dur), 0) AS total,"
-         " COALESCE(MIN(dur), 0) AS low, COALESCE(MAX(dur), 0) AS high, AVG(dur) AS mean FROM d GROUP BY key),"
-         " v AS (SELECT d.key AS key, TOTAL((d.dur - g.mean) * (d.dur - g.mean)) AS sq FROM d"
-         " JOIN g ON g.key = d.key GROUP BY d.key)"
-         " SELECT " + names + ", g.calls, g.timed, g.total, g.low, g.high, v.sq FROM g JOIN v ON v.key = g.key";
-}
-
-NameStats read_row(const Statement& st, std::string name) {
-  NameStats row;
-  row.name = std::move(name);
-  row.calls = st.column_int(1);
-  row.timed_calls = st.column_int(2);
-  row.total_ns = st.column_int(3);
-  row.min_ns = st.column_int(4);
-  row.max_ns = st.column_int(5);
-  row.squared_deviation = st.column_double(6);
-  return row;
-}
+  void add(bool timed_row, int64_t duration) {
+    ++calls;
+    if (!timed_row) return;
+    low = timed == 0 ? duration : std::min(low, duration);
+    high = timed == 0 ? duration : std::max(high, duration);
+    ++timed;
+    total += duration;
+    __int128 square = static_cast<__int128>(duration) * duration;
+    overflow = overflow || duration > (int64_t{1} << 40) || duration < -(int64_t{1} << 40);
+    sum_squares += square;
+  }
+  double squared_deviation() const {
+    if (timed == 0) return 0;
+    if (!overflow) {
+      __int128 n = timed, sum = total;
+      __int128 scaled = n * sum_squares - sum * sum;  // n * squared deviation, exact
+      return static_cast<double>(scaled) / static_cast<double>(timed);
+    }
+    long double mean = static_cast<long double>(total) / timed;
+    return static_cast<double>(static_cast<long double>(sum_squares) - mean * mean * timed);
+  }
+  NameStats stats(std::string name) const {
+    NameStats row;
+    row.name = std::move(name);
+    row.calls = calls;
+    row.timed_calls = timed;
+    row.total_ns = total;
+    row.min_ns = low;
+    row.max_ns = high;
+    row.squared_deviation = std::max(0.0, squared_deviation());
+    return row;
+  }
+};
 
 void merge_into(NameStats& into, const NameStats& row) {
   if (row.timed_calls > 0 && into.timed_calls > 0) {
@@ -103,26 +118,46 @@ StatsTable merge_stats_tables(std::vector<StatsTable> tables) {
 }
 
 StatsTable query_api_stats(Database& db, const RowFilter& filter) {
-  Statement st = db.prepare(
-      stats_sql("SELECT c.api_id AS key, c.end_ns - c.begin_ns AS dur FROM api_calls c WHERE " +
-                    filter.api_condition("c"),
-                "COALESCE((SELECT name FROM api_names WHERE api_id = g.key), 'unknown API ' || g.key)"));
+  std::map<int64_t, Accumulator> by_api;
+  Statement st = db.prepare("SELECT c.api_id, c.end_ns - c.begin_ns FROM api_calls c WHERE " + filter.api_condition("c"));
   filter.bind(st);
+  while (st.step()) by_api[st.column_int(0)].add(true, st.column_int(1));
   std::vector<NameStats> rows;
-  while (st.step()) rows.push_back(read_row(st, std::string(st.column_text(0))));
+  Statement name = db.prepare("SELECT name FROM api_names WHERE api_id = ?1");
+  for (const auto& [api_id, totals] : by_api) {
+    name.bind(1, api_id);
+    std::string text = name.step() ? std::string(name.column_text(0)) : "unknown API " + std::to_string(api_id);
+    name.reset();
+    rows.push_back(totals.stats(std::move(text)));
+  }
   return make_stats_table(merge_same_names(std::move(rows)));
 }
 
 StatsTable query_kernel_stats(Database& db, const RowFilter& filter) {
-  // A kernel whose symbol was never resolved (name_id NULL) is grouped by its function address.
-  Statement st = db.prepare(stats_sql(
-      "SELECT COALESCE(k.name_id, 'fn' || k.function_address) AS key,"
-      " k.device_end_ns - k.device_begin_ns AS dur FROM kernels k WHERE " + filter.activity_condition("k"),
-      "CASE WHEN typeof(g.key) = 'integer' THEN COALESCE((SELECT value FROM strings WHERE string_id = g.key),"
-      " 'unknown kernel ' || g.key) ELSE " + std::string(kUnresolvedKernelSql) + " END"));
+  // Keyed by name_id; a kernel whose symbol was never resolved (name_id NULL) by its function
+  // address. Durations are NULL when the device times are missing: counted, not timed.
+  std::map<int64_t, Accumulator> by_name, by_address;
+  Statement st = db.prepare(
+      "SELECT k.name_id, k.function_address, k.device_end_ns - k.device_begin_ns FROM kernels k WHERE " +
+      filter.activity_condition("k"));
   filter.bind(st);
+  while (st.step()) {
+    Accumulator& totals = st.column_is_null(0) ? by_address[st.column_int(1)] : by_name[st.column_int(0)];
+    totals.add(!st.column_is_null(2), st.column_int(2));
+  }
   std::vector<NameStats> rows;
-  while (st.step()) rows.push_back(read_row(st, demangle(st.column_text(0))));
+  Statement name = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
+  for (const auto& [name_id, totals] : by_name) {
+    name.bind(1, name_id);
+    std::string text = name.step() ? demangle(name.column_text(0)) : "unknown kernel " + std::to_string(name_id);
+    name.reset();
+    rows.push_back(totals.stats(std::move(text)));
+  }
+  for (const auto& [address, totals] : by_address) {
+    char text[64];
+    std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(address));
+    rows.push_back(totals.stats(text));
+  }
   return make_stats_table(merge_same_names(std::move(rows)));
 }
 
