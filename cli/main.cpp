@@ -170,7 +170,7 @@ int run(const Options& o) {
       std::fprintf(stderr, "prof: %s\n", e.what());
     }
   }
-  if (dbs.empty()) std::fprintf(stderr, "prof: %s made no HIP calls; nothing recorded\n", o.program[0].c_str());
+  if (dbs.empty() && collector.errors().empty()) std::fprintf(stderr, "prof: %s made no HIP calls; nothing recorded\n", o.program[0].c_str());
   return result.exit_status;
 }
 

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -55,16 +56,31 @@ std::vector<std::string> Collector::errors() const {
 
 Collector::Process* Collector::process(int pid) {
   Process& proc = processes_[pid];
-  if (proc.writer || proc.failed) return proc.failed ? nullptr : &proc;
-  std::string path = options_.output_dir + "/hip-prof-" + std::to_string(pid) + ".db";
+  if (proc.writer || proc.failed) return &proc;
+  proc.db_path = options_.output_dir + "/hip-prof-" + std::to_string(pid) + ".db";
   try {
-    proc.writer = std::make_unique<DbWriter>(path, pid, options_.prof_version);
+    proc.writer = std::make_unique<DbWriter>(proc.db_path, pid, options_.prof_version);
   } catch (const std::exception& e) {
     proc.failed = true;
     errors_.push_back(e.what());
-    return nullptr;
   }
   return &proc;
+}
+
+void Collector::fail_process(Process& proc, const std::exception& e) {
+  errors_.push_back(e.what());
+  proc.writer->abandon();
+  proc.writer.reset();
+  proc.failed = true;
+  // A commit that failed half-way (disk full) can leave a hot journal even after the rollback;
+  // the next connection replays it, so the file is a plain valid database for any reader.
+  try {
+    Database replay(proc.db_path, Database::Mode::kReadWrite);
+    replay.table_exists("meta");
+  } catch (const DbError&) {
+  }
+  proc.records_not_written += proc.batch_records;
+  proc.batch_records = 0;
 }
 
 void Collector::load_info(int pid, uint64_t image, Process& proc) {
@@ -89,15 +105,20 @@ void Collector::scan() {
     auto source = std::make_unique<Source>();
     if (!source->reader.open(options_.run_dir + "/" + name)) continue;  // header not complete yet
     Process* proc = process(pid);
-    if (!proc) continue;
     source->pid = pid;
     source->image = image;
     auto [it, inserted] = proc->image_ordinals.emplace(image, proc->image_ordinals.size());
     source->correlation_base = it->second << 56;
     const BufferHeader& h = source->reader.header();
-    proc->writer->begin_batch();
-    proc->writer->add_thread(h.tid, h.thread_index, h.created_ns);
-    load_info(pid, image, *proc);
+    if (proc->writer) {
+      try {
+        proc->writer->begin_batch();
+        proc->writer->add_thread(h.tid, h.thread_index, h.created_ns);
+        load_info(pid, image, *proc);
+      } catch (const std::exception& e) {
+        fail_process(*proc, e);
+      }
+    }
     sources_.emplace(name, std::move(source));
   }
   closedir(dir);
@@ -107,6 +128,8 @@ void Collector::drain(Source& source, Process& proc) {
   BufferReader& reader = source.reader;
   const uint64_t end = reader.end();
   uint64_t i = reader.begin();
+  proc.batch_records += end - i;
+  source.drained_to = end;  // counted: if this batch fails, these records are released as lost
   DbWriter& db = *proc.writer;
   const uint32_t tid = reader.header().tid;
   while (i < end) {
@@ -166,23 +189,26 @@ void Collector::drain_once() {
     if (proc.writer) proc.writer->begin_batch();
   for (auto& [name, source] : sources_) {
     Process& proc = processes_[source->pid];
-    if (!proc.writer) continue;
+    if (!proc.writer) {
+      BufferReader& reader = source->reader;
+      proc.records_not_written += reader.end() - reader.begin();
+      reader.release(reader.end());
+      continue;
+    }
     try {
       drain(*source, proc);
     } catch (const std::exception& e) {
-      errors_.push_back(e.what());
-      proc.writer.reset();
-      proc.failed = true;
+      fail_process(proc, e);
+      source->reader.release(source->drained_to);
     }
   }
   for (auto& [pid, proc] : processes_) {
     if (!proc.writer) continue;
     try {
       proc.writer->end_batch();
+      proc.batch_records = 0;
     } catch (const std::exception& e) {
-      errors_.push_back(e.what());
-      proc.writer.reset();
-      proc.failed = true;
+      fail_process(proc, e);
     }
   }
 }
@@ -195,18 +221,32 @@ std::vector<CollectedProcess> Collector::finish() {
   std::vector<CollectedProcess> done;
   const uint64_t end_ns = now_ns();
   for (auto& [pid, proc] : processes_) {
-    if (!proc.writer) continue;
     DropCounts drops;
     for (auto& [name, source] : sources_) {
       if (source->pid != pid) continue;
       drops.records += source->reader.header().dropped.load();
       drops.device_timings += source->reader.header().timing_dropped.load();
+      drops.full_waits += source->reader.header().full_waits.load();
     }
-    try {
-      proc.writer->finalize(proc.maps_path, drops, end_ns);
-      done.push_back({pid, proc.writer->path()});
-    } catch (const std::exception& e) {
-      errors_.push_back(e.what());
+    // Drops are also in the database and its summary; said here too, in case neither was written.
+    if (drops.records || drops.device_timings)
+      errors_.push_back("process " + std::to_string(pid) + ": " + std::to_string(drops.records) +
+                        " records dropped (ring full, PROF_BUFFER_WAIT_MS passed), " +
+                        std::to_string(drops.device_timings) + " device timings dropped");
+    if (proc.writer) {
+      try {
+        proc.writer->finalize(proc.maps_path, drops, end_ns);
+        done.push_back({pid, proc.writer->path()});
+      } catch (const std::exception& e) {
+        fail_process(proc, e);
+      }
+    }
+    if (proc.failed) {
+      struct stat st;
+      const bool kept = stat(proc.db_path.c_str(), &st) == 0;
+      errors_.push_back(proc.db_path + ": " + std::to_string(proc.records_not_written) + " records of process " +
+                        std::to_string(pid) + " not written" +
+                        (kept ? "; the database holds what was committed before the failure" : ""));
     }
     proc.writer.reset();
   }

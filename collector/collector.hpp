@@ -45,13 +45,19 @@ class Collector {
     uint64_t correlation_base = 0;
     LaunchRecord pending_launch{};
     bool has_pending_launch = false;
+    uint64_t drained_to = 0;  // the reader's end when the last drain began
   };
   struct Process {
     std::unique_ptr<DbWriter> writer;
     std::map<uint64_t, uint64_t> image_ordinals;  // image token -> ordinal (exec keeps the pid)
     std::string maps_path;
+    std::string db_path;
     bool info_loaded = false;
     bool failed = false;
+    // Once its database fails, a process's records are still consumed (a producer must never
+    // wait on a reader that stopped reading) and counted here.
+    uint64_t records_not_written = 0;
+    uint64_t batch_records = 0;  // consumed into the open transaction: lost if it fails
   };
 
   void drain_once();
@@ -59,6 +65,7 @@ class Collector {
   Process* process(int pid);
   void drain(Source& source, Process& proc);
   void load_info(int pid, uint64_t image, Process& proc);
+  void fail_process(Process& proc, const std::exception& e);
 
   CollectorOptions options_;
   std::map<std::string, std::unique_ptr<Source>> sources_;  // by file name

@@ -11,19 +11,25 @@
 namespace prof::collector {
 namespace {
 
+// A path prof must not touch: thrown before anything is created, so nothing is cleaned up.
+class RefusedPath : public DbError {
+ public:
+  using DbError::DbError;
+};
+
 // Replacing a file is only allowed when prof wrote it: never follow a symlink, never clobber
 // somebody else's data.
 void prepare_path(const std::string& path) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) return;
-  if (!S_ISREG(st.st_mode)) throw DbError(path + ": exists and is not a regular file; not overwriting it");
+  if (!S_ISREG(st.st_mode)) throw RefusedPath(path + ": exists and is not a regular file; not overwriting it");
   bool ours = false;
   try {
     Database old(path, Database::Mode::kReadOnly);
     ours = old.table_exists("meta") && old.table_exists("api_calls");
   } catch (const DbError&) {
   }
-  if (!ours) throw DbError(path + ": exists and is not a prof database; not overwriting it");
+  if (!ours) throw RefusedPath(path + ": exists and is not a prof database; not overwriting it");
   unlink(path.c_str());
   unlink((path + "-wal").c_str());
   unlink((path + "-shm").c_str());
@@ -37,9 +43,13 @@ const std::string& prepared(const std::string& path) {
 
 }  // namespace
 
-DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_version)
+// Rollback journal, not WAL: the database file itself always holds the last committed batch, so a
+// failed commit (disk full) leaves a valid database of everything before it, with no -wal file
+// that a full disk could not checkpoint. synchronous=OFF: the file protects against prof's own
+// failures, not against the machine losing power mid-run.
+DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_version) try
     : db_(prepared(path), Database::Mode::kCreate),
-      insert_api_((db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"), db_.exec(schema::kCreateSql),
+      insert_api_((db_.exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;"), db_.exec(schema::kCreateSql),
                    db_.exec(schema::kCopyDirectionsSql), db_),
                   "INSERT INTO api_calls (correlation_id, api_id, thread_id, begin_ns, end_ns, result, stream_index,"
                   " device, bytes, aux) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
@@ -70,6 +80,20 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
   insert_stream_.bind(1, int64_t{0}).bind(2, int64_t{0}).bind(3, int64_t{-1}).run();  // default stream, every device
   streams_[0] = {0, true};
   db_.exec("COMMIT");
+} catch (const RefusedPath&) {
+  throw;
+} catch (const DbError&) {
+  // A database that could not even be created (disk full, no permission) is not left behind
+  // half-made; prepared() has already refused to touch a file prof did not write.
+  unlink(path.c_str());
+  unlink((path + "-journal").c_str());
+  throw;
+}
+
+void DbWriter::abandon() noexcept {
+  // Whatever the failed batch wrote is undone; the file keeps every earlier batch.
+  if (in_batch_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+  in_batch_ = false;
 }
 
 void DbWriter::set_meta(const std::string& key, const std::string& value) {
@@ -238,13 +262,13 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
   add_drop("ring_full_records", drops.records);
   add_drop("device_timing_queue_full", drops.device_timings);
   add_drop("device_timing_without_call", drops.unmatched_timings + early_timings_.size());
+  set_meta("ring_full_waits", std::to_string(drops.full_waits));
   if (first_ns_ != UINT64_MAX) {
     Statement start(db_, "SELECT value FROM meta WHERE key = 'start_ns'");
     if (!start.step()) set_meta("start_ns", std::to_string(first_ns_));
   }
   set_meta("end_ns", std::to_string(end_ns));
   end_batch();
-  db_.exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
 }
 
 }  // namespace prof::collector

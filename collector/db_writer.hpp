@@ -19,6 +19,7 @@ struct DropCounts {
   uint64_t records = 0;         // ring full with no reader progress
   uint64_t device_timings = 0;  // the hook could not queue a timing request
   uint64_t unmatched_timings = 0;
+  uint64_t full_waits = 0;  // not drops: times a producer waited for the collector (back-pressure)
 };
 
 class DbWriter {
@@ -30,6 +31,8 @@ class DbWriter {
   void set_process_info(const ProcessInfo& info);
   void begin_batch();
   void end_batch();
+  // After a failed batch: rolls it back, so the file holds exactly the batches committed before.
+  void abandon() noexcept;
 
   void add_thread(uint32_t tid, uint64_t thread_index, uint64_t created_ns);
   // `correlation_base` separates program images that shared this pid (exec).
