@@ -106,13 +106,19 @@ bool ThreadBuffer::open(uint64_t thread_index) noexcept {
 bool ThreadBuffer::wait_for_space() noexcept {
   // The ring is full: the collector is behind. Waiting (never dropping silently) keeps every
   // record; only a reader that makes no progress for full_wait_ms costs records, and those are counted.
+  // A reader that has not moved since the last wait ran out (prof gone, its database failed
+  // hard) is not waited for again: one wait per stall, not one per call.
+  if (cached_read_ == stalled_read_) return false;
   header_->full_waits.fetch_add(1, std::memory_order_relaxed);
   const uint64_t deadline = now_ns() + g_config.full_wait_ms * 1000000ull;
   const timespec pause{0, 50000};
   for (;;) {
     cached_read_ = header_->read_index.load(std::memory_order_acquire);
     if (write_ - cached_read_ <= mask_) return true;
-    if (now_ns() > deadline) return false;
+    if (now_ns() > deadline) {
+      stalled_read_ = cached_read_;
+      return false;
+    }
     nanosleep(&pause, nullptr);
   }
 }

@@ -54,6 +54,7 @@ class ThreadBuffer {
   uint64_t mask_ = 0;
   uint64_t write_ = 0;
   uint64_t cached_read_ = 0;
+  uint64_t stalled_read_ = UINT64_MAX;  // reader index when a wait last ran out
   uint64_t correlation_base_ = 0;
   uint64_t local_count_ = 0;
   ThreadBuffer* next_ = nullptr;  // list of all buffers of the process, for close_all()
