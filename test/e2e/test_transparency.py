@@ -1,0 +1,84 @@
+"""e2e transparency: the same program with and without prof prints the same return values and
+last errors, exits the same way, and its device work overlaps the same way (simulated truth).
+The runtime calling itself (hipMemcpyPeer -> hipMemcpy) is recorded once.
+
+    python3 test/e2e/test_transparency.py --prof build/bin/prof --bin-dir build/test-bin
+"""
+import os
+import tempfile
+import unittest
+
+import e2e_common as e2e
+
+
+def program_stdout(stdout):
+    """The sample's own lines: prof's summary follows its END line."""
+    lines = stdout.splitlines()
+    return lines[:lines.index("END") + 1] if "END" in lines else lines
+
+
+def program_stderr(stderr):
+    return [line for line in stderr.splitlines() if not line.startswith("prof: ")]
+
+
+def long_kernels(truth):
+    return sorted((op for op in truth if op["kind"] == "kernel" and op["grid"] == [2048, 1, 1]),
+                  key=lambda op: op["begin_ns"])
+
+
+class TransparencyTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="prof-e2e-transparency-")
+        tmp = cls.tmp.name
+        cls.app = e2e.sample("transparency")
+        if not os.access(cls.app, os.X_OK):
+            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.truth_plain = os.path.join(tmp, "plain.truth.jsonl")
+        cls.truth_profiled = os.path.join(tmp, "profiled.truth.jsonl")
+        cls.plain = e2e.run_on_sim([cls.app], cwd=tmp, env={"PROF_SIM_TRUTH": cls.truth_plain})
+        cls.profiled = e2e.run_prof(["--sim", "-d", tmp, cls.app], cwd=tmp, env={"PROF_SIM_TRUTH": cls.truth_profiled})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_same_output_and_status(self):
+        self.assertEqual(self.plain.returncode, 3, e2e.describe(self.plain))
+        self.assertEqual(self.profiled.returncode, self.plain.returncode, e2e.describe(self.profiled))
+        self.assertIn("END", self.plain.stdout.splitlines())
+        self.assertEqual(program_stdout(self.profiled.stdout), program_stdout(self.plain.stdout),
+                         "every return value and last error the same with prof")
+        self.assertEqual(program_stderr(self.profiled.stderr), program_stderr(self.plain.stderr))
+        # The sequence does include failures, or the comparison would prove little.
+        self.assertIn("(hipErrorInvalidHandle)", self.plain.stdout)
+        self.assertIn("peek 400, get 400, peek again 0", self.plain.stdout)
+
+    def test_no_added_synchronization(self):
+        for path in (self.truth_plain, self.truth_profiled):
+            kernels = long_kernels(e2e.read_truth(path))
+            self.assertEqual(len(kernels), 2, f"{path}: two long kernels")
+            first, second = kernels
+            self.assertNotEqual(first["stream"], second["stream"])
+            self.assertLess(second["begin_ns"], first["end_ns"],
+                            f"{os.path.basename(path)}: the kernels of two streams no longer overlap")
+            for kernel in kernels:
+                self.assertEqual(kernel["end_ns"] - kernel["begin_ns"], 5000 + 2048 * 1024 // 4)
+
+    def test_nested_runtime_call_recorded_once(self):
+        dbs = e2e.find_dbs(self.tmp.name)
+        self.assertEqual(len(dbs), 1, e2e.describe(self.profiled))
+        db = e2e.open_db(dbs[0])
+        try:
+            per_api = dict(db.execute("SELECT n.name, COUNT(*) FROM api_calls a JOIN api_names n USING (api_id) "
+                                      "GROUP BY n.name").fetchall())
+        finally:
+            db.close()
+        self.assertEqual(per_api.get("hipMemcpyPeer"), 3)
+        self.assertNotIn("hipMemcpy", per_api, "the runtime's own hipMemcpy inside hipMemcpyPeer is not a call")
+        # And the runtime did make them: without the guard this sample would show 3 hipMemcpy.
+        self.assertEqual(per_api.get("hipGetLastError"), self.plain.stdout.count("last error after"))
+
+
+if __name__ == "__main__":
+    e2e.main()
