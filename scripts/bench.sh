@@ -135,19 +135,27 @@ section_launch() {
   done
 }
 
+# Python's standard library instead of the sqlite3 and GNU time programs: python3 is a build dependency.
+sql() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$@"; }
+cat >"$work/rss.py" <<'PY'
+import resource, subprocess, sys
+status = subprocess.run(sys.argv[2:]).returncode
+open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(status)
+PY
+
 # prof_run LABEL ARGS...: one profiled run; prints program fields, drops, db bytes, prof's tail time.
 prof_run() {
   rm -rf "$work/out"; mkdir -p "$work/out"
   local line done_ns rss
-  line=$(/usr/bin/time -f "prof_max_rss_kb=%M" -o "$work/time.txt" "$prof" --sim -d "$work/out" "$bench" "$@" \
-           | grep '^ns_per_call=')
+  line=$(python3 "$work/rss.py" "$work/rss.txt" "$prof" --sim -d "$work/out" "$bench" "$@" | grep '^ns_per_call=')
   done_ns=$(date +%s%N)
-  rss=$(field prof_max_rss_kb < "$work/time.txt")
+  rss=$(cat "$work/rss.txt")
   local db
   db=$(ls "$work/out"/*.db)
   local rows drops
-  rows=$(sqlite3 "$db" "SELECT count(*) FROM api_calls")
-  drops=$(sqlite3 "$db" "SELECT coalesce(sum(count), 0) FROM drops")
+  rows=$(sql "$db" "SELECT count(*) FROM api_calls")
+  drops=$(sql "$db" "SELECT coalesce(sum(count), 0) FROM drops")
   echo "$line rows=$rows drops=$drops db_bytes=$(stat -c %s "$db") prof_max_rss_kb=$rss" \
        "exit_to_outputs_ns=$((done_ns - $(field exit_realtime_ns <<<"$line")))"
 }
@@ -156,7 +164,7 @@ section_collector() {
   echo
   echo "## 3. Collector: sustained rate with the default ring (hipStreamQuery at full speed)"
   echo
-  echo "| threads | seconds | events/s | events | dropped | bytes/event in db | app max RSS MiB | prof max RSS MiB |"
+  echo "| threads | seconds | events/s | events | dropped | bytes/event in db | program max RSS MiB | max RSS of prof or program MiB |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
   for t in 1 2 8; do
     local r
