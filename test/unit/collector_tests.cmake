@@ -1,0 +1,12 @@
+# Tests of the collector, and of the collector with the preload library's producer side: its
+# sources are compiled in (the preload library itself exports only hooks).
+prof_add_catch_test(collector_unit_test unit
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_db_writer_test.cpp
+  LIBS prof::collector prof::sqlite)
+
+prof_add_catch_test(collector_ring_test integration
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_ring_test.cpp
+          ${CMAKE_SOURCE_DIR}/interpose/thread_buffer.cpp ${CMAKE_SOURCE_DIR}/interpose/lifecycle.cpp
+          ${CMAKE_SOURCE_DIR}/interpose/device_timing.cpp ${CMAKE_SOURCE_DIR}/interpose/process_files.cpp
+          ${CMAKE_SOURCE_DIR}/interpose/real_functions.cpp
+  LIBS prof::collector prof::sqlite Threads::Threads ${CMAKE_DL_LIBS})
