@@ -50,7 +50,10 @@ typedef struct ihipModuleSymbol_t* hipFunction_t;
 typedef struct ihipModule_t* hipModule_t;
 typedef struct hipGraphExec* hipGraphExec_t;
 
-typedef enum hipMemcpyKind {
+// A fixed underlying type (the C enum's int, so the ABI is the same): a program may pass any int
+// (a bad kind must reach the runtime and fail there), and reading one outside 0..7 from an enum
+// without a fixed type is undefined behaviour in C++ (UBSan -fsanitize=enum flags it in the hook).
+typedef enum hipMemcpyKind : int {
   hipMemcpyHostToHost = 0,
   hipMemcpyHostToDevice = 1,
   hipMemcpyDeviceToHost = 2,
@@ -111,6 +114,7 @@ typedef struct hipDeviceProp_t {
 
 }  // extern "C"
 
+static_assert(sizeof(hipMemcpyKind) == sizeof(int));
 static_assert(sizeof(dim3) == 12);
 static_assert(sizeof(hipDeviceProp_t) == 792);
 static_assert(offsetof(hipDeviceProp_t, arch) == 356);
