@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -91,7 +92,9 @@ void list_run_files() {
   }
 }
 
-volatile int* g_null = nullptr;
+// Not null: a store through null is caught by UBSan before it faults; this address faults the
+// same way in every build.
+volatile uintptr_t g_bad_address = 64;
 
 }  // namespace
 
@@ -134,7 +137,7 @@ int main(int argc, char** argv) {
   }
 
   if (mode == "exit5") _exit(5);
-  if (mode == "segv" || mode == "segv_handler") *g_null = 1;
+  if (mode == "segv" || mode == "segv_handler") *reinterpret_cast<volatile int*>(g_bad_address) = 1;
   if (mode == "abort") std::abort();
   if (mode == "sigterm" || mode == "sigterm_handler") raise(SIGTERM);
   if (mode == "exception") throw std::runtime_error("fault: uncaught on purpose");
