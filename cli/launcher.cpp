@@ -21,10 +21,13 @@ std::atomic<pid_t> g_child{-1};
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 // A signal sent to prof by a process (kill, a job scheduler) is passed on to the program. One
-// the terminal sent to the whole foreground group already reached the program: not again.
+// the terminal sent to the whole foreground group already reached the program: not again, unless
+// the program has left prof's process group (setsid, setpgid) and so did not get it.
 void forward_signal(int sig, siginfo_t* info, void*) {
+  const int saved_errno = errno;
   pid_t child = g_child.load();
-  if (child > 0 && info && info->si_code != SI_KERNEL) kill(child, sig);
+  if (child > 0 && info && (info->si_code != SI_KERNEL || getpgid(child) != getpgrp())) kill(child, sig);
+  errno = saved_errno;
 }
 
 bool is_executable_file(const std::string& path, int& error_code) {

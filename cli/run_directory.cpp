@@ -23,7 +23,10 @@ RunDirectory::RunDirectory() {
     std::vector<char> buf(templ.begin(), templ.end());
     buf.push_back('\0');
     if (mkdtemp(buf.data())) {  // mode 0700
-      path_ = buf.data();
+      // Absolute: the program may change directory before its first call opens a buffer.
+      char* absolute = realpath(buf.data(), nullptr);
+      path_ = absolute ? absolute : buf.data();
+      free(absolute);
       return;
     }
     last_error = base + ": " + strerror(errno);
