@@ -1,6 +1,5 @@
 #include "collector/symbol_resolver.hpp"
 
-#include <cxxabi.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -10,18 +9,6 @@
 #include <cstdlib>
 
 namespace prof::collector {
-
-std::string demangle(const std::string& name) {
-  int status = 0;
-  char* out = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || !out) {
-    std::free(out);
-    return name;
-  }
-  std::string result(out);
-  std::free(out);
-  return result;
-}
 
 SymbolResolver::ElfFile& SymbolResolver::file(const std::string& path) {
   ElfFile& f = files_[path];

@@ -10,11 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "collector/demangle.hpp"
 #include "collector/process_info.hpp"
 
 namespace prof::collector {
-
-std::string demangle(const std::string& name);
 
 class SymbolResolver {
  public:

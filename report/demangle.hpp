@@ -7,11 +7,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "collector/demangle.hpp"
+
 namespace prof::report {
 
-// The demangled form of an Itanium C++ ABI symbol ("_Z..."), or `name` unchanged when it is not
-// one or does not demangle.
-std::string demangle(std::string_view name);
+using prof::demangle;  // collector/demangle.hpp: one definition for the collector and the report
 
 // string_id -> readable kernel name, filled on first use: memory grows with distinct names only.
 class KernelNameCache {
