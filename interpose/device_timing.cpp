@@ -62,7 +62,6 @@ struct Anchor {
   hipStream_t stream = nullptr;
   uint64_t host_ns = 0;
   uint32_t epoch = 0;
-  bool owned_by_pool = false;
   bool moved = false;  // the harvester re-anchored to an op's end event, which it now owns
 };
 
@@ -243,8 +242,7 @@ class Harvester {
       // Start from the calibration the application thread published before its first timed call.
       const Anchor* published = g_calibrations[e.device].load(std::memory_order_acquire);
       if (!published || published->epoch != e.epoch) return false;
-      a = *published;
-      a.owned_by_pool = true;  // the calibration keeps its event; ours is a copy to move forward
+      a = *published;  // a copy: the calibration keeps owning its event (moved == false)
     }
     float ms = 0;
     if (real<ApiId::hipEventElapsedTime>()(&ms, a.event, e.event) != hipSuccess) return false;
