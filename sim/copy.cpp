@@ -48,19 +48,15 @@ bool direction_of(hipMemcpyKind kind, const CopyShape& shape, bool peer, CopyDir
   return false;
 }
 
-// Queues the op and, when `sync`, waits for it.
+// Queues the op or, when `sync`, runs it on this thread in its place on the stream.
 void enqueue(Stream* stream, Op&& op, uint64_t duration_ns, bool sync) {
-  uint64_t seq = 0;
-  uint64_t end = 0;
   Op here;
   {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
-    end = submit_locked(stream, std::move(op), duration_ns, 0, sync ? &here : nullptr);
-    seq = stream->submitted.load(std::memory_order_relaxed);
+    submit_locked(stream, std::move(op), duration_ns, 0, sync ? &here : nullptr);
   }
-  if (here.stream_seq != 0) run_inline(stream, here);
-  else if (sync) wait_completed(stream, seq, end);
+  if (sync) run_inline(stream, here);
 }
 
 hipError_t copy(const CopyShape& shape, hipMemcpyKind kind, hipStream_t handle, bool sync) {

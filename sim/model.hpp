@@ -20,6 +20,9 @@ inline constexpr uint64_t kMemsetBytesPerNs = 800;        // memset: 800 GB/s
 inline constexpr uint64_t kSpinWindowNs = 150000;
 // A blocking API spins this long past the expected completion before it falls back to a condvar.
 inline constexpr uint64_t kWaiterSpinSlackNs = 200000;
+// A blocking copy/memset whose calling thread finishes more than this after the modelled end
+// ends when it finished (see settle_blocking_end in scheduler.cpp).
+inline constexpr uint64_t kBlockingSettleSlackNs = 100;
 // An idle stream's worker checks for new work at most this far apart (it is not woken by submits).
 inline constexpr long kWorkerMaxPollUs = 1000;
 

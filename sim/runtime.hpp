@@ -37,6 +37,7 @@ struct Op {
   uint64_t op_seq = 0;      // n-th kernel/copy/memset on the stream, from 1 (0 for markers)
   uint64_t begin_ns = 0;    // modelled
   uint64_t end_ns = 0;      // modelled
+  uint64_t dependents_seen = 0;  // stream->dependents at submission
   std::vector<Dependency> deps;
   // copies (a plain copy is one row: height 1) and memsets
   void* dst = nullptr;
@@ -64,6 +65,7 @@ struct Stream {
   // Guarded by the scheduling lock.
   uint64_t tail_end_ns = 0;  // modelled end of the last op (or of the last waited event)
   uint64_t ops = 0;          // kernels/copies/memsets submitted
+  uint64_t dependents = 0;   // times another stream's op took its begin from this stream's tail
   std::vector<Dependency> pending_deps;  // from hipStreamWaitEvent, attached to the next op
   std::atomic<bool> alive{true};  // written under the scheduling lock
   bool worker_started = false;
@@ -125,12 +127,12 @@ Event* resolve_event(hipEvent_t handle) noexcept;
 // Caller holds the scheduling lock. Fills seq/time fields and dependencies and queues the op;
 // returns its modelled end (for markers: its device time). `submit_ns` 0 means now; a caller that
 // queues several ops as one (a launch with its start/stop events) passes one submit time for all.
-// When `run_here` is given and the stream is idle with no dependencies, the op is not queued but
-// moved to *run_here (stream_seq != 0) for the caller to execute with run_inline() after
-// releasing the lock: a blocking call then returns right at the op's modelled end.
+// When `run_here` is given (a blocking copy or memset), the op is not queued but moved to
+// *run_here for the caller to execute with run_inline() after releasing the lock: the blocking
+// call then returns right at the op's end.
 uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns = 0,
                        Op* run_here = nullptr);
-void run_inline(Stream* stream, const Op& op) noexcept;
+void run_inline(Stream* stream, Op& op) noexcept;
 void start_worker(Stream* stream);
 // Caller holds the scheduling lock. Adds a dependency (time and completion) for later work.
 void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns);
@@ -155,5 +157,12 @@ const char* function_name(uint64_t function) noexcept;
 
 // Appends the op's line to the truth file when PROF_SIM_TRUTH is set.
 void write_truth(const Stream& stream, const Op& op) noexcept;
+// Keeps the op's line in memory (no formatting, no syscall) for flush_deferred_truth: a blocking
+// call's line is known only when its bytes have arrived, and writing it then would delay the
+// return that ends the call. With `end_now` the op's end is read from the clock as the last step.
+void defer_truth(const Stream& stream, Op& op, bool end_now = false) noexcept;
+// Writes the deferred lines. Called by every stream worker between ops, by the synchronize calls
+// and at exit.
+void flush_deferred_truth() noexcept;
 
 }  // namespace prof::sim

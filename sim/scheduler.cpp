@@ -16,6 +16,8 @@
 namespace prof::sim {
 namespace {
 
+bool settle_blocking_end(Stream* stream, Op& op) noexcept;
+
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -84,6 +86,7 @@ void worker_main(Stream* stream) noexcept {
   sched_param batch{};
   sched_setscheduler(0, SCHED_BATCH, &batch);
   for (;;) {
+    flush_deferred_truth();
     Op op;
     {
       std::unique_lock<std::mutex> guard(stream->queue_mutex);
@@ -94,6 +97,11 @@ void worker_main(Stream* stream) noexcept {
       auto poll = std::chrono::microseconds(50);
       while (stream->queue.empty()) {
         stream->queue_cv.wait_for(guard, poll);
+        if (stream->queue.empty()) {
+          guard.unlock();
+          flush_deferred_truth();
+          guard.lock();
+        }
         poll = std::min(poll * 2, std::chrono::microseconds(kWorkerMaxPollUs));
       }
       op = std::move(stream->queue.front());
@@ -119,7 +127,28 @@ void add_dependency(uint64_t& begin, std::vector<Dependency>& deps, Stream* on) 
   const uint64_t seq = on->submitted.load(std::memory_order_relaxed);
   if (seq == 0) return;
   begin = std::max(begin, on->tail_end_ns);
+  ++on->dependents;
   if (on->completed.load(std::memory_order_acquire) < seq) deps.push_back({on, seq});
+}
+
+// A blocking copy or memset ends when its calling thread, which moves the bytes, is done: if the
+// real memmove was slower than the modelled bandwidth (first-touch page faults, a big copy) or
+// the thread was descheduled, that is later than modelled, and the caller cannot have seen it
+// done earlier. Its end then moves to now, unless later work has already been timed after it (an
+// op or marker submitted behind it, or another stream's op that took its begin from this
+// stream's tail): then the model keeps its times and the call returns late.
+// Returns whether the end moved; its truth line is then deferred already.
+bool settle_blocking_end(Stream* stream, Op& op) noexcept {
+  if (now_ns() <= op.end_ns + kBlockingSettleSlackNs) return false;
+  std::lock_guard<std::mutex> guard(runtime().lock);
+  if (stream->submitted.load(std::memory_order_relaxed) != op.stream_seq ||
+      stream->dependents != op.dependents_seen || stream->tail_end_ns != op.end_ns) {
+    return false;
+  }
+  (void)stream->waiters.load(std::memory_order_relaxed);  // the completion's cache line, now
+  defer_truth(*stream, op, /*end_now=*/true);
+  stream->tail_end_ns = op.end_ns;
+  return true;
 }
 
 }  // namespace
@@ -161,6 +190,7 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
   op.end_ns = begin + duration_ns;
   op.stream_seq = stream->submitted.load(std::memory_order_relaxed) + 1;
   op.op_seq = op.kind == OpKind::kMarker ? 0 : ++stream->ops;
+  op.dependents_seen = stream->dependents;
   stream->tail_end_ns = op.end_ns;
   const uint64_t end = op.end_ns;
   // An idle stream reaches a marker at once, as a device would: no worker round trip.
@@ -171,8 +201,8 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
     complete(stream, op.stream_seq);
     return end;
   }
-  // A blocking call on an idle stream runs its op on the calling thread (see run_inline).
-  if (idle && run_here != nullptr) {
+  // A blocking call runs its op on the calling thread (see run_inline).
+  if (run_here != nullptr) {
     stream->submitted.store(op.stream_seq, std::memory_order_release);
     *run_here = std::move(op);
     return end;
@@ -187,14 +217,19 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
   return end;
 }
 
-void run_inline(Stream* stream, const Op& op) noexcept {
-  // The truth line (modelled times are known at submission) is written first, inside the op's
-  // modelled duration, so the blocking call can return right at the modelled end.
-  if (op.kind != OpKind::kMarker) write_truth(*stream, op);
+// The calling thread of a blocking copy or memset executes it, after the ops before it on the
+// stream and its dependencies: the caller then learns that its bytes arrived without a
+// cross-thread wake-up (5-35 us on a busy host), and the call returns at the op's end.
+void run_inline(Stream* stream, Op& op) noexcept {
+  if (op.stream_seq > 1) wait_completed(stream, op.stream_seq - 1, op.begin_ns);
+  for (const Dependency& dep : op.deps) wait_completed(dep.stream, dep.seq, op.begin_ns);
   wait_until(op.begin_ns);
   execute(op);
   wait_until(op.end_ns);
+  const bool settled = settle_blocking_end(stream, op);
   complete(stream, op.stream_seq);
+  // Deferred: formatting and writing the line here would delay the return that ends the call.
+  if (!settled) defer_truth(*stream, op);
 }
 
 void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns) {
@@ -237,6 +272,7 @@ void synchronize_device(int device) noexcept {
     }
   }
   for (const Pending& p : pending) wait_completed(p.stream, p.seq, p.end_ns);
+  flush_deferred_truth();  // after a synchronize, the truth file has every completed op
 }
 
 void destroy_stream(Stream* stream) noexcept {

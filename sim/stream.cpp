@@ -90,6 +90,7 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
     end = s->tail_end_ns;
   }
   wait_completed(s, seq, end);
+  flush_deferred_truth();  // after a synchronize, the truth file has every completed op
   return finish(hipSuccess);
 }
 

@@ -1,28 +1,46 @@
 // The ground-truth file (PROF_SIM_TRUTH): one JSON line per completed kernel, copy or memset,
-// written by the worker at completion with a single write(2) on an O_APPEND descriptor, so lines
-// from several processes do not interleave and a line survives the process being killed later.
+// written with a single write(2) on an O_APPEND descriptor, so lines from several processes do
+// not interleave and a line survives the process being killed later. Async ops are written by
+// their worker at completion; blocking copies and memsets are deferred (defer_truth) and written
+// shortly after their call returned, by a worker, a synchronize call or at exit.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "collector/clock.hpp"
 #include "sim/runtime.hpp"
 
 namespace prof::sim {
 namespace {
 
+struct Deferred {
+  int device;
+  uint64_t stream_handle;
+  Op op;  // without its dependencies
+};
+
 struct TruthFile {
   std::mutex mutex;
   int fd = -1;
+  std::mutex deferred_mutex;
+  std::vector<Deferred> deferred;  // guarded by deferred_mutex
+  std::atomic<bool> has_deferred{false};
 };
+
+void flush_at_exit() { flush_deferred_truth(); }
 
 TruthFile* open_truth() {
   const char* path = std::getenv("PROF_SIM_TRUTH");
   if (path == nullptr || *path == '\0') return nullptr;
   auto* t = new TruthFile;  // never destroyed
   t->fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  t->deferred.reserve(256);
+  std::atexit(flush_at_exit);
   return t;
 }
 
@@ -61,11 +79,7 @@ const char* kind_name(OpKind kind) {
   }
 }
 
-}  // namespace
-
-void write_truth(const Stream& stream, const Op& op) noexcept {
-  TruthFile* t = truth_file();
-  if (t == nullptr || t->fd < 0) return;
+void write_line(TruthFile* t, int device, uint64_t stream_handle, const Op& op) noexcept {
   const uint64_t bytes = op.kind == OpKind::kKernel ? 0 : static_cast<uint64_t>(op.width_bytes) * op.height;
   const char* direction = op.kind == OpKind::kCopy     ? direction_name(op.direction)
                           : op.kind == OpKind::kMemset ? "memset"
@@ -74,7 +88,7 @@ void write_truth(const Stream& stream, const Op& op) noexcept {
   std::snprintf(head, sizeof head,
                 "{\"kind\":\"%s\",\"device\":%d,\"stream\":%llu,\"stream_seq\":%llu,\"op_seq\":%llu,"
                 "\"begin_ns\":%llu,\"end_ns\":%llu,\"bytes\":%llu,\"direction\":",
-                kind_name(op.kind), stream.device, static_cast<unsigned long long>(stream.handle_value),
+                kind_name(op.kind), device, static_cast<unsigned long long>(stream_handle),
                 static_cast<unsigned long long>(op.stream_seq), static_cast<unsigned long long>(op.op_seq),
                 static_cast<unsigned long long>(op.begin_ns), static_cast<unsigned long long>(op.end_ns),
                 static_cast<unsigned long long>(bytes));
@@ -94,6 +108,53 @@ void write_truth(const Stream& stream, const Op& op) noexcept {
     if (n <= 0) return;
     done += static_cast<size_t>(n);
   }
+}
+
+}  // namespace
+
+void write_truth(const Stream& stream, const Op& op) noexcept {
+  TruthFile* t = truth_file();
+  if (t == nullptr || t->fd < 0) return;
+  write_line(t, stream.device, stream.handle_value, op);
+}
+
+void defer_truth(const Stream& stream, Op& op, bool end_now) noexcept {
+  TruthFile* t = truth_file();
+  if (t == nullptr || t->fd < 0) {
+    if (end_now) op.end_ns = now_ns();
+    return;
+  }
+  std::lock_guard<std::mutex> guard(t->deferred_mutex);
+  Deferred& d = t->deferred.emplace_back(Deferred{stream.device, stream.handle_value, Op{}});
+  d.op.kind = op.kind;
+  d.op.stream_seq = op.stream_seq;
+  d.op.op_seq = op.op_seq;
+  d.op.begin_ns = op.begin_ns;
+  d.op.width_bytes = op.width_bytes;
+  d.op.height = op.height;
+  d.op.direction = op.direction;
+  d.op.grid = op.grid;
+  d.op.block = op.block;
+  d.op.shared_mem_bytes = op.shared_mem_bytes;
+  d.op.function = op.function;
+  d.op.name = op.name;
+  // Read last: everything this call still touches before it returns is now in cache.
+  if (end_now) op.end_ns = now_ns();
+  d.op.end_ns = op.end_ns;
+  t->has_deferred.store(true, std::memory_order_release);
+}
+
+void flush_deferred_truth() noexcept {
+  TruthFile* t = truth_file();
+  if (t == nullptr || !t->has_deferred.load(std::memory_order_acquire)) return;
+  std::vector<Deferred> lines;
+  lines.reserve(256);
+  {
+    std::lock_guard<std::mutex> guard(t->deferred_mutex);
+    lines.swap(t->deferred);
+    t->has_deferred.store(false, std::memory_order_relaxed);
+  }
+  for (const Deferred& d : lines) write_line(t, d.device, d.stream_handle, d.op);
 }
 
 }  // namespace prof::sim
