@@ -24,12 +24,17 @@ typedef enum hipError_t {
   hipErrorInvalidContext = 201,
   hipErrorFileNotFound = 301,
   hipErrorInvalidHandle = 400,
+  hipErrorIllegalState = 401,
   hipErrorNotFound = 500,
   hipErrorNotReady = 600,
   hipErrorNotSupported = 801,
   hipErrorStreamCaptureUnsupported = 900,
   hipErrorStreamCaptureInvalidated = 901,
+  hipErrorStreamCaptureMerge = 902,
+  hipErrorStreamCaptureUnmatched = 903,
+  hipErrorStreamCaptureIsolation = 905,
   hipErrorStreamCaptureImplicit = 906,
+  hipErrorCapturedEvent = 907,
   hipErrorUnknown = 999,
 } hipError_t;
 constexpr hipError_t hipErrorInvalidResourceHandle = hipErrorInvalidHandle;
@@ -49,6 +54,8 @@ typedef void* hipDeviceptr_t;
 typedef struct ihipModuleSymbol_t* hipFunction_t;
 typedef struct ihipModule_t* hipModule_t;
 typedef struct hipGraphExec* hipGraphExec_t;
+typedef struct ihipGraph* hipGraph_t;
+typedef struct hipGraphNode* hipGraphNode_t;
 
 // A fixed underlying type (the C enum's int, so the ABI is the same): a program may pass any int
 // (a bad kind must reach the runtime and fail there), and reading one outside 0..7 from an enum
@@ -66,6 +73,38 @@ typedef enum hipStreamCaptureStatus {
   hipStreamCaptureStatusActive,
   hipStreamCaptureStatusInvalidated
 } hipStreamCaptureStatus;
+
+// Fixed underlying type for the same reason as hipMemcpyKind: a bad mode must reach the runtime.
+typedef enum hipStreamCaptureMode : int {
+  hipStreamCaptureModeGlobal = 0,
+  hipStreamCaptureModeThreadLocal,
+  hipStreamCaptureModeRelaxed
+} hipStreamCaptureMode;
+
+// Node types as in HIP 5.2 (hipGraphNodeTypeCount = 12 there).
+typedef enum hipGraphNodeType {
+  hipGraphNodeTypeKernel = 1,
+  hipGraphNodeTypeMemcpy = 2,
+  hipGraphNodeTypeMemset = 3,
+  hipGraphNodeTypeHost = 4,
+  hipGraphNodeTypeGraph = 5,
+  hipGraphNodeTypeEmpty = 6,
+  hipGraphNodeTypeWaitEvent = 7,
+  hipGraphNodeTypeEventRecord = 8,
+  hipGraphNodeTypeMemcpy1D = 9,
+  hipGraphNodeTypeMemcpyFromSymbol = 10,
+  hipGraphNodeTypeMemcpyToSymbol = 11,
+  hipGraphNodeTypeCount
+} hipGraphNodeType;
+
+typedef struct hipKernelNodeParams {
+  dim3 blockDim;
+  void** extra;
+  void* func;
+  dim3 gridDim;
+  void** kernelParams;
+  unsigned int sharedMemBytes;
+} hipKernelNodeParams;
 
 #define hipStreamDefault 0x00
 #define hipStreamNonBlocking 0x01

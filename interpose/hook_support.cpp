@@ -43,4 +43,15 @@ void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 blo
   ctx.buffer->commit();
 }
 
+void on_graph_instantiate(const HookContext& ctx, hipGraphExec_t* exec, hipError_t ret) noexcept {
+  // Once per instantiation (an exec handle may be reused after hipGraphExecDestroy).
+  if (ret != hipSuccess || !exec) return;
+  emit_string(*ctx.buffer, StringKind::kModuleFunction, reinterpret_cast<uintptr_t>(*exec), kGraphLaunchName);
+}
+
+void on_graph_launch(const HookContext& ctx, hipGraphExec_t exec) noexcept {
+  // No geometry: a graph is many kernels and copies; its device span is the launch's.
+  on_launch(ctx, exec, dim3{0, 0, 0}, dim3{0, 0, 0}, 0);
+}
+
 }  // namespace prof::interpose

@@ -69,6 +69,10 @@ void on_register_function(const HookContext& ctx, const void* host_function, con
 void on_module_get_function(const HookContext& ctx, hipFunction_t* function, const char* name, hipError_t ret) noexcept;
 void on_module_load(const HookContext& ctx, const char* path, hipError_t ret) noexcept;
 void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 block, size_t shared_mem_bytes) noexcept;
+// Graph launches are kernels named kGraphLaunchName, keyed by their hipGraphExec_t.
+inline constexpr const char* kGraphLaunchName = "[graph launch]";
+void on_graph_instantiate(const HookContext& ctx, hipGraphExec_t* exec, hipError_t ret) noexcept;
+void on_graph_launch(const HookContext& ctx, hipGraphExec_t exec) noexcept;
 void before_device_reset() noexcept;
 
 }  // namespace prof::interpose

@@ -79,6 +79,8 @@ using namespace prof::interpose;
 #define prof_on_module_get_function(...) on_module_get_function(ctx, __VA_ARGS__)
 #define prof_on_module_load(...) on_module_load(ctx, __VA_ARGS__)
 #define prof_on_launch(...) on_launch(ctx, __VA_ARGS__)
+#define prof_on_graph_instantiate(...) on_graph_instantiate(ctx, __VA_ARGS__)
+#define prof_on_graph_launch(...) on_graph_launch(ctx, __VA_ARGS__)
 
 namespace prof::interpose {
 namespace {

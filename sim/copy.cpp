@@ -48,15 +48,23 @@ bool direction_of(hipMemcpyKind kind, const CopyShape& shape, bool peer, CopyDir
   return false;
 }
 
-// Queues the op or, when `sync`, runs it on this thread in its place on the stream.
-void enqueue(Stream* stream, Op&& op, uint64_t duration_ns, bool sync) {
+// Queues the op or, when `sync`, runs it on this thread in its place on the stream. On a
+// capturing stream an async op becomes a graph node; a synchronous one cannot be captured.
+hipError_t enqueue(Stream* stream, Op&& op, uint64_t duration_ns, bool sync) {
   Op here;
   {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
+    if (stream->capture != nullptr) {
+      if (!sync) return capture_op_locked(stream, std::move(op), duration_ns);
+      invalidate_capture_locked(stream);
+      return hipErrorStreamCaptureUnsupported;
+    }
+    if (const hipError_t ret = check_legacy_capture_locked(stream); ret != hipSuccess) return ret;
     submit_locked(stream, std::move(op), duration_ns, 0, sync ? &here : nullptr);
   }
   if (sync) run_inline(stream, here);
+  return hipSuccess;
 }
 
 hipError_t copy(const CopyShape& shape, hipMemcpyKind kind, hipStream_t handle, bool sync) {
@@ -80,8 +88,7 @@ hipError_t copy(const CopyShape& shape, hipMemcpyKind kind, hipStream_t handle, 
   op.src_pitch_bytes = shape.src_pitch_bytes;
   op.direction = direction;
   const uint64_t bytes = static_cast<uint64_t>(shape.width_bytes) * shape.height;
-  enqueue(stream, std::move(op), copy_duration_ns(bytes, direction), sync);
-  return hipSuccess;
+  return enqueue(stream, std::move(op), copy_duration_ns(bytes, direction), sync);
 }
 
 hipError_t copy_1d(void* dst, const void* src, size_t bytes, hipMemcpyKind kind, hipStream_t stream, bool sync) {
@@ -98,8 +105,7 @@ hipError_t memset_bytes(void* dst, int value, size_t bytes, hipStream_t handle, 
   op.dst = dst;
   op.value = value;
   op.width_bytes = bytes;
-  enqueue(stream, std::move(op), memset_duration_ns(bytes), sync);
-  return hipSuccess;
+  return enqueue(stream, std::move(op), memset_duration_ns(bytes), sync);
 }
 
 bool valid_device(int device) noexcept { return device >= 0 && device < device_count(); }

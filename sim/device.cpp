@@ -109,6 +109,13 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int deviceId) {
 
 hipError_t hipDeviceSynchronize(void) {
   if (device_count() == 0) return finish(hipErrorNoDevice);
+  {
+    Runtime& rt = runtime();
+    std::lock_guard<std::mutex> guard(rt.lock);
+    if (const hipError_t ret = check_device_sync_capture_locked(current_device()); ret != hipSuccess) {
+      return finish(ret);
+    }
+  }
   synchronize_device(current_device());
   return finish(hipSuccess);
 }

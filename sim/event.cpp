@@ -21,6 +21,8 @@ void record_event_locked(Event* event, Stream* stream, uint64_t submit_ns) {
   event->stream = stream;
   event->seq = stream->submitted.load(std::memory_order_relaxed);
   event->time_ns = time_ns;
+  event->capture_id = 0;
+  event->captured_node = nullptr;
 }
 
 void destroy_device_events(int device) noexcept {
@@ -44,6 +46,7 @@ namespace {
 constexpr unsigned kKnownEventFlags = hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess;
 
 struct EventState {
+  bool captured;  // last recorded into a capture: not a point on any stream
   bool recorded;
   bool complete;
   uint64_t time_ns;
@@ -52,9 +55,10 @@ struct EventState {
 
 EventState state_of(Event* e) noexcept {
   std::lock_guard<std::mutex> guard(e->mutex);
-  if (e->stream == nullptr) return {false, true, 0, e->flags};
+  if (e->captured_node != nullptr) return {true, false, false, 0, e->flags};
+  if (e->stream == nullptr) return {false, false, true, 0, e->flags};
   const bool complete = e->stream->completed.load(std::memory_order_acquire) >= e->seq;
-  return {true, complete, e->time_ns, e->flags};
+  return {false, true, complete, e->time_ns, e->flags};
 }
 
 }  // namespace
@@ -107,6 +111,8 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
   if (s == nullptr) return finish(hipErrorInvalidHandle);
   Runtime& rt = runtime();
   std::lock_guard<std::mutex> guard(rt.lock);
+  if (s->capture != nullptr) return finish(capture_event_record_locked(e, s));
+  if (const hipError_t ret = check_legacy_capture_locked(s); ret != hipSuccess) return finish(ret);
   record_event_locked(e, s);
   return finish(hipSuccess);
 }
@@ -115,7 +121,9 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
 hipError_t hipEventQuery(hipEvent_t event) {
   Event* e = resolve_event(event);
   if (e == nullptr) return finish(hipErrorInvalidHandle);
-  return finish(state_of(e).complete ? hipSuccess : hipErrorNotReady);
+  const EventState state = state_of(e);
+  if (state.captured) return finish(hipErrorCapturedEvent);
+  return finish(state.complete ? hipSuccess : hipErrorNotReady);
 }
 
 hipError_t hipEventSynchronize(hipEvent_t event) {
@@ -126,6 +134,7 @@ hipError_t hipEventSynchronize(hipEvent_t event) {
   uint64_t time_ns = 0;
   {
     std::lock_guard<std::mutex> guard(e->mutex);
+    if (e->captured_node != nullptr) return finish(hipErrorCapturedEvent);
     stream = e->stream;
     seq = e->seq;
     time_ns = e->time_ns;
@@ -141,6 +150,7 @@ hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
   if (a == nullptr || b == nullptr) return finish(hipErrorInvalidHandle);
   const EventState sa = state_of(a);
   const EventState sb = state_of(b);
+  if (sa.captured || sb.captured) return finish(hipErrorCapturedEvent);
   if (((sa.flags | sb.flags) & hipEventDisableTiming) != 0) return finish(hipErrorInvalidHandle);
   if (!sa.recorded || !sb.recorded) return finish(hipErrorInvalidHandle);
   if (!sa.complete || !sb.complete) return finish(hipErrorNotReady);

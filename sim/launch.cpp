@@ -53,6 +53,13 @@ hipError_t launch(uint64_t function, dim3 grid, dim3 block, uint64_t shared_mem_
       static_cast<unsigned __int128>(uint64_t{grid.x} * grid.y) * grid.z * block_threads;
   Runtime& rt = runtime();
   std::lock_guard<std::mutex> guard(rt.lock);
+  if (stream->capture != nullptr) {
+    hipError_t ret = start != nullptr ? capture_event_record_locked(start, stream) : hipSuccess;
+    if (ret == hipSuccess) ret = capture_op_locked(stream, std::move(op), kernel_duration_ns(threads));
+    if (ret == hipSuccess && stop != nullptr) ret = capture_event_record_locked(stop, stream);
+    return ret;
+  }
+  if (const hipError_t ret = check_legacy_capture_locked(stream); ret != hipSuccess) return ret;
   // One critical section and one submit time, so the start marker lands exactly at the kernel's
   // begin and the stop marker exactly at its end.
   const uint64_t submit_ns = now_ns();

@@ -56,6 +56,9 @@ struct Op {
   const char* name = nullptr;  // interned, never freed
 };
 
+struct Capture;
+struct GraphNode;
+
 struct Stream {
   int device = 0;
   bool blocking = true;  // takes part in legacy null-stream ordering
@@ -81,6 +84,12 @@ struct Stream {
   std::mutex done_mutex;
   std::condition_variable done_cv;
   std::atomic<int> waiters{0};
+
+  // Stream capture (graph.cpp). `capture` and `capture_tail` are guarded by the scheduling lock;
+  // capture_status (a hipStreamCaptureStatus) is written under it and read lock-free.
+  Capture* capture = nullptr;
+  std::vector<GraphNode*> capture_tail;  // what the next captured node depends on
+  std::atomic<int> capture_status{0};
 };
 
 struct Event {
@@ -90,11 +99,43 @@ struct Event {
   Stream* stream = nullptr;  // null: never recorded
   uint64_t seq = 0;
   uint64_t time_ns = 0;
+  // Last recorded into a capture (a hipGraphNodeTypeEventRecord node): the capture's id and node.
+  uint64_t capture_id = 0;
+  GraphNode* captured_node = nullptr;
 };
 
 struct Device {
   Stream* null_stream = nullptr;
   std::vector<Stream*> streams;  // live streams incl. the null stream; guarded by the scheduling lock
+};
+
+// A captured or built graph: nodes in capture order, which is a topological order.
+struct Graph;
+struct GraphNode {
+  Graph* graph = nullptr;
+  hipGraphNodeType type = hipGraphNodeTypeEmpty;
+  Op op;  // kernel, copy or memset, times unset
+  uint64_t duration_ns = 0;
+  Event* event = nullptr;  // event-record nodes
+  std::vector<GraphNode*> deps;
+};
+
+struct Graph {
+  std::vector<GraphNode*> nodes;  // owned
+};
+
+// An instantiated graph: its nodes' work, in order.
+struct GraphExec {
+  std::vector<GraphNode> nodes;
+};
+
+struct Capture {
+  uint64_t id = 0;
+  hipStreamCaptureMode mode = hipStreamCaptureModeGlobal;
+  Stream* origin = nullptr;
+  Graph* graph = nullptr;
+  bool invalidated = false;
+  std::vector<Stream*> streams;  // origin first, then streams joined by hipStreamWaitEvent
 };
 
 struct Runtime {
@@ -104,6 +145,11 @@ struct Runtime {
   HandleTable event_table{20};
   std::vector<Event*> free_events;  // recycled after hipEventDestroy, guarded by `lock`
   std::vector<Event*> events;       // live events, guarded by `lock`
+  // Capture and graph registries, guarded by `lock`.
+  uint64_t next_capture_id = 1;
+  std::vector<Capture*> captures;  // active
+  std::vector<Graph*> graphs;
+  std::vector<GraphExec*> execs;
 };
 
 // The runtime singleton, created on first use and never destroyed (safe at exit).
@@ -147,6 +193,23 @@ void destroy_stream(Stream* stream) noexcept;
 void destroy_device_events(int device) noexcept;
 // Frees every allocation made on `device`.
 void free_device_allocations(int device) noexcept;
+
+// Stream capture (graph.cpp); callers hold the scheduling lock.
+// hipErrorStreamCaptureImplicit when `stream` is a null stream and a blocking stream of its device
+// is capturing (legacy ordering would make the capture depend on outside work); such captures
+// are invalidated. hipSuccess otherwise.
+hipError_t check_legacy_capture_locked(Stream* stream);
+// For a capturing stream: adds the op as a node after the stream's capture tail, or fails when
+// the capture was invalidated. Never called for a stream that is not capturing.
+hipError_t capture_op_locked(Stream* stream, Op&& op, uint64_t duration_ns);
+hipError_t capture_event_record_locked(Event* event, Stream* stream);
+// hipStreamWaitEvent on a capturing stream, or with an event recorded in a capture.
+hipError_t capture_wait_event_locked(Stream* stream, Event* event);
+// Invalidates the stream's capture (an unsupported call was made on it).
+void invalidate_capture_locked(Stream* stream);
+// hipSuccess, or hipErrorStreamCaptureUnsupported after invalidating every capture on `device`
+// (-1: all) that is not in relaxed mode: a device-wide synchronize during capture.
+hipError_t check_device_sync_capture_locked(int device);
 
 // Memory registry: the device a pointer belongs to, or -1 for memory the runtime did not allocate
 // as device memory (host memory, hipHostMalloc).

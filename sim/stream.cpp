@@ -86,6 +86,10 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
   {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
+    if (s->capture != nullptr) {
+      invalidate_capture_locked(s);
+      return finish(hipErrorStreamCaptureUnsupported);
+    }
     seq = s->submitted.load(std::memory_order_relaxed);
     end = s->tail_end_ns;
   }
@@ -98,6 +102,14 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
 hipError_t hipStreamQuery(hipStream_t stream) {
   Stream* s = resolve_stream(stream);
   if (s == nullptr) return finish(hipErrorInvalidHandle);
+  if (s->capture_status.load(std::memory_order_acquire) != hipStreamCaptureStatusNone) {
+    Runtime& rt = runtime();
+    std::lock_guard<std::mutex> guard(rt.lock);
+    if (s->capture != nullptr) {
+      invalidate_capture_locked(s);
+      return finish(hipErrorStreamCaptureUnsupported);
+    }
+  }
   const uint64_t submitted = s->submitted.load(std::memory_order_acquire);
   const uint64_t completed = s->completed.load(std::memory_order_acquire);
   return finish(completed >= submitted ? hipSuccess : hipErrorNotReady);
@@ -111,16 +123,8 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
   if (flags != 0) return finish(hipErrorInvalidValue);
   Runtime& rt = runtime();
   std::lock_guard<std::mutex> guard(rt.lock);
+  if (s->capture != nullptr || e->capture_id != 0) return finish(capture_wait_event_locked(s, e));
   std::lock_guard<std::mutex> event_guard(e->mutex);
   if (e->stream != nullptr) add_wait_locked(s, e->stream, e->seq, e->time_ns);  // never recorded: no-op
-  return finish(hipSuccess);
-}
-
-// Capture is not modelled: every valid stream reports hipStreamCaptureStatusNone.
-hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus* pCaptureStatus) {
-  Stream* s = resolve_stream(stream);
-  if (s == nullptr) return finish(hipErrorInvalidHandle);
-  if (pCaptureStatus == nullptr) return finish(hipErrorInvalidValue);
-  *pCaptureStatus = hipStreamCaptureStatusNone;
   return finish(hipSuccess);
 }

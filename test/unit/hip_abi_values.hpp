@@ -6,10 +6,10 @@
 namespace prof::test {
 
 struct AbiFacts {
-  int errors[23];
+  int errors[29];
   int memcpy_kinds[5];
-  int flags[9];
-  size_t layout[11];
+  int flags[17];
+  size_t layout[15];
 };
 
 extern const AbiFacts kOurFacts;

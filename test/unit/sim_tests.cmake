@@ -2,6 +2,7 @@
 prof_add_catch_test(sim_unit_test unit
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_timing_test.cpp
           ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_api_test.cpp
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_graph_test.cpp
   LIBS prof::sim_hip)
 
 # A program built by the real hipcc, run on the sim. It spawns a process and needs a toolchain,
