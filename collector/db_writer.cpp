@@ -193,7 +193,8 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   else insert_api_.bind_null(7);
   insert_api_.bind(8, r.device).bind(9, r.bytes).bind(10, r.aux).run();
 
-  if (activity == HookActivity::kNone || r.result != 0) return;
+  // Work captured into a graph did not run: the graph's launches carry its device time.
+  if (activity == HookActivity::kNone || r.result != 0 || (r.flags & kFlagCaptured) != 0) return;
   const int64_t stream_idx = stream.value_or(0);
   std::optional<std::pair<uint64_t, uint64_t>> times;
   if (auto it = early_timings_.find(corr); it != early_timings_.end()) {

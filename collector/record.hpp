@@ -47,6 +47,7 @@ enum class CopyDirection : uint8_t {
 
 inline constexpr uint8_t kFlagDeviceTiming = 1;  // events were recorded around this call
 inline constexpr uint8_t kFlagNested = 2;        // reserved: call made by the runtime itself
+inline constexpr uint8_t kFlagCaptured = 4;      // enqueued into a stream capture: a graph node, not run
 
 // Correlation ids are unique per process without an atomic read-modify-write on the hot path:
 // the thread's index (assigned once per thread) in the high bits, a thread-local count below.

@@ -325,7 +325,11 @@ void timing_begin(TimingTicket& ticket, hipStream_t stream) noexcept {
   // Never inject work into a stream that is being captured: it would become part of the graph.
   if (auto is_capturing = real<ApiId::hipStreamIsCapturing>()) {
     hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
-    if (is_capturing(stream, &status) != hipSuccess || status != hipStreamCaptureStatusNone) return;
+    if (is_capturing(stream, &status) != hipSuccess) return;
+    if (status != hipStreamCaptureStatusNone) {
+      ticket.captured = true;
+      return;
+    }
   }
   auto record = real<ApiId::hipEventRecord>();
   if (!record || !ensure_calibrated(t_device) || !take_event(tt, ticket.begin)) return;

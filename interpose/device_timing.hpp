@@ -20,6 +20,7 @@ struct ThreadTiming;
 
 struct TimingTicket {
   ThreadTiming* owner = nullptr;  // nullptr: no timing for this call
+  bool captured = false;          // the stream was capturing: the call made a graph node
   PooledEvent begin;
   PooledEvent end;
 };

@@ -120,6 +120,7 @@ inline auto run_hook(Real real_fn, hipStream_t stream, Call call, Capture captur
     uint8_t flags = 0;
     if constexpr (kActivity != HookActivity::kNone) {
       if (ticket.owner) flags |= kFlagDeviceTiming;
+      if (ticket.captured) flags |= kFlagCaptured;
       timing_end(ticket, status == hipSuccess, stream, corr, to_activity(kActivity), is_blocking(kActivity),
                  begin_ns, end_ns);
     }

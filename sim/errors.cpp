@@ -27,12 +27,17 @@ const char* error_name(hipError_t e) noexcept {
     PROF_SIM_ERROR(hipErrorInvalidContext)
     PROF_SIM_ERROR(hipErrorFileNotFound)
     PROF_SIM_ERROR(hipErrorInvalidHandle)
+    PROF_SIM_ERROR(hipErrorIllegalState)
     PROF_SIM_ERROR(hipErrorNotFound)
     PROF_SIM_ERROR(hipErrorNotReady)
     PROF_SIM_ERROR(hipErrorNotSupported)
     PROF_SIM_ERROR(hipErrorStreamCaptureUnsupported)
     PROF_SIM_ERROR(hipErrorStreamCaptureInvalidated)
+    PROF_SIM_ERROR(hipErrorStreamCaptureMerge)
+    PROF_SIM_ERROR(hipErrorStreamCaptureUnmatched)
+    PROF_SIM_ERROR(hipErrorStreamCaptureIsolation)
     PROF_SIM_ERROR(hipErrorStreamCaptureImplicit)
+    PROF_SIM_ERROR(hipErrorCapturedEvent)
     PROF_SIM_ERROR(hipErrorUnknown)
 #undef PROF_SIM_ERROR
   }

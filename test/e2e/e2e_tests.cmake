@@ -22,6 +22,7 @@ if(TARGET prof)
   # Eight threads flat out: alone, so the timing tests beside it do not run on a saturated host.
   set_tests_properties(e2e:faults PROPERTIES RUN_SERIAL TRUE)
   prof_add_e2e_test(transparency test_transparency.py)
+  prof_add_e2e_test(capture test_capture.py)
   prof_add_e2e_test(reports_cli test_reports_cli.py)
 else()
   message(STATUS "e2e tests: no prof target yet, not added")
