@@ -125,19 +125,11 @@ void defer_truth(const Stream& stream, Op& op, bool end_now) noexcept {
     return;
   }
   std::lock_guard<std::mutex> guard(t->deferred_mutex);
-  Deferred& d = t->deferred.emplace_back(Deferred{stream.device, stream.handle_value, Op{}});
-  d.op.kind = op.kind;
-  d.op.stream_seq = op.stream_seq;
-  d.op.op_seq = op.op_seq;
-  d.op.begin_ns = op.begin_ns;
-  d.op.width_bytes = op.width_bytes;
-  d.op.height = op.height;
-  d.op.direction = op.direction;
-  d.op.grid = op.grid;
-  d.op.block = op.block;
-  d.op.shared_mem_bytes = op.shared_mem_bytes;
-  d.op.function = op.function;
-  d.op.name = op.name;
+  // The op without its dependencies (moved out and back: no allocation on this path).
+  std::vector<Dependency> deps = std::move(op.deps);
+  op.deps.clear();
+  Deferred& d = t->deferred.emplace_back(Deferred{stream.device, stream.handle_value, op});
+  op.deps = std::move(deps);
   // Read last: everything this call still touches before it returns is now in cache.
   if (end_now) op.end_ns = now_ns();
   d.op.end_ns = op.end_ns;
