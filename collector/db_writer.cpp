@@ -103,6 +103,7 @@ void DbWriter::set_meta(const std::string& key, const std::string& value) {
 void DbWriter::set_process_info(const ProcessInfo& info) {
   set_meta("ppid", std::to_string(info.ppid));
   set_meta("host_name", info.host_name);
+  if (info.rank >= 0) set_meta("rank", std::to_string(info.rank));
   set_meta("command_line", join_command_line(info.argv));
   set_meta("start_ns", std::to_string(info.start_ns));
   set_meta("wall_start_unix_ns", std::to_string(info.wall_start_unix_ns));

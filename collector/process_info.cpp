@@ -37,6 +37,7 @@ std::optional<ProcessInfo> read_process_info(const std::string& path) {
       else if (key == "start_ns") info.start_ns = std::stoull(value);
       else if (key == "wall_start_unix_ns") info.wall_start_unix_ns = std::stoull(value);
       else if (key == "host_name") info.host_name = value;
+      else if (key == "rank") info.rank = std::stoi(value);
     } catch (const std::exception&) {
       return std::nullopt;
     }

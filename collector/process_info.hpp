@@ -13,6 +13,7 @@ struct ProcessInfo {
   uint64_t start_ns = 0;
   uint64_t wall_start_unix_ns = 0;
   std::string host_name;
+  int rank = -1;  // MPI rank, -1 when not in an MPI job
   std::vector<std::string> argv;
 };
 

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
 
 #include "collector/clock.hpp"
 #include "interpose/config.hpp"
@@ -59,6 +61,20 @@ bool copy_file(int out, const char* from) {
 
 }  // namespace
 
+// The process's rank in an MPI job, from the variables the launchers set (Open MPI, MPICH/PMI,
+// PMIx, MVAPICH, Slurm); -1 outside a job. Digits only: anything else is not a rank.
+static int mpi_rank() noexcept {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
+    const char* value = getenv(name);
+    if (value == nullptr || *value == '\0' || strlen(value) > 9) continue;
+    int rank = 0;
+    const char* p = value;
+    for (; *p >= '0' && *p <= '9'; ++p) rank = rank * 10 + (*p - '0');
+    if (*p == '\0') return rank;
+  }
+  return -1;
+}
+
 void write_info_file() noexcept {
   if (!g_config.enabled) return;
   write_file("info", [](int fd) {
@@ -69,9 +85,10 @@ void write_info_file() noexcept {
     const unsigned long long wall_ns =
         static_cast<unsigned long long>(wall.tv_sec) * 1000000000ull + static_cast<unsigned long long>(wall.tv_nsec);
     char text[1024];
-    int n = snprintf(text, sizeof text, "pid=%d\nppid=%d\nstart_ns=%llu\nwall_start_unix_ns=%llu\nhost_name=%s\ncmdline=\n",
+    int n = snprintf(text, sizeof text,
+                     "pid=%d\nppid=%d\nstart_ns=%llu\nwall_start_unix_ns=%llu\nhost_name=%s\nrank=%d\ncmdline=\n",
                      static_cast<int>(getpid()), static_cast<int>(getppid()),
-                     static_cast<unsigned long long>(now_ns()), wall_ns, host);
+                     static_cast<unsigned long long>(now_ns()), wall_ns, host, mpi_rank());
     // The command line follows as /proc/self/cmdline has it: arguments separated by NUL bytes.
     return n > 0 && write_all(fd, text, static_cast<size_t>(n)) && copy_file(fd, "/proc/self/cmdline");
   });
