@@ -30,7 +30,9 @@ run_asan() {
   # Left out: programs built by hipcc (sim_hipcc_app, multistream_hip) cannot carry ASan, and an
   # uninstrumented program cannot load the instrumented simulator; e2e:multistream checks device
   # times to 1 us, a precision of the uninstrumented build (ASan slows the harvester and the sim
-  # unevenly), so under ASan it runs everything but that check.
+  # unevenly), so under ASan it runs everything but that check; e2e:capture skips its timing
+  # check for the same reason (PROF_E2E_NO_TIMING=1).
+  PROF_E2E_NO_TIMING=1 \
   ASAN_OPTIONS="verify_asan_link_order=0:handle_segv=0:detect_leaks=1:halt_on_error=1" \
   LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
   UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp" \

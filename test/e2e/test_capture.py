@@ -85,6 +85,8 @@ class CaptureTest(unittest.TestCase):
             self.assertLess(row["device_begin_ns"], row["device_end_ns"])
 
     def test_graph_launch_times_match_the_truth(self):
+        if os.environ.get("PROF_E2E_NO_TIMING") == "1":
+            self.skipTest("PROF_E2E_NO_TIMING=1: 1 us precision is a property of the uninstrumented build")
         truth = sorted(e2e.read_truth(self.truth_path), key=lambda op: op["stream_seq"])
         self.assertEqual(len(truth), 3 * NODES_PER_LAUNCH, "every node of every launch ran")
         self.assertEqual(len({op["stream"] for op in truth}), 1, "a graph launch runs on its launch stream")
