@@ -55,11 +55,8 @@ hipError_t enqueue(Stream* stream, Op&& op, uint64_t duration_ns, bool sync) {
   {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
-    if (stream->capture != nullptr) {
-      if (!sync) return capture_op_locked(stream, std::move(op), duration_ns);
-      invalidate_capture_locked(stream);
-      return hipErrorStreamCaptureUnsupported;
-    }
+    if (stream->capture != nullptr && !sync) return capture_op_locked(stream, std::move(op), duration_ns);
+    if (const hipError_t ret = check_not_capturing_locked(stream); ret != hipSuccess) return ret;
     if (const hipError_t ret = check_legacy_capture_locked(stream); ret != hipSuccess) return ret;
     submit_locked(stream, std::move(op), duration_ns, 0, sync ? &here : nullptr);
   }

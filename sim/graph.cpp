@@ -50,10 +50,9 @@ void invalidate(Capture* c) {
 
 GraphNode* add_node(Stream* stream, hipGraphNodeType type) {
   auto* node = new GraphNode;
-  node->graph = stream->capture->graph;
   node->type = type;
   node->deps = stream->capture_tail;
-  node->graph->nodes.push_back(node);
+  stream->capture->graph->nodes.push_back(node);
   stream->capture_tail.assign(1, node);
   return node;
 }
@@ -146,8 +145,10 @@ hipError_t capture_wait_event_locked(Stream* stream, Event* event) {
   return hipSuccess;
 }
 
-void invalidate_capture_locked(Stream* stream) {
-  if (stream->capture != nullptr) invalidate(stream->capture);
+hipError_t check_not_capturing_locked(Stream* stream) {
+  if (stream->capture == nullptr) return hipSuccess;
+  invalidate(stream->capture);
+  return hipErrorStreamCaptureUnsupported;
 }
 
 hipError_t check_device_sync_capture_locked(int device) {
@@ -199,8 +200,7 @@ hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t* pGraph) {
   const bool invalidated = c->invalidated;
   Graph* graph = end_capture(c);
   if (invalidated) {
-    for (GraphNode* n : graph->nodes) delete n;
-    delete graph;
+    destroy_graph(graph);  // never registered: nobody can name it
     *pGraph = nullptr;
     return finish(hipErrorStreamCaptureInvalidated);
   }
@@ -323,7 +323,6 @@ hipError_t hipGraphInstantiate(hipGraphExec_t* pGraphExec, hipGraph_t graph, hip
   exec->nodes.reserve(g->nodes.size());
   for (const GraphNode* n : g->nodes) {
     GraphNode copy = *n;
-    copy.graph = nullptr;
     copy.deps.clear();  // capture order is a topological order: the exec runs in it
     exec->nodes.push_back(std::move(copy));
   }

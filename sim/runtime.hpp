@@ -112,7 +112,6 @@ struct Device {
 // A captured or built graph: nodes in capture order, which is a topological order.
 struct Graph;
 struct GraphNode {
-  Graph* graph = nullptr;
   hipGraphNodeType type = hipGraphNodeTypeEmpty;
   Op op;  // kernel, copy or memset, times unset
   uint64_t duration_ns = 0;
@@ -205,8 +204,9 @@ hipError_t capture_op_locked(Stream* stream, Op&& op, uint64_t duration_ns);
 hipError_t capture_event_record_locked(Event* event, Stream* stream);
 // hipStreamWaitEvent on a capturing stream, or with an event recorded in a capture.
 hipError_t capture_wait_event_locked(Stream* stream, Event* event);
-// Invalidates the stream's capture (an unsupported call was made on it).
-void invalidate_capture_locked(Stream* stream);
+// For a call that cannot be captured (a synchronize, a query, a blocking copy): on a capturing
+// stream, invalidates the capture and returns hipErrorStreamCaptureUnsupported.
+hipError_t check_not_capturing_locked(Stream* stream);
 // hipSuccess, or hipErrorStreamCaptureUnsupported after invalidating every capture on `device`
 // (-1: all) that is not in relaxed mode: a device-wide synchronize during capture.
 hipError_t check_device_sync_capture_locked(int device);

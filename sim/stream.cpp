@@ -86,10 +86,7 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
   {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
-    if (s->capture != nullptr) {
-      invalidate_capture_locked(s);
-      return finish(hipErrorStreamCaptureUnsupported);
-    }
+    if (const hipError_t ret = check_not_capturing_locked(s); ret != hipSuccess) return finish(ret);
     seq = s->submitted.load(std::memory_order_relaxed);
     end = s->tail_end_ns;
   }
@@ -105,10 +102,7 @@ hipError_t hipStreamQuery(hipStream_t stream) {
   if (s->capture_status.load(std::memory_order_acquire) != hipStreamCaptureStatusNone) {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
-    if (s->capture != nullptr) {
-      invalidate_capture_locked(s);
-      return finish(hipErrorStreamCaptureUnsupported);
-    }
+    if (const hipError_t ret = check_not_capturing_locked(s); ret != hipSuccess) return finish(ret);
   }
   const uint64_t submitted = s->submitted.load(std::memory_order_acquire);
   const uint64_t completed = s->completed.load(std::memory_order_acquire);
