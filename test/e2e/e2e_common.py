@@ -89,6 +89,12 @@ def run_on_sim(command, cwd, env=None):
     return run(command, cwd=cwd, env=merged)
 
 
+def program_stdout(stdout):
+    """A sample's own lines, up to its END line: prof's summary follows it."""
+    lines = stdout.splitlines()
+    return lines[:lines.index("END") + 1] if "END" in lines else lines
+
+
 def describe(completed):
     """The part of a finished command an assertion message needs."""
     return (f"\ncommand: {completed.args}\nexit status: {completed.returncode}\n"

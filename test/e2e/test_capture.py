@@ -17,11 +17,6 @@ import e2e_common as e2e
 NODES_PER_LAUNCH = 6  # truth lines per graph launch: 2 copies, 3 kernels, 1 memset (records are markers)
 
 
-def program_stdout(stdout):
-    lines = stdout.splitlines()
-    return lines[:lines.index("END") + 1] if "END" in lines else lines
-
-
 class CaptureTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -47,7 +42,7 @@ class CaptureTest(unittest.TestCase):
     def test_same_output_and_status(self):
         self.assertEqual(self.plain.returncode, 0, e2e.describe(self.plain))
         self.assertEqual(self.profiled.returncode, 0, e2e.describe(self.profiled))
-        self.assertEqual(program_stdout(self.profiled.stdout), program_stdout(self.plain.stdout),
+        self.assertEqual(e2e.program_stdout(self.profiled.stdout), e2e.program_stdout(self.plain.stdout),
                          "the captured graph, return values and last errors are the same with prof")
 
     def test_the_graph_is_the_one_captured(self):

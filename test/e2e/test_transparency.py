@@ -11,12 +11,6 @@ import unittest
 import e2e_common as e2e
 
 
-def program_stdout(stdout):
-    """The sample's own lines: prof's summary follows its END line."""
-    lines = stdout.splitlines()
-    return lines[:lines.index("END") + 1] if "END" in lines else lines
-
-
 def program_stderr(stderr):
     return [line for line in stderr.splitlines() if not line.startswith("prof: ")]
 
@@ -47,7 +41,7 @@ class TransparencyTest(unittest.TestCase):
         self.assertEqual(self.plain.returncode, 3, e2e.describe(self.plain))
         self.assertEqual(self.profiled.returncode, self.plain.returncode, e2e.describe(self.profiled))
         self.assertIn("END", self.plain.stdout.splitlines())
-        self.assertEqual(program_stdout(self.profiled.stdout), program_stdout(self.plain.stdout),
+        self.assertEqual(e2e.program_stdout(self.profiled.stdout), e2e.program_stdout(self.plain.stdout),
                          "every return value and last error the same with prof")
         self.assertEqual(program_stderr(self.profiled.stderr), program_stderr(self.plain.stderr))
         # The sequence does include failures, or the comparison would prove little.

@@ -7,19 +7,16 @@
 #include <vector>
 
 #include "interpose/hip_runtime_decls.hpp"
+#include "test/unit/sim_test_support.hpp"
 
 namespace {
+
+using prof::sim_test::make_stream;
 
 void kernel_a() {}
 void kernel_b() {}
 const void* const kA = reinterpret_cast<const void*>(&kernel_a);
 const void* const kB = reinterpret_cast<const void*>(&kernel_b);
-
-hipStream_t make_stream(unsigned flags) {
-  hipStream_t s = nullptr;
-  REQUIRE(hipStreamCreateWithFlags(&s, flags) == hipSuccess);
-  return s;
-}
 
 hipStreamCaptureStatus status_of(hipStream_t s) {
   hipStreamCaptureStatus status = hipStreamCaptureStatusInvalidated;

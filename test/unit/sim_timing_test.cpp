@@ -14,8 +14,11 @@
 #include "collector/clock.hpp"
 #include "interpose/hip_runtime_decls.hpp"
 #include "sim/model.hpp"
+#include "test/unit/sim_test_support.hpp"
 
 namespace {
+
+using prof::sim_test::make_stream;
 
 using prof::sim::CopyDirection;
 
@@ -67,12 +70,6 @@ std::vector<TruthLine> truth_for(hipStream_t stream) {
     return a.number("stream_seq") < b.number("stream_seq");
   });
   return lines;
-}
-
-hipStream_t make_stream(unsigned flags) {
-  hipStream_t s = nullptr;
-  REQUIRE(hipStreamCreateWithFlags(&s, flags) == hipSuccess);
-  return s;
 }
 
 struct Buffers {
