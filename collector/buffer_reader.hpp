@@ -1,10 +1,10 @@
-// The consumer side of collector/record.hpp: maps one thread's ring file and hands out the
+// The consumer side of common/record.hpp: maps one thread's ring file and hands out the
 // records published since the last call.
 #pragma once
 #include <cstdint>
 #include <string>
 
-#include "collector/record.hpp"
+#include "common/record.hpp"
 
 namespace prof::collector {
 

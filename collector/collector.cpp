@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "collector/process_info.hpp"
 
 namespace prof::collector {

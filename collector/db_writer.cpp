@@ -6,7 +6,7 @@
 
 #include "collector/schema.hpp"
 #include "collector/symbol_resolver.hpp"
-#include "interpose/api_id.hpp"
+#include "runtimes/api_id.hpp"
 
 namespace prof::collector {
 namespace {
@@ -70,7 +70,7 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
   db_.exec("BEGIN");
   {
     Statement names(db_, "INSERT INTO api_names (api_id, name) VALUES (?1, ?2)");
-    for (size_t i = 0; i < kApiCount; ++i) names.bind(1, static_cast<int64_t>(i)).bind(2, kApiNames[i]).run();
+    for (const ApiInfo& api : kApis) names.bind(1, int64_t{api.id}).bind(2, api.name).run();
   }
   set_meta("schema_version", std::to_string(schema::kSchemaVersion));
   set_meta("prof_version", prof_version);
@@ -177,9 +177,10 @@ void DbWriter::on_string(StringKind kind, uint64_t key, const std::string& text)
 void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base, const LaunchRecord* launch) {
   const uint64_t corr = correlation_base | r.correlation_id;
   if (r.begin_ns < first_ns_) first_ns_ = r.begin_ns;
-  const bool known = r.api_id < kApiCount;
-  const HookActivity activity = known ? kApiActivity[r.api_id] : HookActivity::kNone;
-  const bool has_stream = known && kApiHasStream[r.api_id];
+  const ApiInfo* api = find_api(r.api_id);
+  const bool known = api != nullptr;
+  const HookActivity activity = known ? api->activity : HookActivity::kNone;
+  const bool has_stream = known && api->has_stream;
   std::optional<int64_t> stream;
   if (known && r.result == 0 &&
       (r.api_id == static_cast<uint16_t>(ApiId::hipStreamCreate) ||

@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "collector/process_info.hpp"
-#include "collector/record.hpp"
+#include "common/record.hpp"
 #include "collector/sqlite_db.hpp"
 
 namespace prof::collector {

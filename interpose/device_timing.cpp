@@ -12,7 +12,7 @@
 #include <new>
 #include <vector>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "interpose/config.hpp"
 #include "interpose/real_functions.hpp"
 #include "interpose/spsc_ring.hpp"

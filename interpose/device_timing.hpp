@@ -5,8 +5,8 @@
 #pragma once
 #include <cstdint>
 
-#include "collector/record.hpp"
-#include "interpose/hip_abi.hpp"
+#include "common/record.hpp"
+#include "runtimes/hip/hip_abi.hpp"
 
 namespace prof::interpose {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "collector/record.hpp"
-#include "interpose/api_id.hpp"
-#include "interpose/hip_abi.hpp"
+#include "common/record.hpp"
+#include "runtimes/api_id.hpp"
+#include "runtimes/hip/hip_abi.hpp"
 #include "interpose/thread_buffer.hpp"
 
 namespace prof::interpose {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "interpose/config.hpp"
 #include "interpose/device_timing.hpp"
 #include "interpose/hook_support.hpp"
@@ -142,5 +142,5 @@ inline auto run_hook(Real real_fn, hipStream_t stream, Call call, Capture captur
         [&]([[maybe_unused]] hipError_t ret) { return Captured{to_u64(STREAM), to_u64(BYTES), to_u64(AUX)}; }, \
         [&]([[maybe_unused]] const HookContext& ctx, [[maybe_unused]] hipError_t ret) { POST });              \
   }
-#include "interpose/hip_api.def"
+#include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "interpose/config.hpp"
 #include "interpose/device_timing.hpp"
 #include "interpose/process_files.hpp"

@@ -9,7 +9,7 @@
 #include <ctime>
 #include <initializer_list>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "interpose/config.hpp"
 
 namespace prof::interpose {

@@ -3,9 +3,10 @@
 #pragma once
 #include <atomic>
 
-#include "collector/record.hpp"
-#include "interpose/api_id.hpp"
-#include "interpose/hip_abi.hpp"
+#include "common/record.hpp"
+#include "runtimes/api_id.hpp"
+#include "runtimes/hip/hip_abi.hpp"
+#include "runtimes/musa/musa_abi.hpp"
 
 namespace prof::interpose {
 
@@ -17,8 +18,16 @@ struct ApiTraits;
     using Fn = ret(*) params;                                     \
     static constexpr const char* kName = #name;                   \
   };
-#include "interpose/hip_api.def"
+#include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API
+#define PROF_MUSA_API(name, ret, params, ...)                     \
+  template <>                                                     \
+  struct ApiTraits<ApiId::name> {                                 \
+    using Fn = ret(*) params;                                     \
+    static constexpr const char* kName = #name;                   \
+  };
+#include "runtimes/musa/musa_api.def"
+#undef PROF_MUSA_API
 
 extern std::atomic<void*> g_real[kApiCount];
 void* resolve_real(ApiId id, const char* name) noexcept;
@@ -26,7 +35,7 @@ void* resolve_real(ApiId id, const char* name) noexcept;
 // nullptr when no loaded library defines the function.
 template <ApiId kId>
 inline typename ApiTraits<kId>::Fn real() noexcept {
-  void* p = g_real[static_cast<size_t>(kId)].load(std::memory_order_relaxed);
+  void* p = g_real[api_slot(kId)].load(std::memory_order_relaxed);
   if (!p) [[unlikely]]
     p = resolve_real(kId, ApiTraits<kId>::kName);
   return reinterpret_cast<typename ApiTraits<kId>::Fn>(p);

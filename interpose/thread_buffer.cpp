@@ -12,7 +12,7 @@
 #include <ctime>
 #include <new>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "interpose/config.hpp"
 
 namespace prof::interpose {

@@ -1,10 +1,10 @@
-// The producer side of collector/record.hpp: each thread that makes a call owns one ring file.
+// The producer side of common/record.hpp: each thread that makes a call owns one ring file.
 // Hot path: reserve() and commit() touch only this thread's memory, plus one acquire load of the
 // reader's index when the ring looks full. No locks, no syscalls, no allocation.
 #pragma once
 #include <cstdint>
 
-#include "collector/record.hpp"
+#include "common/record.hpp"
 
 namespace prof::interpose {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "collector/record.hpp"
+#include "common/record.hpp"
 
 namespace prof::report {
 

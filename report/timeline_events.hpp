@@ -63,7 +63,7 @@ using KernelPlacement = std::function<Lane(int64_t device, int64_t stream_index)
 void write_copy_events(TimelineContext& ctx, const CopyPlacement& place);
 void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place);
 
-// Copy directions (collector/record.hpp CopyDirection values).
+// Copy directions (common/record.hpp CopyDirection values).
 std::string copy_slice_name(int64_t direction);  // "CopyHostToDevice", "Memset", ...
 int64_t copy_lane_order(int64_t direction);      // H2D, D2H, D2D, H2H, P2P, Default, Memset, Unknown
 std::string stream_lane_name(int64_t stream_index);  // "Stream 0" is the default stream

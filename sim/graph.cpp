@@ -7,7 +7,7 @@
 // Handles (hipGraph_t, hipGraphNode_t, hipGraphExec_t) are pointers checked against registries.
 #include <algorithm>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "sim/runtime.hpp"
 
 namespace prof::sim {

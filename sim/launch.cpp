@@ -3,7 +3,7 @@
 // been registered with __hipRegisterFunction: plain C++ programs pass host function pointers.
 #include <vector>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 
 #include "sim/runtime.hpp"
 

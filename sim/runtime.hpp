@@ -9,14 +9,14 @@
 #include <mutex>
 #include <vector>
 
-#include "interpose/hip_abi.hpp"
+#include "runtimes/hip/hip_abi.hpp"
 #include "sim/handle_table.hpp"
 #include "sim/model.hpp"
 
 // Every exported definition must match the API table; the definitions inherit default visibility
 // from these declarations while everything else in the library stays hidden.
 #pragma GCC visibility push(default)
-#include "interpose/hip_runtime_decls.hpp"
+#include "runtimes/hip/hip_runtime_decls.hpp"
 #pragma GCC visibility pop
 
 namespace prof::sim {

@@ -10,7 +10,7 @@
 #include <thread>
 #include <utility>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "sim/runtime.hpp"
 
 namespace prof::sim {

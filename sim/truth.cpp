@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "sim/runtime.hpp"
 
 namespace prof::sim {

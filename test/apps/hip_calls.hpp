@@ -8,7 +8,7 @@
 #endif
 #include <hip/hip_runtime_api.h>
 #else
-#include "interpose/hip_runtime_decls.hpp"
+#include "runtimes/hip/hip_runtime_decls.hpp"
 #endif
 #include <cstdio>
 #include <cstdlib>

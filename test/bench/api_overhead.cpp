@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "test/apps/hip_calls.hpp"
 
 // A kernel stand-in: the simulated runtime runs nothing, prof names it from its ELF symbol.

@@ -5,8 +5,8 @@
 
 #include <atomic>
 
-#include "collector/record.hpp"
-#include "interpose/hip_abi.hpp"
+#include "common/record.hpp"
+#include "runtimes/hip/hip_abi.hpp"
 
 #define PROF_NOOP_EXPORT __attribute__((visibility("default")))
 
@@ -28,5 +28,5 @@ void* lookup(std::atomic<void*>& cache, const char* name) noexcept {
     static std::atomic<void*> cache{nullptr};                                  \
     return reinterpret_cast<RET(*) PARAMS>(lookup(cache, #NAME)) ARGS;        \
   }
-#include "interpose/hip_api.def"
+#include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API

@@ -13,10 +13,10 @@
 #include <thread>
 #include <vector>
 
-#include "collector/clock.hpp"
+#include "common/clock.hpp"
 #include "collector/collector.hpp"
 #include "collector/sqlite_db.hpp"
-#include "interpose/api_id.hpp"
+#include "runtimes/api_id.hpp"
 #include "interpose/config.hpp"
 #include "interpose/thread_buffer.hpp"
 

@@ -1,7 +1,7 @@
 // prof's own HIP declarations, as values and layouts the real-header side can compare with.
 #include <cstddef>
 
-#include "interpose/hip_abi.hpp"
+#include "runtimes/hip/hip_abi.hpp"
 #include "test/unit/hip_abi_values.hpp"
 
 namespace prof::test {

@@ -17,7 +17,7 @@
 // with hip::FatBinaryInfo**, an opaque pointer the table spells void**.
 extern "C" {
 #define PROF_HIP_API(name, ret, params, ...) ret name params;
-#include "interpose/hip_api.def"
+#include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API
 }
 

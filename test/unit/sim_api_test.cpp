@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "interpose/hip_runtime_decls.hpp"
+#include "runtimes/hip/hip_runtime_decls.hpp"
 
 namespace {
 
@@ -43,7 +43,7 @@ TEST_CASE("sim: every function of the API table is exported at the real library'
       ++missing;                                                                                     \
     }                                                                                                \
   }
-#include "interpose/hip_api.def"
+#include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API
   CHECK(missing == 0);
 }

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "interpose/hip_runtime_decls.hpp"
+#include "runtimes/hip/hip_runtime_decls.hpp"
 #include "test/unit/sim_test_support.hpp"
 
 namespace {

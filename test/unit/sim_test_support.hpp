@@ -2,7 +2,7 @@
 #pragma once
 #include <catch2/catch.hpp>
 
-#include "interpose/hip_runtime_decls.hpp"
+#include "runtimes/hip/hip_runtime_decls.hpp"
 
 namespace prof::sim_test {
 

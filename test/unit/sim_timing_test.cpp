@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "collector/clock.hpp"
-#include "interpose/hip_runtime_decls.hpp"
+#include "common/clock.hpp"
+#include "runtimes/hip/hip_runtime_decls.hpp"
 #include "sim/model.hpp"
 #include "test/unit/sim_test_support.hpp"
 

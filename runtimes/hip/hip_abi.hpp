@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtimes/vector_types.hpp"
+
 extern "C" {
 
 typedef enum hipError_t {
@@ -38,15 +40,6 @@ typedef enum hipError_t {
   hipErrorUnknown = 999,
 } hipError_t;
 constexpr hipError_t hipErrorInvalidResourceHandle = hipErrorInvalidHandle;
-
-typedef struct dim3 {
-  uint32_t x;
-  uint32_t y;
-  uint32_t z;
-} dim3;  // 12 bytes, passed by value
-typedef struct uint3 {
-  unsigned int x, y, z;
-} uint3;
 
 typedef struct ihipStream_t* hipStream_t;
 typedef struct ihipEvent_t* hipEvent_t;

@@ -2,12 +2,12 @@
 // runtime (so its definitions are checked against the table) and by sample programs that are built
 // without Debian's HIP headers.
 #pragma once
-#include "collector/record.hpp"
-#include "interpose/hip_abi.hpp"
+#include "common/record.hpp"
+#include "runtimes/hip/hip_abi.hpp"
 
 // hip_api.def's capture expressions are not evaluated here; only the prototypes are declared.
 extern "C" {
 #define PROF_HIP_API(name, ret, params, args, activity, stream, bytes, aux, post) ret name params;
-#include "interpose/hip_api.def"
+#include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API
 }

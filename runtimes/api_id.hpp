@@ -1,0 +1,100 @@
+// API ids and names for every runtime prof traces, generated from each runtime's table
+// (runtimes/<runtime>/<runtime>_api.def). Header-only and dependency-free so the collector can
+// name every API without linking the preload library.
+//
+// Ids are stored in databases, so they are append-only and unique across runtimes: each runtime
+// owns a range [base, base + kRuntimeIdSpan) and its rows take base + row index. HIP's range starts
+// at 0, so HIP ids are the ones databases written before MUSA existed hold.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace prof {
+
+// Stored in the db (runtimes.runtime_id); append-only.
+enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1 };
+inline constexpr size_t kRuntimeCount = 2;
+inline constexpr uint16_t kRuntimeIdSpan = 1000;
+
+namespace api_rows {
+namespace hip {
+enum Row : uint16_t {
+#define PROF_HIP_API(name, ...) name,
+#include "runtimes/hip/hip_api.def"
+#undef PROF_HIP_API
+  kCount
+};
+}  // namespace hip
+namespace musa {
+enum Row : uint16_t {
+#define PROF_MUSA_API(name, ...) name,
+#include "runtimes/musa/musa_api.def"
+#undef PROF_MUSA_API
+  kCount
+};
+}  // namespace musa
+}  // namespace api_rows
+
+inline constexpr uint16_t kHipIdBase = 0 * kRuntimeIdSpan;
+inline constexpr uint16_t kMusaIdBase = 1 * kRuntimeIdSpan;
+static_assert(api_rows::hip::kCount <= kRuntimeIdSpan && api_rows::musa::kCount <= kRuntimeIdSpan);
+
+enum class ApiId : uint16_t {
+#define PROF_HIP_API(name, ...) name = kHipIdBase + api_rows::hip::name,
+#include "runtimes/hip/hip_api.def"
+#undef PROF_HIP_API
+#define PROF_MUSA_API(name, ...) name = kMusaIdBase + api_rows::musa::name,
+#include "runtimes/musa/musa_api.def"
+#undef PROF_MUSA_API
+};
+
+// Every API of every runtime, densely: a slot is an index into the tables below.
+inline constexpr size_t kApiCount = size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount};
+
+// The `activity` column: which calls enqueue device work and whether they block until it is done.
+enum class HookActivity : uint8_t { kNone, kKernel, kCopy, kMemset, kCopySync, kMemsetSync };
+
+struct ApiInfo {
+  uint16_t id;
+  RuntimeId runtime;
+  std::string_view name;
+  HookActivity activity;
+  bool has_stream;  // the `stream` column names a stream (a literal 0 there means the call has none)
+};
+
+#define PROF_API_HAS_STREAM(stream) (sizeof(#stream) != 2 || #stream[0] != '0')
+inline constexpr std::array<ApiInfo, kApiCount> kApis = {{
+#define PROF_HIP_API(name, ret, params, args, activity, stream, ...)                                       \
+  {static_cast<uint16_t>(ApiId::name), RuntimeId::kHip, #name, HookActivity::activity,                     \
+   PROF_API_HAS_STREAM(stream)},
+#include "runtimes/hip/hip_api.def"
+#undef PROF_HIP_API
+#define PROF_MUSA_API(name, ret, params, args, activity, stream, ...)                                      \
+  {static_cast<uint16_t>(ApiId::name), RuntimeId::kMusa, #name, HookActivity::activity,                    \
+   PROF_API_HAS_STREAM(stream)},
+#include "runtimes/musa/musa_api.def"
+#undef PROF_MUSA_API
+}};
+#undef PROF_API_HAS_STREAM
+
+// The slot of an id, or kApiCount for an id no table holds (a newer prof's, or a corrupt record).
+constexpr size_t api_slot(uint16_t id) {
+  if (id >= kHipIdBase && id < kHipIdBase + api_rows::hip::kCount) return id - kHipIdBase;
+  if (id >= kMusaIdBase && id < kMusaIdBase + api_rows::musa::kCount)
+    return size_t{api_rows::hip::kCount} + (id - kMusaIdBase);
+  return kApiCount;
+}
+constexpr size_t api_slot(ApiId id) { return api_slot(static_cast<uint16_t>(id)); }
+
+inline const ApiInfo* find_api(uint16_t id) {
+  const size_t slot = api_slot(id);
+  return slot < kApiCount ? &kApis[slot] : nullptr;
+}
+inline std::string_view api_name(uint16_t id) {
+  const ApiInfo* info = find_api(id);
+  return info ? info->name : std::string_view("unknown");
+}
+
+}  // namespace prof
