@@ -98,7 +98,8 @@ int regenerate(const Options& o) {
   std::string pid_part;
   std::smatch m;
   std::string file = o.db.substr(o.db.rfind('/') + 1);
-  static const std::regex db_name(R"(^hip-prof-([0-9]+)\.db$)");
+  // <runtime>-prof-<pid>.db (hip-prof-<pid>.db, musa-prof-<pid>.db) or prof-<pid>.db (several runtimes).
+  static const std::regex db_name(R"(^(?:[a-z0-9]+-)?prof-([0-9]+)\.db$)");
   std::string base = o.output_name;
   if (base.empty()) base = std::regex_match(file, m, db_name) ? "result_" + m[1].str() : file.substr(0, file.rfind('.'));
   std::string message;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/clock.hpp"
+#include "runtimes/runtimes.hpp"
 #include "collector/process_info.hpp"
 
 namespace prof::collector {
@@ -54,12 +55,16 @@ std::vector<std::string> Collector::errors() const {
   return errors_;
 }
 
-Collector::Process* Collector::process(int pid) {
+// <runtime>-prof-<pid>.db, named after the runtime of the call that created the buffer seen
+// first; finish() renames it prof-<pid>.db if the process called more than one runtime.
+Collector::Process* Collector::process(int pid, uint32_t first_runtime) {
   Process& proc = processes_[pid];
   if (proc.writer || proc.failed) return &proc;
-  proc.db_path = options_.output_dir + "/hip-prof-" + std::to_string(pid) + ".db";
+  const RuntimeDescription* runtime = find_runtime(first_runtime);
+  if (!runtime) runtime = kRuntimeDescriptions[0];  // a newer preload library's runtime: never expected
+  proc.db_path = options_.output_dir + "/" + std::string(runtime->name) + "-prof-" + std::to_string(pid) + ".db";
   try {
-    proc.writer = std::make_unique<DbWriter>(proc.db_path, pid, options_.prof_version);
+    proc.writer = std::make_unique<DbWriter>(proc.db_path, pid, options_.prof_version, runtime->id);
   } catch (const std::exception& e) {
     proc.failed = true;
     errors_.push_back(e.what());
@@ -104,7 +109,7 @@ void Collector::scan() {
     if (!parse_name(name, "buf", pid, image, &tid)) continue;
     auto source = std::make_unique<Source>();
     if (!source->reader.open(options_.run_dir + "/" + name)) continue;  // header not complete yet
-    Process* proc = process(pid);
+    Process* proc = process(pid, source->reader.header().first_runtime);
     source->pid = pid;
     source->image = image;
     auto [it, inserted] = proc->image_ordinals.emplace(image, proc->image_ordinals.size());
@@ -236,7 +241,14 @@ std::vector<CollectedProcess> Collector::finish() {
     if (proc.writer) {
       try {
         proc.writer->finalize(proc.maps_path, drops, end_ns);
-        done.push_back({pid, proc.writer->path()});
+        const bool several = proc.writer->runtimes_called() > 1;
+        proc.writer.reset();  // closes the file before a rename
+        if (several) {
+          std::string renamed = options_.output_dir + "/prof-" + std::to_string(pid) + ".db";
+          if (std::rename(proc.db_path.c_str(), renamed.c_str()) == 0) proc.db_path = renamed;
+          else errors_.push_back(proc.db_path + ": cannot rename to " + renamed + ": " + std::strerror(errno));
+        }
+        done.push_back({pid, proc.db_path});
       } catch (const std::exception& e) {
         fail_process(proc, e);
       }

@@ -62,7 +62,7 @@ class Collector {
 
   void drain_once();
   void scan();
-  Process* process(int pid);
+  Process* process(int pid, uint32_t first_runtime);
   void drain(Source& source, Process& proc);
   void load_info(int pid, uint64_t image, Process& proc);
   void fail_process(Process& proc, const std::exception& e);

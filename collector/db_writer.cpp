@@ -6,7 +6,7 @@
 
 #include "collector/schema.hpp"
 #include "collector/symbol_resolver.hpp"
-#include "runtimes/api_id.hpp"
+#include "runtimes/runtimes.hpp"
 
 namespace prof::collector {
 namespace {
@@ -47,7 +47,7 @@ const std::string& prepared(const std::string& path) {
 // failed commit (disk full) leaves a valid database of everything before it, with no -wal file
 // that a full disk could not checkpoint. synchronous=OFF: the file protects against prof's own
 // failures, not against the machine losing power mid-run.
-DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_version) try
+DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_version, RuntimeId first_runtime) try
     : db_(prepared(path), Database::Mode::kCreate),
       insert_api_((db_.exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;"), db_.exec(schema::kCreateSql),
                    db_.exec(schema::kCopyDirectionsSql), db_),
@@ -69,12 +69,13 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
       upsert_meta_(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)") {
   db_.exec("BEGIN");
   {
-    Statement names(db_, "INSERT INTO api_names (api_id, name) VALUES (?1, ?2)");
-    for (const ApiInfo& api : kApis) names.bind(1, int64_t{api.id}).bind(2, api.name).run();
+    Statement names(db_, "INSERT INTO api_names (api_id, name, runtime_id) VALUES (?1, ?2, ?3)");
+    for (const ApiInfo& api : kApis)
+      names.bind(1, int64_t{api.id}).bind(2, api.name).bind(3, static_cast<int64_t>(api.runtime)).run();
   }
   set_meta("schema_version", std::to_string(schema::kSchemaVersion));
   set_meta("prof_version", prof_version);
-  set_meta("runtime", "hip");
+  note_runtime(first_runtime);
   set_meta("pid", std::to_string(pid));
   set_meta("clock", "CLOCK_MONOTONIC");
   insert_stream_.bind(1, int64_t{0}).bind(2, int64_t{0}).bind(3, int64_t{-1}).run();  // default stream, every device
@@ -179,14 +180,11 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   if (r.begin_ns < first_ns_) first_ns_ = r.begin_ns;
   const ApiInfo* api = find_api(r.api_id);
   const bool known = api != nullptr;
+  if (known && !runtimes_called_[static_cast<size_t>(api->runtime)]) note_runtime(api->runtime);
   const HookActivity activity = known ? api->activity : HookActivity::kNone;
   const bool has_stream = known && api->has_stream;
   std::optional<int64_t> stream;
-  if (known && r.result == 0 &&
-      (r.api_id == static_cast<uint16_t>(ApiId::hipStreamCreate) ||
-       r.api_id == static_cast<uint16_t>(ApiId::hipStreamCreateWithFlags) ||
-       r.api_id == static_cast<uint16_t>(ApiId::hipStreamCreateWithPriority)))
-    stream_index(r.aux, r.device, true);
+  if (known && r.result == 0 && creates_stream(r.api_id)) stream_index(r.aux, r.device, true);
   if (has_stream) stream = stream_index(r.stream, r.device, false);
 
   insert_api_.bind(1, corr).bind(2, int64_t{r.api_id}).bind(3, tid).bind(4, r.begin_ns).bind(5, r.end_ns);
@@ -223,6 +221,28 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
     bind_times(insert_copy_, 6);
     insert_copy_.run();
   }
+}
+
+// A runtime's first call: its labels go into the runtimes table, its name into meta.runtime
+// ("hip", or "hip,musa" for a process that called both).
+void DbWriter::note_runtime(RuntimeId id) {
+  const RuntimeDescription& d = *kRuntimeDescriptions[static_cast<size_t>(id)];
+  runtimes_called_[static_cast<size_t>(id)] = true;
+  Statement insert(db_,
+                   "INSERT OR IGNORE INTO runtimes (runtime_id, name, api_title, stream_label, device_label,"
+                   " api_csv_stem) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  insert.bind(1, static_cast<int64_t>(id)).bind(2, d.name).bind(3, d.api_title).bind(4, d.stream_label);
+  insert.bind(5, d.device_label).bind(6, d.api_csv_stem).run();
+  std::string names;
+  for (size_t i = 0; i < kRuntimeCount; ++i)
+    if (runtimes_called_[i]) names += (names.empty() ? "" : ",") + std::string(kRuntimeDescriptions[i]->name);
+  set_meta("runtime", names);
+}
+
+size_t DbWriter::runtimes_called() const {
+  size_t n = 0;
+  for (bool called : runtimes_called_) n += called;
+  return n;
 }
 
 void DbWriter::on_activity(const ActivityRecord& r, uint64_t correlation_base) {

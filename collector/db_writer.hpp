@@ -1,7 +1,8 @@
-// Turns one process's records into its database (hip-prof-<pid>.db): prepared statements,
+// Turns one process's records into its database (<runtime>-prof-<pid>.db): prepared statements,
 // one transaction per drain cycle. Owns the per-process state that records refer to: the
 // stream numbering, kernel names by address, device timings that arrived before their call.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "collector/process_info.hpp"
 #include "common/record.hpp"
+#include "runtimes/api_id.hpp"
 #include "collector/sqlite_db.hpp"
 
 namespace prof::collector {
@@ -25,7 +27,8 @@ struct DropCounts {
 class DbWriter {
  public:
   // Creates the database; an existing file is replaced only if it is a prof database.
-  DbWriter(const std::string& path, int pid, const std::string& prof_version);
+  // `first_runtime`: the runtime of the process's first traced call (it names the database).
+  DbWriter(const std::string& path, int pid, const std::string& prof_version, RuntimeId first_runtime);
   const std::string& path() const { return db_.path(); }
 
   void set_process_info(const ProcessInfo& info);
@@ -43,12 +46,17 @@ class DbWriter {
   // Names the kernels still unnamed (ELF fallback over the given maps), numbers the calls,
   // writes end time and drop counts. The database is complete afterwards.
   void finalize(const std::string& maps_path, const DropCounts& drops, uint64_t end_ns);
+  // How many runtimes the process called (a database with more than one is renamed prof-<pid>.db).
+  size_t runtimes_called() const;
 
  private:
   int64_t intern(const std::string& text);
   int64_t stream_index(uint64_t handle, uint64_t device, bool created);
   std::optional<int64_t> kernel_name_id(uint64_t function);
   void set_meta(const std::string& key, const std::string& value);
+  void note_runtime(RuntimeId id);
+
+  std::array<bool, kRuntimeCount> runtimes_called_{};
 
   Database db_;
   Statement insert_api_, insert_kernel_, insert_copy_, update_kernel_time_, update_copy_time_;

@@ -7,16 +7,26 @@
 
 namespace prof::schema {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: the runtimes table and api_names.runtime_id (several runtimes per database).
+inline constexpr int kSchemaVersion = 2;
 
 inline constexpr std::string_view kCreateSql = R"sql(
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
+CREATE TABLE runtimes (
+  runtime_id   INTEGER PRIMARY KEY,
+  name         TEXT NOT NULL,
+  api_title    TEXT NOT NULL,
+  stream_label TEXT NOT NULL,
+  device_label TEXT NOT NULL,
+  api_csv_stem TEXT NOT NULL
+);
 CREATE TABLE api_names (
-  api_id INTEGER PRIMARY KEY,
-  name   TEXT NOT NULL
+  api_id     INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL,
+  runtime_id INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE strings (
   string_id INTEGER PRIMARY KEY,

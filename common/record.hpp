@@ -131,6 +131,7 @@ struct alignas(64) BufferHeader {
   uint32_t tid;
   uint64_t thread_index;
   uint64_t created_ns;
+  uint32_t first_runtime;  // RuntimeId of the call that created the buffer: names the process's db
   alignas(64) std::atomic<uint64_t> write_index;  // producer: records published so far
   std::atomic<uint64_t> dropped;                  // producer: records it had to drop (ring full, no reader)
   std::atomic<uint64_t> full_waits;               // producer: times it waited for the reader

@@ -258,7 +258,7 @@ class Harvester {
     if (op.blocking && end_ns > op.api_end_ns) end_ns = op.api_end_ns;
     if (end_ns < begin_ns) end_ns = begin_ns;
     maybe_reanchor(op, end_ns);
-    ThreadBuffer* buffer = ThreadBuffer::current();
+    ThreadBuffer* buffer = ThreadBuffer::current(RuntimeId::kHip);
     if (!buffer) return;
     Record* r = buffer->reserve();
     if (!r) return;
@@ -359,7 +359,7 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, hipStream_t stream, u
   }
   PendingOp op{ticket.begin, ticket.end, correlation_id, submit_ns, api_end_ns, tt, activity, blocking};
   if (!tt->pending.push(op)) {
-    if (ThreadBuffer* b = ThreadBuffer::current()) b->count_timing_drop();
+    if (ThreadBuffer* b = ThreadBuffer::current(RuntimeId::kHip)) b->count_timing_drop();
     give_back(tt, ticket.begin);
     give_back(tt, ticket.end);
   }

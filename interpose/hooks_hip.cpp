@@ -96,7 +96,7 @@ inline auto run_hook(Real real_fn, hipStream_t stream, Call call, Capture captur
   using Ret = decltype(call());
   if (!real_fn) [[unlikely]]
     return failure_value<Ret>();
-  ThreadBuffer* buffer = t_depth == 0 ? ThreadBuffer::current() : nullptr;
+  ThreadBuffer* buffer = t_depth == 0 ? ThreadBuffer::current(RuntimeId::kHip) : nullptr;
   if (!buffer) return call();
   DepthGuard depth_guard;
   if constexpr (kId == ApiId::hipDeviceReset) before_device_reset();

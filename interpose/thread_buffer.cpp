@@ -42,7 +42,7 @@ std::atomic<uint32_t> g_storage_used{0};
 
 }  // namespace
 
-ThreadBuffer* ThreadBuffer::create_current() noexcept {
+ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   if (t_failed || !g_config.enabled) return nullptr;
   uint32_t slot = g_storage_used.fetch_add(1, std::memory_order_relaxed);
   if (slot >= sizeof(g_storage) / sizeof(g_storage[0])) {
@@ -50,7 +50,7 @@ ThreadBuffer* ThreadBuffer::create_current() noexcept {
     return nullptr;
   }
   auto* buffer = new (g_storage[slot]) ThreadBuffer();
-  if (!buffer->open(g_next_thread_index.fetch_add(1, std::memory_order_relaxed))) {
+  if (!buffer->open(g_next_thread_index.fetch_add(1, std::memory_order_relaxed), runtime)) {
     t_failed = true;
     return nullptr;
   }
@@ -63,7 +63,7 @@ ThreadBuffer* ThreadBuffer::create_current() noexcept {
   return buffer;
 }
 
-bool ThreadBuffer::open(uint64_t thread_index) noexcept {
+bool ThreadBuffer::open(uint64_t thread_index, RuntimeId runtime) noexcept {
   const uint64_t capacity = g_config.buffer_records;
   const pid_t pid = getpid();
   const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
@@ -97,6 +97,7 @@ bool ThreadBuffer::open(uint64_t thread_index) noexcept {
   header_->tid = static_cast<uint32_t>(tid);
   header_->thread_index = thread_index;
   header_->created_ns = now_ns();
+  header_->first_runtime = static_cast<uint32_t>(runtime);
   correlation_base_ = thread_index << kCorrelationThreadShift;
   // The magic goes last: the collector ignores a file until it is set.
   std::atomic_ref<uint64_t>(header_->magic).store(kBufferMagic, std::memory_order_release);

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "common/record.hpp"
+#include "runtimes/api_id.hpp"
 
 namespace prof::interpose {
 
@@ -19,9 +20,10 @@ class ThreadBuffer {
   // The calling thread's buffer, created on first use; nullptr when profiling is off or the
   // buffer could not be created (the call is then passed through unrecorded, and counted).
   // Inline: after the first call this is one TLS load in the hook.
-  static ThreadBuffer* current() noexcept {
+  // `runtime`: the runtime of the call asking (recorded in the header if this creates the buffer).
+  static ThreadBuffer* current(RuntimeId runtime) noexcept {
     if (t_buffer) [[likely]] return t_buffer;
-    return create_current();
+    return create_current(runtime);
   }
   // After fork(): the child starts with no buffers and fresh thread indices.
   static void reset_after_fork() noexcept;
@@ -44,9 +46,9 @@ class ThreadBuffer {
 
  private:
   ThreadBuffer() = default;
-  static ThreadBuffer* create_current() noexcept;
+  static ThreadBuffer* create_current(RuntimeId runtime) noexcept;
   Record* reserve_slow() noexcept;
-  bool open(uint64_t thread_index) noexcept;
+  bool open(uint64_t thread_index, RuntimeId runtime) noexcept;
   bool wait_for_space() noexcept;
 
   BufferHeader* header_ = nullptr;

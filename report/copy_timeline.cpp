@@ -29,14 +29,15 @@ void write_device_metadata(TimelineContext& ctx) {
     int64_t device = st.column_int(1), lane = st.column_int(2);
     int64_t pid = is_copy ? copy_pid(device) : compute_pid(device);
     if (pid != named_pid) {
-      std::string process = (is_copy ? "Memory Copy on Device " : "Compute on Device ") + std::to_string(device);
+      std::string process =
+          (is_copy ? "Memory Copy on " : "Compute on ") + ctx.labels.device + " " + std::to_string(device);
       ctx.writer.process_name(ctx.pid_base + pid, ctx.process_name(process), ctx.pid_base + pid);
       named_pid = pid;
     }
     if (is_copy)
       ctx.writer.thread_name(ctx.pid_base + pid, direction_tid(lane), st.column_text(3), copy_lane_order(lane));
     else
-      ctx.writer.thread_name(ctx.pid_base + pid, stream_tid(lane), stream_lane_name(lane), lane);
+      ctx.writer.thread_name(ctx.pid_base + pid, stream_tid(lane), stream_lane_name(ctx.labels, lane), lane);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "collector/schema.hpp"
+#include "report/runtime_labels.hpp"
 
 namespace prof::report {
 
@@ -106,6 +107,9 @@ void create_merged_schema(Database& db) {
 
 void copy_process(Database& db, const std::string& source_schema, const SourceProcess& process,
                   const std::string& source_file) {
+  // A version-1 source has no runtimes table and no api_names.runtime_id: read it through views.
+  const bool v1 = schema_version(db, source_schema) < 2;
+  if (v1) present_as_current(db, source_schema, source_schema + "_v1_");
   Statement insert = db.prepare(
       "INSERT INTO main.processes (process_id, pid, host_name, rank, command_line, source_file)"
       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
@@ -116,12 +120,16 @@ void copy_process(Database& db, const std::string& source_schema, const SourcePr
     insert.bind_null(4);
   insert.bind(5, std::string_view(process.command_line)).bind(6, std::string_view(source_file));
   insert.run();
+  auto source_table = [&](const std::string& table) {
+    if (v1 && (table == "runtimes" || table == "api_names")) return "temp." + source_schema + "_v1_" + table;
+    return source_schema + "." + table;
+  };
   for (const TableShape& shape : table_shapes()) {
     std::string columns = column_list(shape);
     std::string merged_name = shape.name == "meta" ? "process_meta" : shape.name;
     // Sorted by the source's primary key, so each row lands at the end of the merged b-tree.
     Statement copy = db.prepare("INSERT INTO main." + merged_name + " (process_id, " + columns + ") SELECT ?1, " +
-                                columns + " FROM " + source_schema + "." + shape.name + " ORDER BY 2");
+                                columns + " FROM " + source_table(shape.name) + " ORDER BY 2");
     copy.bind(1, process.process_id);
     copy.run();
   }

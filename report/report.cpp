@@ -9,6 +9,7 @@
 #include "report/output_file.hpp"
 #include "report/report_db.hpp"
 #include "report/report_files.hpp"
+#include "report/runtime_labels.hpp"
 #include "report/stats.hpp"
 #include "report/stats_csv.hpp"
 #include "report/summary.hpp"
@@ -123,6 +124,7 @@ void write_timeline(Database& db, const RowFilter& filter, const std::vector<Sou
   for (const SourceProcess& p : processes) {
     select_process(db, p.process_id);
     TimelineContext ctx{db, filter, writer, {}};
+    ctx.labels = timeline_labels(read_runtimes(db));
     if (merged) {
       ctx.pid_base = p.process_id * kPidStride;
       ctx.process_label = process_label(p);
@@ -168,25 +170,35 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
   };
 
   ReportResult result;
-  StatsTable api, kernels;
+  std::vector<RuntimeLabels> runtimes;
+  std::vector<StatsTable> api;  // parallel to runtimes
+  StatsTable kernels;
   std::map<std::string, int64_t> drops;
   try {
     // One read transaction: every file sees the same snapshot of the database.
     db.exec("BEGIN");
     bool merged = is_merged_db(db);
     std::vector<SourceProcess> processes = read_processes(db);
-    std::vector<StatsTable> api_parts, kernel_parts;
+    std::vector<StatsTable> kernel_parts;
     int64_t total_rows = 0;
     for (const SourceProcess& p : processes) {
       select_process(db, p.process_id);
-      api_parts.push_back(query_api_stats(db, filter));
+      add_runtimes(runtimes, read_runtimes(db));
+    }
+    std::vector<std::vector<StatsTable>> api_parts(runtimes.size());
+    for (const SourceProcess& p : processes) {
+      select_process(db, p.process_id);
+      for (size_t r = 0; r < runtimes.size(); ++r)
+        api_parts[r].push_back(query_api_stats(db, filter, runtimes[r].runtime_id, r == 0));
       kernel_parts.push_back(query_kernel_stats(db, filter));
       add_drops(db, drops);
       if (opt.progress) total_rows += count_rows(db, filter);
     }
-    api = merge_stats_tables(std::move(api_parts));
+    for (auto& parts : api_parts) api.push_back(merge_stats_tables(std::move(parts)));
     kernels = merge_stats_tables(std::move(kernel_parts));
-    write_stats_csv(api, add_file(".hiptrace.csv", kCsvSignature));
+    // <base>.<api_csv_stem>.csv per runtime (hipprof's <base>.hiptrace.csv for HIP), one kernel table.
+    for (size_t r = 0; r < runtimes.size(); ++r)
+      write_stats_csv(api[r], add_file("." + runtimes[r].api_csv_stem + ".csv", kCsvSignature));
     write_stats_csv(kernels, add_file(".kernel.csv", kCsvSignature));
 
     int64_t views = opt.group_stream ? 2 : 1, rows_before = 0;
@@ -217,7 +229,9 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
   }
   if (opt.summary_to_stdout && summary_out) {
     FileSink sink(summary_out);
-    write_summary({api, kernels, {drops.begin(), drops.end()}, result.files_written}, sink);
+    std::vector<SummaryApiTable> api_tables;
+    for (size_t r = 0; r < runtimes.size(); ++r) api_tables.push_back({runtimes[r].api_title, api[r]});
+    write_summary({std::move(api_tables), kernels, {drops.begin(), drops.end()}, result.files_written}, sink);
     std::fflush(summary_out);
   }
   return result;

@@ -5,6 +5,7 @@
 
 #include "collector/schema.hpp"
 #include "report/report_error.hpp"
+#include "report/runtime_labels.hpp"
 
 namespace prof::report {
 
@@ -45,6 +46,9 @@ std::unique_ptr<Database> open_report_db(const std::string& path) {
     for (const char* table : kRequiredTables)
       if (!db->table_exists(table))
         throw ReportError(path + ": not a complete prof database (no table " + table + ")");
+    if (version < 2) present_as_current(*db, "main", "");
+    else if (!db->table_exists("runtimes"))
+      throw ReportError(path + ": not a complete prof database (no table runtimes)");
   } catch (const DbError& e) {
     throw as_report_error(e);
   }

@@ -117,9 +117,13 @@ StatsTable merge_stats_tables(std::vector<StatsTable> tables) {
   return make_stats_table(merge_same_names(std::move(rows)));
 }
 
-StatsTable query_api_stats(Database& db, const RowFilter& filter) {
+StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtime_id, bool with_unnamed) {
   std::map<int64_t, Accumulator> by_api;
-  Statement st = db.prepare("SELECT c.api_id, c.end_ns - c.begin_ns FROM api_calls c WHERE " + filter.api_condition("c"));
+  // runtime_id is the db's own integer; an id api_names does not hold counts under the first runtime.
+  Statement st = db.prepare(
+      "SELECT c.api_id, c.end_ns - c.begin_ns FROM api_calls c WHERE " + filter.api_condition("c") +
+      " AND COALESCE((SELECT n.runtime_id FROM api_names n WHERE n.api_id = c.api_id), " +
+      (with_unnamed ? std::to_string(runtime_id) : std::string("-1")) + ") = " + std::to_string(runtime_id));
   filter.bind(st);
   while (st.step()) by_api[st.column_int(0)].add(true, st.column_int(1));
   std::vector<NameStats> rows;

@@ -30,7 +30,8 @@ struct StatsTable {
 };
 
 // API durations are end_ns - begin_ns of api_calls, grouped by api_names.name.
-StatsTable query_api_stats(Database& db, const RowFilter& filter);
+// The calls of one runtime; `with_unnamed` also counts calls whose api_id api_names lacks.
+StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtime_id, bool with_unnamed);
 // Kernel durations are device_end_ns - device_begin_ns, grouped by the kernel's (demangled) name;
 // launches with NULL device times count in `calls` only.
 StatsTable query_kernel_stats(Database& db, const RowFilter& filter);

@@ -73,8 +73,10 @@ std::string terminal_name(std::string_view name, size_t width) {
 }
 
 void write_summary(const SummaryInput& input, TextSink& sink) {
-  write_table("HIP API", "calls", input.api, sink);
-  sink.write("\n");
+  for (const SummaryApiTable& api : input.api) {
+    write_table(api.title.c_str(), "calls", api.table, sink);
+    sink.write("\n");
+  }
   write_table("Kernels", "launches", input.kernels, sink);
   if (!input.drops.empty()) {
     int64_t total = 0;

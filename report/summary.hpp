@@ -1,4 +1,4 @@
-// The terminal summary: the HIP API table, the kernel table, dropped events (never silent) and
+// The terminal summary: an API table per runtime, the kernel table, dropped events (never silent) and
 // the files written. Names are made safe for a terminal and long ones are shortened here only.
 #pragma once
 #include <cstdint>
@@ -11,8 +11,13 @@
 
 namespace prof::report {
 
+struct SummaryApiTable {
+  std::string title;  // the runtime's api_title: "HIP API"
+  const StatsTable& table;
+};
+
 struct SummaryInput {
-  const StatsTable& api;
+  std::vector<SummaryApiTable> api;  // one per runtime, by runtime id
   const StatsTable& kernels;
   std::vector<std::pair<std::string, int64_t>> drops;  // cause, count
   std::vector<std::string> files_written;

@@ -196,6 +196,8 @@ int64_t copy_lane_order(int64_t direction) {
   return 8 + direction;
 }
 
-std::string stream_lane_name(int64_t stream_index) { return "Stream " + std::to_string(stream_index); }
+std::string stream_lane_name(const TimelineLabels& labels, int64_t stream_index) {
+  return labels.stream + " " + std::to_string(stream_index);
+}
 
 }  // namespace prof::report

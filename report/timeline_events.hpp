@@ -10,6 +10,7 @@
 #include "report/chrome_json_writer.hpp"
 #include "report/demangle.hpp"
 #include "report/report_db.hpp"
+#include "report/runtime_labels.hpp"
 
 namespace prof::report {
 
@@ -29,6 +30,7 @@ struct TimelineContext {
   KernelNameCache kernel_names;
   int64_t pid_base = 0;       // 0 for a single process
   std::string process_label;  // appended to process names: "" or " (pid 4242, host h)"
+  TimelineLabels labels;      // the runtimes' words for streams and devices
   JsonObject args = {};       // reused for every event
   // Called with the rows written so far, every kProgressRows rows (a terminal's progress line).
   const std::function<void(int64_t)>* progress = nullptr;
@@ -66,6 +68,6 @@ void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place);
 // Copy directions (common/record.hpp CopyDirection values).
 std::string copy_slice_name(int64_t direction);  // "CopyHostToDevice", "Memset", ...
 int64_t copy_lane_order(int64_t direction);      // H2D, D2H, D2D, H2H, P2P, Default, Memset, Unknown
-std::string stream_lane_name(int64_t stream_index);  // "Stream 0" is the default stream
+std::string stream_lane_name(const TimelineLabels& labels, int64_t stream_index);  // "Stream 0": the default stream
 
 }  // namespace prof::report

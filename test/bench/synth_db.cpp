@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
     set_meta("command_line", "./synthetic " + std::to_string(events));
     set_meta("start_ns", "1000000000");
     set_meta("clock", "CLOCK_MONOTONIC");
-    db.exec("INSERT INTO api_names VALUES (1, 'hipLaunchKernel'), (2, 'hipMemcpyAsync'),"
+    db.exec("INSERT INTO runtimes VALUES (0, 'hip', 'HIP API', 'Stream', 'Device', 'hiptrace');"
+            "INSERT INTO api_names (api_id, name) VALUES (1, 'hipLaunchKernel'), (2, 'hipMemcpyAsync'),"
             " (3, 'hipStreamSynchronize'), (4, 'hipGetLastError');"
             "INSERT INTO threads VALUES (101, 0, 999999000), (102, 1, 999999500);"
             "INSERT INTO streams VALUES (1, 4096, 0), (2, 8192, 0), (3, 12288, 0), (4, 16384, 0);");

@@ -75,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Input in(data, size);
   while (!in.empty()) {
     switch (in.byte() % 7) {
-      case 0: insert(db, "INSERT INTO api_names VALUES (?1, ?2)", in, "it"); break;
+      case 0: insert(db, "INSERT INTO api_names (api_id, name) VALUES (?1, ?2)", in, "it"); break;
       case 1: insert(db, "INSERT INTO strings VALUES (?1, ?2)", in, "it"); break;
       case 2: insert(db, "INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)", in,
                      "iniiiiiniii"); break;

@@ -24,3 +24,9 @@ add_test(NAME integration:report_names_property
                  --tool $<TARGET_FILE:report_fixture_tool>
                  --work ${CMAKE_CURRENT_BINARY_DIR}/report_names_property)
 set_tests_properties(integration:report_names_property PROPERTIES LABELS integration)
+
+# A schema-1 database (checked in, from prof before the runtimes table) reads, merges, and gives
+# byte-identical HIP outputs to those the schema-1 prof wrote.
+add_test(NAME integration:v1_database
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_v1_db.py --prof $<TARGET_FILE:prof>)
+set_tests_properties(integration:v1_database PROPERTIES LABELS integration)

@@ -38,7 +38,7 @@ TEST_CASE("a file that is not a prof database is never replaced", "[collector]")
   TempDir dir;
   const fs::path db = dir.path / "hip-prof-1.db";
   std::ofstream(db) << "somebody's notes\n";
-  CHECK_THROWS_AS(DbWriter(db.string(), 1, "test"), prof::DbError);
+  CHECK_THROWS_AS(DbWriter(db.string(), 1, "test", prof::RuntimeId::kHip), prof::DbError);
   CHECK(read_all(db) == "somebody's notes\n");
 }
 
@@ -48,7 +48,7 @@ TEST_CASE("a symlink where the database goes is refused, its target untouched", 
   std::ofstream(target) << "keep\n";
   const fs::path db = dir.path / "hip-prof-2.db";
   fs::create_symlink(target, db);
-  CHECK_THROWS_AS(DbWriter(db.string(), 2, "test"), prof::DbError);
+  CHECK_THROWS_AS(DbWriter(db.string(), 2, "test", prof::RuntimeId::kHip), prof::DbError);
   CHECK(fs::is_symlink(db));
   CHECK(read_all(target) == "keep\n");
 }
@@ -56,15 +56,15 @@ TEST_CASE("a symlink where the database goes is refused, its target untouched", 
 TEST_CASE("a prof database from an earlier run is replaced", "[collector]") {
   TempDir dir;
   const fs::path db = dir.path / "hip-prof-3.db";
-  { DbWriter first(db.string(), 3, "test"); }
-  DbWriter second(db.string(), 3, "test");
+  { DbWriter first(db.string(), 3, "test", prof::RuntimeId::kHip); }
+  DbWriter second(db.string(), 3, "test", prof::RuntimeId::kHip);
   CHECK(fs::exists(db));
 }
 
 TEST_CASE("a database that cannot be created leaves no file", "[collector]") {
   TempDir dir;
   const fs::path db = dir.path / "missing-dir" / "hip-prof-4.db";
-  CHECK_THROWS_AS(DbWriter(db.string(), 4, "test"), prof::DbError);
+  CHECK_THROWS_AS(DbWriter(db.string(), 4, "test", prof::RuntimeId::kHip), prof::DbError);
   CHECK(fs::is_empty(dir.path));
 }
 
@@ -72,7 +72,7 @@ TEST_CASE("the database is created with the user's umask", "[collector]") {
   TempDir dir;
   const fs::path db = dir.path / "hip-prof-5.db";
   mode_t old = umask(077);
-  { DbWriter writer(db.string(), 5, "test"); }
+  { DbWriter writer(db.string(), 5, "test", prof::RuntimeId::kHip); }
   umask(old);
   struct stat st;
   REQUIRE(stat(db.c_str(), &st) == 0);

@@ -36,7 +36,7 @@ struct TempDir {
 };
 
 void produce(uint64_t records) {
-  ThreadBuffer* buffer = ThreadBuffer::current();
+  ThreadBuffer* buffer = ThreadBuffer::current(prof::RuntimeId::kHip);
   REQUIRE(buffer != nullptr);
   for (uint64_t i = 0; i < records; ++i) {
     prof::Record* r = buffer->reserve();

@@ -18,7 +18,7 @@ struct MemoryDb {
   MemoryDb() {
     db.exec(prof::schema::kCreateSql);
     db.exec(prof::schema::kCopyDirectionsSql);
-    db.exec("INSERT INTO api_names VALUES (1, 'hipMemcpy'), (2, 'hipLaunchKernel'), (3, 'hipFree')");
+    db.exec("INSERT INTO api_names (api_id, name) VALUES (1, 'hipMemcpy'), (2, 'hipLaunchKernel'), (3, 'hipFree')");
   }
   void call(int64_t correlation_id, int api_id, int64_t begin_ns, int64_t end_ns) {
     auto st = db.prepare("INSERT INTO api_calls VALUES (?1, ?1, ?2, 7, ?3, ?4, 0, 0, 0, 0, 0)");
@@ -38,7 +38,7 @@ TEST_CASE("API stats: count, total, min, max, population std dev, order", "[repo
   m.call(4, 1, 300, 340);
   m.call(5, 2, 400, 500);  // hipLaunchKernel: 100, the same total as hipMemcpy: ties sort by name
   m.call(6, 3, 600, 601);
-  StatsTable table = query_api_stats(m.db, RowFilter{});
+  StatsTable table = query_api_stats(m.db, RowFilter{}, 0, true);
   REQUIRE(table.rows.size() == 3);
   CHECK(table.total_ns == 201);
   CHECK(table.calls == 6);
@@ -68,7 +68,7 @@ TEST_CASE("API stats honour the sequence range", "[report][stats]") {
   m.call(1, 1, 0, 10);
   m.call(2, 1, 100, 120);
   m.call(3, 3, 200, 230);
-  StatsTable table = query_api_stats(m.db, RowFilter{std::pair<int64_t, int64_t>{2, 3}});
+  StatsTable table = query_api_stats(m.db, RowFilter{std::pair<int64_t, int64_t>{2, 3}}, 0, true);
   REQUIRE(table.rows.size() == 2);
   CHECK(table.rows[0].name == "hipFree");
   CHECK(table.rows[1].calls == 1);
@@ -79,7 +79,7 @@ TEST_CASE("std dev stays exact for long, steady durations", "[report][stats]") {
   MemoryDb m;
   // Durations around 10 s that differ by 1 ns: sum(x^2) - n*mean^2 in doubles would give noise.
   for (int i = 0; i < 1000; ++i) m.call(i + 1, 1, 0, 10'000'000'000 + (i % 2));
-  StatsTable table = query_api_stats(m.db, RowFilter{});
+  StatsTable table = query_api_stats(m.db, RowFilter{}, 0, true);
   REQUIRE(table.rows.size() == 1);
   CHECK(table.rows[0].squared_deviation == Approx(250.0));
   CHECK(table.rows[0].stddev_ns() == 1);  // 0.5 rounds half away from zero

@@ -27,7 +27,7 @@ TEST_CASE("the summary lists both tables, drops and files", "[report][summary]")
   kernel.total_ns = 2'000'000;
   StatsTable kernels = make_stats_table({kernel});
   StringSink sink;
-  write_summary({api, kernels, {{"ring_full", 5}}, {"/out/r.hiptrace.csv"}}, sink);
+  write_summary({{{"HIP API", api}}, kernels, {{"ring_full", 5}}, {"/out/r.hiptrace.csv"}}, sink);
   const std::string& text = sink.text();
   CHECK(text.find("HIP API (2 calls, 1 names, total 3.000 us)") != std::string::npos);
   CHECK(text.find("  hipMemcpy") != std::string::npos);
@@ -44,7 +44,7 @@ TEST_CASE("the summary lists both tables, drops and files", "[report][summary]")
 TEST_CASE("the summary says when there is nothing", "[report][summary]") {
   StatsTable empty;
   StringSink sink;
-  write_summary({empty, empty, {}, {}}, sink);
+  write_summary({{{"HIP API", empty}}, empty, {}, {}}, sink);
   CHECK(sink.text().find("HIP API (0 calls, 0 names, total 0 ns)\n  (none)") != std::string::npos);
   CHECK(sink.text().find("dropped") == std::string::npos);
 }

@@ -1,0 +1,23 @@
+// What the runtime-neutral core (collector, db, reports) needs to know about one runtime: its
+// words and file names. Each runtime fills one in runtimes/<runtime>/<runtime>_description.hpp;
+// runtimes/runtimes.hpp lists them. Labels are stored in every database (the `runtimes` table),
+// so reports read them from there, not from here.
+#pragma once
+#include <span>
+#include <string_view>
+
+#include "runtimes/api_id.hpp"
+
+namespace prof {
+
+struct RuntimeDescription {
+  RuntimeId id;
+  std::string_view name;          // "hip": meta.runtime, the db's name <name>-prof-<pid>.db
+  std::string_view api_title;     // "HIP API": the summary's API table heading
+  std::string_view stream_label;  // "Stream" (CNRT would say "Queue")
+  std::string_view device_label;  // "Device" (CNRT "MLU", ACL "NPU")
+  std::string_view api_csv_stem;  // "hiptrace": the API statistics are <base>.<stem>.csv
+  std::span<const ApiId> stream_creators;  // calls whose aux is a created stream handle
+};
+
+}  // namespace prof

@@ -1,0 +1,26 @@
+// Every runtime prof knows, indexed by RuntimeId. Adding a runtime adds one line here.
+#pragma once
+#include <array>
+
+#include "runtimes/hip/hip_description.hpp"
+#include "runtimes/musa/musa_description.hpp"
+
+namespace prof {
+
+inline constexpr std::array<const RuntimeDescription*, kRuntimeCount> kRuntimeDescriptions = {&kHipDescription,
+                                                                                            &kMusaDescription};
+
+inline const RuntimeDescription* find_runtime(int64_t id) {
+  if (id < 0 || static_cast<size_t>(id) >= kRuntimeCount) return nullptr;
+  return kRuntimeDescriptions[static_cast<size_t>(id)];
+}
+
+inline bool creates_stream(uint16_t api_id) {
+  const ApiInfo* api = find_api(api_id);
+  if (!api) return false;
+  for (ApiId creator : kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->stream_creators)
+    if (static_cast<uint16_t>(creator) == api_id) return true;
+  return false;
+}
+
+}  // namespace prof

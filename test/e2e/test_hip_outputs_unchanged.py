@@ -1,0 +1,91 @@
+"""e2e: HIP's outputs for the multistream sample are what prof wrote before it knew several runtimes
+(schema 1), normalised for what differs between any two runs: pids and tids, times and durations,
+handle values (`aux`), the run's paths and the schema version.
+
+expected/multistream_hip_outputs.json is that normal form of the outputs of unmodified prof (schema 1)
+for `prof --sim multistream 262144 3`. Regenerate it on purpose from such an output directory with
+    python3 test/e2e/test_hip_outputs_unchanged.py --write-expected OUT_DIR PID
+
+    python3 test/e2e/test_hip_outputs_unchanged.py --prof build/bin/prof --bin-dir build/test-bin
+"""
+import json
+import os
+import re
+import sys
+import tempfile
+import unittest
+
+import e2e_common as e2e
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXPECTED = os.path.join(HERE, "expected", "multistream_hip_outputs.json")
+SAMPLE_ARGS = ["262144", "3"]
+# otherData keys whose values are the run's own (times, ids, paths, host) or prof's version.
+RUN_KEYS = {"command_line", "end_ns", "host_name", "pid", "ppid", "start_ns", "wall_start_unix_ns", "time_origin_ns",
+            "schema_version", "prof_version", "ring_full_waits"}
+
+
+def normal_csv(path):
+    """Header, then (name, calls) sorted: rows are ordered by measured time, which varies."""
+    header, rows = e2e.read_csv(path)
+    return {"header": header, "rows": sorted([row["Name"], row["Calls"]] for row in rows)}
+
+
+def normal_event(event, pid):
+    event = dict(event)
+    event.pop("ts", None)
+    event.pop("dur", None)
+    if event.get("tid") == pid:
+        event["tid"] = "TID"
+    args = dict(event.get("args", {}))
+    args.pop("aux", None)
+    if isinstance(args.get("name"), str):
+        args["name"] = args["name"].replace(str(pid), "TID")
+    if args:
+        event["args"] = args
+    return json.dumps(event, sort_keys=True)
+
+
+def normal_json(path, pid):
+    trace = e2e.read_json(path)
+    other = {key: ("RUN" if key in RUN_KEYS else value) for key, value in trace["otherData"].items()}
+    return {"otherData": other, "displayTimeUnit": trace.get("displayTimeUnit"),
+            "events": sorted(normal_event(event, pid) for event in trace["traceEvents"])}
+
+
+def normal_outputs(directory, pid):
+    base = os.path.join(directory, f"result_{pid}")
+    return {"hiptrace.csv": normal_csv(base + ".hiptrace.csv"), "kernel.csv": normal_csv(base + ".kernel.csv"),
+            "_copy.json": normal_json(base + "_copy.json", pid),
+            "files": sorted(re.sub(str(pid), "PID", name) for name in os.listdir(directory))}
+
+
+class HipOutputsUnchangedTest(unittest.TestCase):
+    def test_multistream_outputs_match_schema_1_prof(self):
+        app = e2e.sample("multistream")
+        with tempfile.TemporaryDirectory(prefix="prof-e2e-hipsame-") as tmp:
+            out = os.path.join(tmp, "out")
+            os.makedirs(out)
+            done = e2e.run_prof(["--sim", "-d", out, app] + SAMPLE_ARGS, cwd=tmp)
+            self.assertEqual(done.returncode, 0, e2e.describe(done))
+            pid = e2e.parse_pid(done.stdout)
+            got = normal_outputs(out, pid)
+        with open(EXPECTED) as stream:
+            want = json.load(stream)
+        self.assertEqual(got["files"], want["files"])
+        for key in ("hiptrace.csv", "kernel.csv"):
+            self.assertEqual(got[key], want[key], key)
+        self.assertEqual(got["_copy.json"]["otherData"], want["_copy.json"]["otherData"])
+        got_events, want_events = got["_copy.json"]["events"], want["_copy.json"]["events"]
+        missing = sorted(set(want_events) - set(got_events))[:5]
+        extra = sorted(set(got_events) - set(want_events))[:5]
+        self.assertEqual(got_events, want_events, f"timeline events differ; missing {missing}, extra {extra}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--write-expected":
+        with open(EXPECTED, "w") as stream:
+            json.dump(normal_outputs(sys.argv[2], int(sys.argv[3])), stream, indent=1, sort_keys=True)
+            stream.write("\n")
+        sys.exit(0)
+    e2e.main()

@@ -1,0 +1,86 @@
+"""integration: a version-1 database (written by prof before schema 2 and the runtimes table) still
+reads, and HIP's outputs from it are byte for byte those the version-1 prof wrote.
+
+fixtures/v1_multistream/v1.db is the multistream sample's db from a build of prof at schema 1
+(`prof --sim multistream 262144 3`); expected/ and expected_range/ hold what that prof's
+`prof --db v1.db [--group-stream | --index-range 3:20]` wrote, and its summary up to "Files written".
+
+    python3 test/integration/check_v1_db.py --prof build/bin/prof
+"""
+import argparse
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "fixtures", "v1_multistream")
+PROF = None
+
+
+def summary_part(stdout):
+    return stdout.split("Files written:")[0]
+
+
+class V1DatabaseTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="prof-v1-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        # prof --db only reads its input; a copy still guards the checked-in fixture.
+        self.db = os.path.join(self.tmp, "v1.db")
+        shutil.copy(os.path.join(FIXTURE, "v1.db"), self.db)
+
+    def run_prof(self, *args):
+        out = os.path.join(self.tmp, "out")
+        os.makedirs(out, exist_ok=True)
+        done = subprocess.run([PROF, "--db", self.db, "-d", out, *args], capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return out, done.stdout
+
+    def assert_same_files(self, out, expected_dir, stdout):
+        expected = sorted(f for f in os.listdir(expected_dir) if f != "summary.txt")
+        self.assertEqual(sorted(os.listdir(out)), expected, "a different set of files")
+        for name in expected:
+            with open(os.path.join(out, name), "rb") as got, open(os.path.join(expected_dir, name), "rb") as want:
+                self.assertEqual(got.read(), want.read(), f"{name} differs from the version-1 prof's")
+        with open(os.path.join(expected_dir, "summary.txt")) as want:
+            self.assertEqual(summary_part(stdout), want.read(), "the summary differs")
+
+    def test_fixture_is_version_1(self):
+        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True) as db:
+            self.assertEqual(db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0], "1")
+            self.assertIsNone(db.execute("SELECT name FROM sqlite_master WHERE name = 'runtimes'").fetchone())
+
+    def test_reports_are_unchanged(self):
+        out, stdout = self.run_prof("--group-stream")
+        self.assert_same_files(out, os.path.join(FIXTURE, "expected"), stdout)
+
+    def test_index_range_reports_are_unchanged(self):
+        out, stdout = self.run_prof("--index-range", "3:20")
+        self.assert_same_files(out, os.path.join(FIXTURE, "expected_range"), stdout)
+
+    def test_merge_reads_a_version_1_source(self):
+        inputs = os.path.join(self.tmp, "inputs")
+        os.makedirs(inputs)
+        shutil.copy(self.db, os.path.join(inputs, "hip-prof-5831.db"))
+        out = os.path.join(self.tmp, "merged")
+        os.makedirs(out)
+        done = subprocess.run([PROF, "--db-merge", inputs, "-d", out], capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with sqlite3.connect(os.path.join(out, "result_merged.db")) as db:
+            self.assertEqual(db.execute("SELECT name, api_csv_stem FROM runtimes").fetchall(), [("hip", "hiptrace")])
+            self.assertEqual(db.execute("SELECT COUNT(*) FROM api_names WHERE runtime_id <> 0").fetchone()[0], 0)
+        with open(os.path.join(out, "result_merged.hiptrace.csv")) as got, \
+                open(os.path.join(FIXTURE, "expected", "v1.hiptrace.csv")) as want:
+            self.assertEqual(got.read(), want.read(), "merging one v1 db should give its own API statistics")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--prof", required=True)
+    options, rest = parser.parse_known_args()
+    PROF = os.path.abspath(options.prof)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
