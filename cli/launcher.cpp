@@ -56,7 +56,8 @@ std::vector<std::string> build_environment(const LaunchOptions& options) {
     } else if (entry.rfind("LD_LIBRARY_PATH=", 0) == 0 && !options.sim_library_dir.empty()) {
       std::string theirs = entry.substr(16);
       if (!theirs.empty()) library_path += ":" + theirs;
-    } else if (entry.rfind("PROF_RUN_DIR=", 0) == 0 || entry.rfind("PROF_DEVICE_TIMING=", 0) == 0) {
+    } else if (entry.rfind("PROF_RUN_DIR=", 0) == 0 || entry.rfind("PROF_DEVICE_TIMING=", 0) == 0 ||
+               entry.rfind("PROF_RUNTIMES=", 0) == 0) {
       // set below
     } else {
       env.push_back(entry);
@@ -66,6 +67,7 @@ std::vector<std::string> build_environment(const LaunchOptions& options) {
   if (!options.sim_library_dir.empty()) env.push_back("LD_LIBRARY_PATH=" + library_path);
   env.push_back("PROF_RUN_DIR=" + options.run_dir);
   env.push_back(std::string("PROF_DEVICE_TIMING=") + (options.device_timing ? "1" : "0"));
+  env.push_back("PROF_RUNTIMES=" + options.runtimes);
   return env;
 }
 

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iterator>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,16 +23,20 @@
 #include "cli/run_directory.hpp"
 #include "collector/collector.hpp"
 #include "report/report.hpp"
+#include "runtimes/api_id.hpp"
 
 #ifndef PROF_VERSION
 #define PROF_VERSION "0.0.0"
 #endif
 
 namespace prof::cli {
+using prof::kRuntimeCount;
+using prof::kRuntimeNames;
 namespace {
 
 struct Options {
   bool hip_trace = false;
+  bool musa_trace = false;
   bool sim = false;
   bool group_stream = false;
   bool no_device_timing = false;
@@ -132,15 +138,21 @@ int run(const Options& o) {
   const std::string prefix = install_prefix();
   LaunchOptions launch;
   launch.argv = o.program;
-  launch.preload_library = prefix + "/lib/prof/libprof_hip.so";
+  launch.preload_library = prefix + "/lib/prof/libprof_preload.so";
   if (access(launch.preload_library.c_str(), R_OK) != 0)
     return fail(kExitProfFailed, launch.preload_library + ": preload library missing (is prof installed?)");
   if (o.sim) {
+    // Every simulated runtime (libamdhip64.so.5, libmusart.so.N) lives in this one directory.
     launch.sim_library_dir = prefix + "/lib/prof/sim";
     if (access((launch.sim_library_dir + "/libamdhip64.so.5").c_str(), R_OK) != 0)
       return fail(kExitProfFailed, launch.sim_library_dir + ": simulated runtime missing");
   }
   launch.device_timing = !o.no_device_timing;
+  // --<runtime>-trace flags select runtimes; none selects every runtime prof knows.
+  const bool selected[kRuntimeCount] = {o.hip_trace, o.musa_trace};
+  const bool any = std::find(std::begin(selected), std::end(selected), true) != std::end(selected);
+  for (size_t i = 0; i < kRuntimeCount; ++i)
+    if (!any || selected[i]) launch.runtimes += (launch.runtimes.empty() ? "" : ",") + std::string(kRuntimeNames[i]);
 
   std::optional<RunDirectory> run_dir;
   try {
@@ -171,7 +183,9 @@ int run(const Options& o) {
       std::fprintf(stderr, "prof: %s\n", e.what());
     }
   }
-  if (dbs.empty() && collector.errors().empty()) std::fprintf(stderr, "prof: %s made no HIP calls; nothing recorded\n", o.program[0].c_str());
+  if (dbs.empty() && collector.errors().empty())
+    std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n", o.program[0].c_str(),
+                 launch.runtimes.c_str());
   return result.exit_status;
 }
 
@@ -182,22 +196,27 @@ int main(int argc, char** argv) {
   using namespace prof::cli;
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug
   Options o;
-  CLI::App app{"prof: a launcher-profiler for accelerator runtimes (HIP)"};
+  CLI::App app{"prof: a launcher-profiler for accelerator runtimes (HIP, MUSA)"};
   app.footer(
       "Examples:\n"
-      "  prof --hip-trace ./app 1024           trace on the real HIP runtime\n"
-      "  prof --sim --hip-trace ./app 1024     trace on prof's simulated HIP device\n"
+      "  prof ./app 1024                       trace every runtime the program calls\n"
+      "  prof --hip-trace ./app 1024           trace only the HIP runtime\n"
+      "  prof --musa-trace ./app 1024          trace only the MUSA runtime\n"
+      "  prof --sim ./app 1024                 run on prof's simulated devices (HIP, MUSA)\n"
       "  prof --sim -d out -o run1 ./app       outputs in out/, named run1.*\n"
       "  prof --db hip-prof-4242.db            regenerate the reports from a database\n"
       "  prof --db-merge runs/ -d out          merge every prof database in runs/ (result_merged.*)\n"
-      "\nOutputs (DIR = -d, default .): hip-prof-<pid>.db, result_<pid>.hiptrace.csv,\n"
-      "result_<pid>.kernel.csv, result_<pid>_copy.json (open in chrome://tracing or ui.perfetto.dev).\n"
+      "\nOutputs (DIR = -d, default .): <runtime>-prof-<pid>.db (hip-prof-, musa-prof-; prof-<pid>.db\n"
+      "when the process called several runtimes), result_<pid>.<runtime>trace.csv per runtime\n"
+      "(hiptrace, musatrace), result_<pid>.kernel.csv, result_<pid>_copy.json (open in\n"
+      "chrome://tracing or ui.perfetto.dev).\n"
       "Exit status: the program's (128+N if killed by signal N); prof's own errors: 2 usage,\n"
       "65 bad database, 66 missing input, 73 cannot write, 125 launch failed, 126 not executable, 127 not found.");
   app.prefix_command(true);
   app.set_version_flag("--version", PROF_VERSION);
-  app.add_flag("--hip-trace", o.hip_trace, "Trace the HIP runtime API, kernels and copies (the default)");
-  app.add_flag("--sim", o.sim, "Run the program on prof's simulated HIP device");
+  app.add_flag("--hip-trace", o.hip_trace, "Trace the HIP runtime API, kernels and copies");
+  app.add_flag("--musa-trace", o.musa_trace, "Trace the MUSA runtime API, kernels and copies");
+  app.add_flag("--sim", o.sim, "Run the program on prof's simulated devices (every simulated runtime)");
   app.add_option("-d,--output-dir", o.output_dir, "Directory for the outputs (default: current directory)");
   app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>");
   app.add_flag("--group-stream", o.group_stream, "Also write <base>_stream.json: copies and kernels by stream");

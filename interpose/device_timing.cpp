@@ -14,7 +14,6 @@
 
 #include "common/clock.hpp"
 #include "interpose/config.hpp"
-#include "interpose/real_functions.hpp"
 #include "interpose/spsc_ring.hpp"
 #include "interpose/thread_buffer.hpp"
 
@@ -45,7 +44,9 @@ constexpr uint64_t kReanchorNs = 100'000'000;  // keep float ms elapsed times sh
 constexpr int kMaxDevices = 64;
 
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTiming* t_timing = nullptr;
-__attribute__((tls_model("initial-exec"))) thread_local int t_device = 0;
+__attribute__((tls_model("initial-exec"))) thread_local int t_device[kRuntimeCount] = {};
+
+const TimingAdapter& adapter_of(RuntimeId runtime) { return *kTimingAdapters[static_cast<size_t>(runtime)]; }
 
 std::atomic<ThreadTiming*> g_threads{nullptr};
 std::atomic<uint32_t> g_epoch{1};
@@ -58,16 +59,16 @@ std::atomic<uint32_t> g_flush_request{0};
 std::atomic<uint32_t> g_flush_done{0};
 
 struct Anchor {
-  hipEvent_t event = nullptr;
-  hipStream_t stream = nullptr;
+  void* event = nullptr;
+  void* stream = nullptr;
   uint64_t host_ns = 0;
   uint32_t epoch = 0;
   bool moved = false;  // the harvester re-anchored to an op's end event, which it now owns
 };
 
-// Per device, the first anchor: set by the first application thread that times work on the
-// device, read by the harvester. Guarded for writing by g_calibration_mutex (rare path).
-std::atomic<Anchor*> g_calibrations[kMaxDevices];
+// Per runtime and device, the first anchor: set by the first application thread that times work
+// on the device, read by the harvester. Guarded for writing by g_calibration_mutex (rare path).
+std::atomic<Anchor*> g_calibrations[kRuntimeCount][kMaxDevices];
 pthread_mutex_t g_calibration_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 // Host time of the anchor: an event recorded on an idle private stream of the device is stamped
@@ -76,47 +77,42 @@ pthread_mutex_t g_calibration_mutex = PTHREAD_MUTEX_INITIALIZER;
 // on the device, so nothing of the application's is in flight on our stream and no race with
 // the application's own calls skews the first measurements. All calls happen before the
 // application's real call, which sets the last error itself.
-bool calibrate_current_device(int device, uint32_t epoch) noexcept {
-  auto create_stream = real<ApiId::hipStreamCreateWithFlags>();
-  auto create_event = real<ApiId::hipEventCreateWithFlags>();
-  auto record = real<ApiId::hipEventRecord>();
-  auto sync = real<ApiId::hipEventSynchronize>();
-  auto destroy = real<ApiId::hipEventDestroy>();
-  if (!create_stream || !create_event || !record || !sync || !destroy) return false;
+bool calibrate_current_device(const TimingAdapter& rt, int device, uint32_t epoch) noexcept {
   void* mem = mmap(nullptr, sizeof(Anchor), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return false;
   auto* a = new (mem) Anchor();
-  if (create_stream(&a->stream, hipStreamNonBlocking) != hipSuccess) return false;
-  hipEvent_t trial = nullptr;
-  if (create_event(&trial, hipEventDefault) != hipSuccess) return false;
+  if (rt.stream_create(&a->stream) != rt.success) return false;
+  void* trial = nullptr;
+  if (rt.event_create(&trial) != rt.success) return false;
   uint64_t best_window = UINT64_MAX;
   for (int i = 0; i < 9; ++i) {
     uint64_t t0 = now_ns();
-    if (record(trial, a->stream) != hipSuccess) break;
+    if (rt.event_record(trial, a->stream) != rt.success) break;
     uint64_t t1 = now_ns();
-    if (sync(trial) != hipSuccess) break;
+    if (rt.event_synchronize(trial) != rt.success) break;
     if (t1 - t0 < best_window) {
       best_window = t1 - t0;
       a->host_ns = t0 + (t1 - t0) / 2;
       std::swap(a->event, trial);
-      if (!trial && create_event(&trial, hipEventDefault) != hipSuccess) break;
+      if (!trial && rt.event_create(&trial) != rt.success) break;
     }
   }
-  if (trial) destroy(trial);
+  if (trial) rt.event_destroy(trial);
   if (!a->event) return false;
   a->epoch = epoch;
-  g_calibrations[device].store(a, std::memory_order_release);
+  g_calibrations[static_cast<size_t>(rt.runtime)][device].store(a, std::memory_order_release);
   return true;
 }
 
-bool ensure_calibrated(int device) noexcept {
+bool ensure_calibrated(const TimingAdapter& rt, int device) noexcept {
   if (device < 0 || device >= kMaxDevices) return false;
+  std::atomic<Anchor*>& slot = g_calibrations[static_cast<size_t>(rt.runtime)][device];
   const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
-  const Anchor* a = g_calibrations[device].load(std::memory_order_acquire);
+  const Anchor* a = slot.load(std::memory_order_acquire);
   if (a && a->epoch == epoch) [[likely]] return true;
   pthread_mutex_lock(&g_calibration_mutex);
-  a = g_calibrations[device].load(std::memory_order_acquire);
-  bool ok = (a && a->epoch == epoch) || calibrate_current_device(device, epoch);
+  a = slot.load(std::memory_order_acquire);
+  bool ok = (a && a->epoch == epoch) || calibrate_current_device(rt, device, epoch);
   pthread_mutex_unlock(&g_calibration_mutex);
   return ok;
 }
@@ -135,26 +131,23 @@ ThreadTiming* thread_timing() noexcept {
   return tt;
 }
 
-bool take_event(ThreadTiming* tt, PooledEvent& out) noexcept {
+bool take_event(ThreadTiming* tt, const TimingAdapter& rt, PooledEvent& out) noexcept {
   const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
+  const int device = t_device[static_cast<size_t>(rt.runtime)];
   while (tt->free.pop(out)) {
-    if (out.epoch == epoch && out.device == t_device) return true;
-    if (out.epoch == epoch) {
-      if (auto destroy = real<ApiId::hipEventDestroy>()) destroy(out.event);
-    }
+    if (out.epoch == epoch && out.device == device && out.runtime == rt.runtime) return true;
+    if (out.epoch == epoch) adapter_of(out.runtime).event_destroy(out.event);
   }
-  auto create = real<ApiId::hipEventCreateWithFlags>();
-  if (!create || create(&out.event, hipEventDefault) != hipSuccess) return false;
-  out.device = t_device;
+  if (rt.event_create(&out.event) != rt.success) return false;
+  out.device = device;
   out.epoch = epoch;
+  out.runtime = rt.runtime;
   return true;
 }
 
 void give_back(ThreadTiming* tt, const PooledEvent& e) noexcept {
   if (e.epoch != g_epoch.load(std::memory_order_acquire)) return;  // died with a device reset
-  if (!tt->free.push(e)) {
-    if (auto destroy = real<ApiId::hipEventDestroy>()) destroy(e.event);
-  }
+  if (!tt->free.push(e)) adapter_of(e.runtime).event_destroy(e.event);
 }
 
 // ---- harvester ------------------------------------------------------------------------------
@@ -196,19 +189,18 @@ class Harvester {
 
   // Returns whether any op completed.
   bool poll(bool wait) {
-    auto query = real<ApiId::hipEventQuery>();
-    auto sync = real<ApiId::hipEventSynchronize>();
     bool progressed = false;
     size_t kept = 0;
     for (size_t i = 0; i < inflight_.size(); ++i) {
       PendingOp& op = inflight_[i];
-      hipError_t status = wait ? sync(op.end.event) : query(op.end.event);
-      if (status == hipErrorNotReady) {
+      const TimingAdapter& rt = adapter_of(op.end.runtime);
+      int status = wait ? rt.event_synchronize(op.end.event) : rt.event_query(op.end.event);
+      if (status == rt.not_ready) {
         inflight_[kept++] = op;
         continue;
       }
       progressed = true;
-      if (status == hipSuccess) emit(op);
+      if (status == rt.success) emit(op);
       give_back(op.owner, op.begin);
       if (!reanchored_) give_back(op.owner, op.end);
       reanchored_ = false;
@@ -220,16 +212,17 @@ class Harvester {
   void flush_and_retire() {
     collect_pending();
     poll(true);
-    auto destroy_stream = real<ApiId::hipStreamDestroy>();
-    auto destroy_event = real<ApiId::hipEventDestroy>();
-    for (int d = 0; d < kMaxDevices; ++d) {
-      Anchor& a = anchors_[d];
-      if (a.event && a.moved && destroy_event) destroy_event(a.event);
-      a = Anchor{};
-      if (Anchor* c = g_calibrations[d].exchange(nullptr, std::memory_order_acq_rel)) {
-        if (c->event && destroy_event) destroy_event(c->event);
-        if (c->stream && destroy_stream) destroy_stream(c->stream);
-        // Not freed: an application thread may have read the pointer just before the exchange.
+    for (size_t r = 0; r < kRuntimeCount; ++r) {
+      const TimingAdapter& rt = *kTimingAdapters[r];
+      for (int d = 0; d < kMaxDevices; ++d) {
+        Anchor& a = anchors_[r][d];
+        if (a.event && a.moved) rt.event_destroy(a.event);
+        a = Anchor{};
+        if (Anchor* c = g_calibrations[r][d].exchange(nullptr, std::memory_order_acq_rel)) {
+          if (c->event) rt.event_destroy(c->event);
+          if (c->stream) rt.stream_destroy(c->stream);
+          // Not freed: an application thread may have read the pointer just before the exchange.
+        }
       }
     }
     g_epoch.fetch_add(1, std::memory_order_acq_rel);
@@ -237,15 +230,17 @@ class Harvester {
 
   bool to_host(const PooledEvent& e, uint64_t& host_ns) {
     if (e.device < 0 || e.device >= kMaxDevices) return false;
-    Anchor& a = anchors_[e.device];
+    const size_t runtime = static_cast<size_t>(e.runtime);
+    Anchor& a = anchors_[runtime][e.device];
     if (!a.event || a.epoch != e.epoch) {
       // Start from the calibration the application thread published before its first timed call.
-      const Anchor* published = g_calibrations[e.device].load(std::memory_order_acquire);
+      const Anchor* published = g_calibrations[runtime][e.device].load(std::memory_order_acquire);
       if (!published || published->epoch != e.epoch) return false;
       a = *published;  // a copy: the calibration keeps owning its event (moved == false)
     }
+    const TimingAdapter& rt = adapter_of(e.runtime);
     float ms = 0;
-    if (real<ApiId::hipEventElapsedTime>()(&ms, a.event, e.event) != hipSuccess) return false;
+    if (rt.event_elapsed_ms(&ms, a.event, e.event) != rt.success) return false;
     host_ns = static_cast<uint64_t>(static_cast<int64_t>(a.host_ns) + std::llround(static_cast<double>(ms) * 1e6));
     return true;
   }
@@ -258,7 +253,7 @@ class Harvester {
     if (op.blocking && end_ns > op.api_end_ns) end_ns = op.api_end_ns;
     if (end_ns < begin_ns) end_ns = begin_ns;
     maybe_reanchor(op, end_ns);
-    ThreadBuffer* buffer = ThreadBuffer::current(RuntimeId::kHip);
+    ThreadBuffer* buffer = ThreadBuffer::current(op.end.runtime);
     if (!buffer) return;
     Record* r = buffer->reserve();
     if (!r) return;
@@ -274,9 +269,9 @@ class Harvester {
   // float milliseconds lose precision far from the anchor: move the anchor forward to a
   // completed event whose host time is known.
   void maybe_reanchor(const PendingOp& op, uint64_t end_host_ns) {
-    Anchor& a = anchors_[op.end.device];
+    Anchor& a = anchors_[static_cast<size_t>(op.end.runtime)][op.end.device];
     if (op.blocking || end_host_ns < a.host_ns + kReanchorNs || op.end.epoch != a.epoch) return;
-    if (a.event && a.moved) real<ApiId::hipEventDestroy>()(a.event);
+    if (a.event && a.moved) adapter_of(op.end.runtime).event_destroy(a.event);
     a.event = op.end.event;
     a.host_ns = end_host_ns;
     a.moved = true;
@@ -284,7 +279,7 @@ class Harvester {
   }
 
   std::vector<PendingOp> inflight_;
-  Anchor anchors_[kMaxDevices];
+  Anchor anchors_[kRuntimeCount][kMaxDevices];
   bool reanchored_ = false;
 };
 
@@ -312,32 +307,31 @@ void harvester_start() {
 
 }  // namespace
 
-void timing_set_current_device(int device) noexcept { t_device = device; }
+void timing_set_current_device(RuntimeId runtime, int device) noexcept {
+  t_device[static_cast<size_t>(runtime)] = device;
+}
 
 void timing_start() noexcept {
   if (g_config.device_timing) pthread_once(&g_start_once, harvester_start);
 }
 
-void timing_begin(TimingTicket& ticket, hipStream_t stream) noexcept {
+void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream) noexcept {
   if (!g_config.device_timing || g_disabled.load(std::memory_order_relaxed)) return;
   ThreadTiming* tt = thread_timing();
   if (!tt) return;
   // Never inject work into a stream that is being captured: it would become part of the graph.
-  if (auto is_capturing = real<ApiId::hipStreamIsCapturing>()) {
-    hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
-    if (is_capturing(stream, &status) != hipSuccess) return;
-    if (status != hipStreamCaptureStatusNone) {
-      ticket.captured = true;
-      return;
-    }
+  bool capturing = false;
+  if (rt.stream_is_capturing(stream, &capturing) != rt.success) return;
+  if (capturing) {
+    ticket.captured = true;
+    return;
   }
-  auto record = real<ApiId::hipEventRecord>();
-  if (!record || !ensure_calibrated(t_device) || !take_event(tt, ticket.begin)) return;
-  if (!take_event(tt, ticket.end)) {
+  if (!ensure_calibrated(rt, t_device[static_cast<size_t>(rt.runtime)]) || !take_event(tt, rt, ticket.begin)) return;
+  if (!take_event(tt, rt, ticket.end)) {
     give_back(tt, ticket.begin);
     return;
   }
-  if (record(ticket.begin.event, stream) != hipSuccess) {
+  if (rt.event_record(ticket.begin.event, stream) != rt.success) {
     give_back(tt, ticket.begin);
     give_back(tt, ticket.end);
     return;
@@ -345,12 +339,13 @@ void timing_begin(TimingTicket& ticket, hipStream_t stream) noexcept {
   ticket.owner = tt;
 }
 
-void timing_end(TimingTicket& ticket, bool call_succeeded, hipStream_t stream, uint64_t correlation_id,
+void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_t correlation_id,
                 Activity activity, bool blocking, uint64_t submit_ns, uint64_t api_end_ns) noexcept {
   ThreadTiming* tt = ticket.owner;
   if (!tt) return;
+  const TimingAdapter& rt = adapter_of(ticket.end.runtime);
   // Only after success: a failed call leaves its error as the last error, untouched by prof.
-  if (!call_succeeded || real<ApiId::hipEventRecord>()(ticket.end.event, stream) != hipSuccess) {
+  if (!call_succeeded || rt.event_record(ticket.end.event, stream) != rt.success) {
     give_back(tt, ticket.end);
     // The begin event is recorded but harmless; it returns to the pool once the harvester is
     // not using it, which it never is: recycle it now.
@@ -359,7 +354,7 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, hipStream_t stream, u
   }
   PendingOp op{ticket.begin, ticket.end, correlation_id, submit_ns, api_end_ns, tt, activity, blocking};
   if (!tt->pending.push(op)) {
-    if (ThreadBuffer* b = ThreadBuffer::current(RuntimeId::kHip)) b->count_timing_drop();
+    if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
     give_back(tt, ticket.begin);
     give_back(tt, ticket.end);
   }

@@ -1,19 +1,21 @@
 // Device timing from the runtime's own events: the hook records an event before and after each
 // kernel, copy and memset on the same stream; a harvester thread in the profiled process later
-// reads them (hipEventQuery, never a wait on the application's work) and converts them to the
-// host clock against an anchor event whose host time was calibrated on a private stream.
+// reads them (an event query, never a wait on the application's work) and converts them to the
+// host clock against an anchor event whose host time was calibrated on a private stream. One
+// algorithm for every runtime: a TimingAdapter supplies the runtime's event calls.
 #pragma once
 #include <cstdint>
 
 #include "common/record.hpp"
-#include "runtimes/hip/hip_abi.hpp"
+#include "interpose/timing_adapter.hpp"
 
 namespace prof::interpose {
 
 struct PooledEvent {
-  hipEvent_t event = nullptr;
+  void* event = nullptr;
   int device = 0;
-  uint32_t epoch = 0;  // events of an earlier epoch died in a hipDeviceReset
+  uint32_t epoch = 0;  // events of an earlier epoch died in a device reset
+  RuntimeId runtime = RuntimeId::kHip;
 };
 
 struct ThreadTiming;
@@ -27,17 +29,18 @@ struct TimingTicket {
 
 // Before the real call: records the begin event on `stream`. Skipped (ticket stays empty) when
 // timing is off, the stream is being captured, or the event pool cannot supply events.
-void timing_begin(TimingTicket& ticket, hipStream_t stream) noexcept;
+void timing_begin(TimingTicket& ticket, const TimingAdapter& adapter, void* stream) noexcept;
 // After the real call: records the end event only if the call succeeded (so the application's
 // last-error state is what the call left), and queues the pair for the harvester.
-void timing_end(TimingTicket& ticket, bool call_succeeded, hipStream_t stream, uint64_t correlation_id,
+void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_t correlation_id,
                 Activity activity, bool blocking, uint64_t submit_ns, uint64_t api_end_ns) noexcept;
 
-void timing_set_current_device(int device) noexcept;
+void timing_set_current_device(RuntimeId runtime, int device) noexcept;
 // At load time: the harvester thread starts idle (it makes no runtime call until there is work),
 // so its start-up never competes with the program's first timed calls.
 void timing_start() noexcept;
-// hipDeviceReset destroys every event: harvest what is in flight first, then retire the pools.
+// A device reset (hipDeviceReset, musaDeviceReset) destroys every event: harvest what is in
+// flight first, then retire the pools (of every runtime: simpler, and resets are rare).
 void timing_before_device_reset() noexcept;
 // Normal exit: harvest what completes within a short grace period, then stop the harvester.
 void timing_shutdown() noexcept;

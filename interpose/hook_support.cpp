@@ -1,10 +1,35 @@
 #include "interpose/hook_support.hpp"
 
+#include "interpose/hook_shape.hpp"
+
 #include <cstring>
 
 #include "interpose/process_files.hpp"
 
 namespace prof::interpose {
+
+__attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
+__attribute__((tls_model("initial-exec"))) thread_local int t_current_device[kRuntimeCount] = {};
+
+void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags, int32_t result, uint64_t corr,
+                uint64_t begin_ns, uint64_t end_ns, uint64_t stream, uint64_t bytes, uint64_t aux,
+                uint64_t device) noexcept {
+  Record* r = buffer->reserve();
+  if (!r) return;
+  ApiRecord& a = r->api;
+  a.type = static_cast<uint8_t>(RecordType::kApi);
+  a.flags = flags;
+  a.api_id = api_id;
+  a.result = result;
+  a.correlation_id = corr;
+  a.begin_ns = begin_ns;
+  a.end_ns = end_ns;
+  a.stream = stream;
+  a.bytes = bytes;
+  a.aux = aux;
+  a.device = device;
+  buffer->commit();
+}
 
 void on_register_function(const HookContext& ctx, const void* host_function, const char* device_name) noexcept {
   // Registration happens once per kernel at start-up: the name is copied into the buffer here
@@ -12,14 +37,11 @@ void on_register_function(const HookContext& ctx, const void* host_function, con
   emit_string(*ctx.buffer, StringKind::kKernelSymbol, reinterpret_cast<uintptr_t>(host_function), device_name);
 }
 
-void on_module_get_function(const HookContext& ctx, hipFunction_t* function, const char* name,
-                            hipError_t ret) noexcept {
-  if (ret != hipSuccess || !function) return;
-  emit_string(*ctx.buffer, StringKind::kModuleFunction, reinterpret_cast<uintptr_t>(*function), name);
+void on_module_get_function(const HookContext& ctx, uint64_t function_handle, const char* name) noexcept {
+  emit_string(*ctx.buffer, StringKind::kModuleFunction, function_handle, name);
 }
 
-void on_module_load(const HookContext& ctx, const char* path, hipError_t ret) noexcept {
-  if (ret != hipSuccess) return;
+void on_module_load(const HookContext& ctx, const char* path) noexcept {
   emit_string(*ctx.buffer, StringKind::kModulePath, 0, path);
   write_maps_snapshot();  // a module may bring code the ELF fallback should see
 }
@@ -43,13 +65,12 @@ void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 blo
   ctx.buffer->commit();
 }
 
-void on_graph_instantiate(const HookContext& ctx, hipGraphExec_t* exec, hipError_t ret) noexcept {
-  // Once per instantiation (an exec handle may be reused after hipGraphExecDestroy).
-  if (ret != hipSuccess || !exec) return;
-  emit_string(*ctx.buffer, StringKind::kModuleFunction, reinterpret_cast<uintptr_t>(*exec), kGraphLaunchName);
+void on_graph_instantiate(const HookContext& ctx, uint64_t exec) noexcept {
+  // Once per instantiation (an exec handle may be reused after its graph exec is destroyed).
+  emit_string(*ctx.buffer, StringKind::kModuleFunction, exec, kGraphLaunchName);
 }
 
-void on_graph_launch(const HookContext& ctx, hipGraphExec_t exec) noexcept {
+void on_graph_launch(const HookContext& ctx, const void* exec) noexcept {
   // No geometry: a graph is many kernels and copies; its device span is the launch's.
   on_launch(ctx, exec, dim3{0, 0, 0}, dim3{0, 0, 0}, 0);
 }

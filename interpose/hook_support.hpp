@@ -1,14 +1,16 @@
-// Helpers the hook bodies generated from hip_api.def use: out-parameter capture, copy
-// directions, and the per-API extras (registration, launch geometry). All noexcept and
-// allocation-free; those that emit strings run only at registration time.
+// Helpers the hook bodies generated from every runtime's table use: out-parameter capture and the
+// per-API extras (registration, launch geometry, graphs). Runtime-neutral: handles arrive as
+// integers or void*, and each runtime's adapter (runtimes/<runtime>/<runtime>_adapter.hpp) adds
+// what is its own (copy-kind numbering). All noexcept and allocation-free; those that emit
+// strings run only at registration time.
 #pragma once
 #include <cstdint>
 #include <type_traits>
 
 #include "common/record.hpp"
-#include "runtimes/api_id.hpp"
-#include "runtimes/hip/hip_abi.hpp"
 #include "interpose/thread_buffer.hpp"
+#include "runtimes/api_id.hpp"
+#include "runtimes/vector_types.hpp"
 
 namespace prof::interpose {
 
@@ -25,28 +27,18 @@ constexpr Activity to_activity(HookActivity a) {
 constexpr bool is_blocking(HookActivity a) { return a == HookActivity::kCopySync || a == HookActivity::kMemsetSync; }
 
 // An out-parameter's value after a successful call, as a record field; 0 when the call failed
-// or the pointer is null (the hook never dereferences what the runtime did not fill).
-template <typename T>
-inline uint64_t prof_out(T* ptr, hipError_t ret) noexcept {
-  if (ret != hipSuccess || !ptr) return 0;
-  if constexpr (sizeof(T) <= sizeof(uint64_t)) {
+// or the pointer is null (the hook never dereferences what the runtime did not fill). Every
+// runtime prof knows reports success as 0.
+template <typename T, typename Status>
+inline uint64_t prof_out(T* ptr, Status ret) noexcept {
+  if (static_cast<int64_t>(ret) != 0 || !ptr) return 0;
+  if constexpr (sizeof(T) <= sizeof(uint64_t) && !std::is_void_v<T>) {
     uint64_t v = 0;
     __builtin_memcpy(&v, ptr, sizeof(T));
     return v;
   } else {
     return 0;
   }
-}
-
-constexpr CopyDirection prof_direction(hipMemcpyKind kind) {
-  switch (kind) {
-    case hipMemcpyHostToHost: return CopyDirection::kHostToHost;
-    case hipMemcpyHostToDevice: return CopyDirection::kHostToDevice;
-    case hipMemcpyDeviceToHost: return CopyDirection::kDeviceToHost;
-    case hipMemcpyDeviceToDevice: return CopyDirection::kDeviceToDevice;
-    case hipMemcpyDefault: return CopyDirection::kDefault;
-  }
-  return CopyDirection::kUnknown;
 }
 
 template <typename T>
@@ -64,15 +56,13 @@ struct HookContext {
   uint16_t api_id;
 };
 
-void on_set_device(int device, hipError_t ret) noexcept;
 void on_register_function(const HookContext& ctx, const void* host_function, const char* device_name) noexcept;
-void on_module_get_function(const HookContext& ctx, hipFunction_t* function, const char* name, hipError_t ret) noexcept;
-void on_module_load(const HookContext& ctx, const char* path, hipError_t ret) noexcept;
+void on_module_get_function(const HookContext& ctx, uint64_t function_handle, const char* name) noexcept;
+void on_module_load(const HookContext& ctx, const char* path) noexcept;
 void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 block, size_t shared_mem_bytes) noexcept;
-// Graph launches are kernels named kGraphLaunchName, keyed by their hipGraphExec_t.
+// Graph launches are kernels named kGraphLaunchName, keyed by their executable graph's handle.
 inline constexpr const char* kGraphLaunchName = "[graph launch]";
-void on_graph_instantiate(const HookContext& ctx, hipGraphExec_t* exec, hipError_t ret) noexcept;
-void on_graph_launch(const HookContext& ctx, hipGraphExec_t exec) noexcept;
-void before_device_reset() noexcept;
+void on_graph_instantiate(const HookContext& ctx, uint64_t exec) noexcept;
+void on_graph_launch(const HookContext& ctx, const void* exec) noexcept;
 
 }  // namespace prof::interpose

@@ -26,6 +26,18 @@ uint64_t env_u64(const char* name, uint64_t fallback) {
   return (end && *end == '\0') ? x : fallback;
 }
 
+bool list_has(const char* list, const char* name) {
+  const size_t n = strlen(name);
+  for (const char* p = list; *p;) {
+    const char* comma = strchr(p, ',');
+    const size_t len = comma ? static_cast<size_t>(comma - p) : strlen(p);
+    if (len == n && strncmp(p, name, n) == 0) return true;
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return false;
+}
+
 void on_exit_handler() {
   timing_shutdown();
   write_maps_snapshot();
@@ -51,6 +63,9 @@ void load_config() noexcept {
   }
   strcpy(g_config.run_dir, dir);
   g_config.device_timing = env_u64("PROF_DEVICE_TIMING", 1) != 0;
+  // A comma-separated list of runtime names; unset means every runtime.
+  const char* runtimes = getenv("PROF_RUNTIMES");
+  for (size_t i = 0; i < kRuntimeCount; ++i) g_config.traced[i] = !runtimes || list_has(runtimes, kRuntimeNames[i]);
   uint64_t records = env_u64("PROF_BUFFER_RECORDS", 1u << 16);
   uint64_t pow2 = 1024;
   while (pow2 < records && pow2 < (1ull << 30)) pow2 <<= 1;

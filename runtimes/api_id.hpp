@@ -17,6 +17,8 @@ namespace prof {
 enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1 };
 inline constexpr size_t kRuntimeCount = 2;
 inline constexpr uint16_t kRuntimeIdSpan = 1000;
+// As PROF_RUNTIMES and `prof --<name>-trace` spell them (runtimes.hpp checks the descriptions agree).
+inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa"};
 
 namespace api_rows {
 namespace hip {

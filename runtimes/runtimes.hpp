@@ -10,6 +10,10 @@ namespace prof {
 inline constexpr std::array<const RuntimeDescription*, kRuntimeCount> kRuntimeDescriptions = {&kHipDescription,
                                                                                             &kMusaDescription};
 
+static_assert(kHipDescription.name == std::string_view(kRuntimeNames[0]) &&
+              kMusaDescription.name == std::string_view(kRuntimeNames[1]));
+static_assert(kHipDescription.id == RuntimeId::kHip && kMusaDescription.id == RuntimeId::kMusa);
+
 inline const RuntimeDescription* find_runtime(int64_t id) {
   if (id < 0 || static_cast<size_t>(id) >= kRuntimeCount) return nullptr;
   return kRuntimeDescriptions[static_cast<size_t>(id)];

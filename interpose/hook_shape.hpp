@@ -1,0 +1,122 @@
+// The one hook shape, for every runtime: each runtime's hooks TU (interpose/hooks_<runtime>.cpp)
+// instantiates it once per row of its table with its adapter (runtimes/<runtime>/<runtime>_adapter.hpp):
+//   pass through when profiling (or this runtime) is off, or the runtime is calling itself;
+//   record device-timing events around work-enqueuing calls;
+//   read the clock, call the real function, read the clock;
+//   fill one fixed-size record and publish it.
+// Nothing here allocates, locks, formats or prints (see ../shared/STYLE.md).
+#pragma once
+#include <cstring>
+#include <type_traits>
+
+#include "common/clock.hpp"
+#include "interpose/config.hpp"
+#include "interpose/device_timing.hpp"
+#include "interpose/hook_support.hpp"
+#include "interpose/real_functions.hpp"
+
+#define PROF_EXPORT __attribute__((visibility("default")))
+
+namespace prof::interpose {
+
+// Depth of hooked calls on this thread, all runtimes together: a runtime that calls its own
+// public functions (hipMemcpyPeer -> hipMemcpy in libamdhip64 5.2) is recorded once, as the outer call.
+extern __attribute__((tls_model("initial-exec"))) thread_local int t_depth;
+// The device each runtime's set-device call last selected on this thread.
+extern __attribute__((tls_model("initial-exec"))) thread_local int t_current_device[kRuntimeCount];
+
+struct DepthGuard {
+  DepthGuard() noexcept { ++t_depth; }
+  ~DepthGuard() { --t_depth; }
+};
+
+void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags, int32_t result, uint64_t corr,
+                uint64_t begin_ns, uint64_t end_ns, uint64_t stream, uint64_t bytes, uint64_t aux,
+                uint64_t device) noexcept;
+
+template <typename Adapter>
+inline void on_set_device(int device, typename Adapter::Status ret) noexcept {
+  if (ret != Adapter::kSuccess) return;
+  t_current_device[static_cast<size_t>(Adapter::kRuntime)] = device;
+  timing_set_current_device(Adapter::kRuntime, device);
+}
+
+struct Captured {
+  uint64_t stream, bytes, aux;
+};
+
+// `call` invokes the real function; `capture` reads the row's stream, bytes and aux expressions
+// after the call; `post` runs the row's extra statement.
+template <typename Adapter, ApiId kId, HookActivity kActivity, typename Real, typename Call, typename Capture,
+          typename Post>
+inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, Capture capture, Post post) {
+  using Ret = decltype(call());
+  using Status = typename Adapter::Status;
+  constexpr size_t kRuntime = static_cast<size_t>(Adapter::kRuntime);
+  if (!real_fn) [[unlikely]] {
+    if constexpr (std::is_same_v<Ret, Status>) return Adapter::kNoLibrary;
+    else if constexpr (!std::is_void_v<Ret>) return Ret{};
+    else return;
+  }
+  ThreadBuffer* buffer =
+      t_depth == 0 && g_config.traced[kRuntime] ? ThreadBuffer::current(Adapter::kRuntime) : nullptr;
+  if (!buffer) return call();
+  DepthGuard depth_guard;
+  if constexpr (kId == Adapter::kDeviceReset) timing_before_device_reset();
+  const uint64_t corr = buffer->next_correlation_id();
+  const HookContext ctx{buffer, corr, static_cast<uint16_t>(kId)};
+  TimingTicket ticket;
+  if constexpr (kActivity != HookActivity::kNone) timing_begin(ticket, Adapter::kTiming, stream);
+  const uint64_t begin_ns = now_ns();
+  const uint64_t device = static_cast<uint64_t>(t_current_device[kRuntime]);
+  if constexpr (std::is_void_v<Ret>) {
+    call();
+    const uint64_t end_ns = now_ns();
+    post(ctx, Adapter::kSuccess);
+    const Captured c = capture(Adapter::kSuccess);
+    commit_api(buffer, static_cast<uint16_t>(kId), 0, 0, corr, begin_ns, end_ns, c.stream, c.bytes, c.aux,
+               device);
+  } else {
+    Ret ret = call();
+    const uint64_t end_ns = now_ns();
+    Status status = Adapter::kSuccess;
+    if constexpr (std::is_same_v<Ret, Status>) status = ret;
+    uint8_t flags = 0;
+    if constexpr (kActivity != HookActivity::kNone) {
+      if (ticket.owner) flags |= kFlagDeviceTiming;
+      if (ticket.captured) flags |= kFlagCaptured;
+      timing_end(ticket, status == Adapter::kSuccess, stream, corr, to_activity(kActivity), is_blocking(kActivity),
+                 begin_ns, end_ns);
+    }
+    post(ctx, status);
+    const Captured c = capture(status);
+    commit_api(buffer, static_cast<uint16_t>(kId), flags, static_cast<int32_t>(status), corr, begin_ns, end_ns,
+               c.stream, c.bytes, c.aux, device);
+    return ret;
+  }
+}
+
+}  // namespace prof::interpose
+
+// The `post` column names these; they see the hook's context and the row's Adapter.
+#define prof_on_set_device(device, ret) on_set_device<Adapter>(device, ret)
+#define prof_on_register_function(...) on_register_function(ctx, __VA_ARGS__)
+#define prof_on_module_get_function(function, name, ret) \
+  if ((ret) == Adapter::kSuccess && (function)) on_module_get_function(ctx, to_u64(*(function)), name)
+#define prof_on_module_load(path, ret) \
+  if ((ret) == Adapter::kSuccess) on_module_load(ctx, path)
+#define prof_on_launch(...) on_launch(ctx, __VA_ARGS__)
+#define prof_on_graph_instantiate(exec, ret) \
+  if ((ret) == Adapter::kSuccess && (exec)) on_graph_instantiate(ctx, to_u64(*(exec)))
+#define prof_on_graph_launch(exec) on_graph_launch(ctx, exec)
+
+// One exported hook from one table row. ADAPTER is the runtime's adapter type.
+#define PROF_DEFINE_HOOK(ADAPTER, NAME, RET, PARAMS, ARGS, ACTIVITY, STREAM, BYTES, AUX, POST)                 \
+  extern "C" PROF_EXPORT RET NAME PARAMS {                                                                    \
+    using Adapter = ADAPTER;                                                                                  \
+    using Status = Adapter::Status;                                                                           \
+    return run_hook<Adapter, ApiId::NAME, HookActivity::ACTIVITY>(                                            \
+        real<ApiId::NAME>(), (Adapter::Stream)(STREAM), [&]() { return real<ApiId::NAME>() ARGS; },           \
+        [&]([[maybe_unused]] Status ret) { return Captured{to_u64(STREAM), to_u64(BYTES), to_u64(AUX)}; },     \
+        [&]([[maybe_unused]] const HookContext& ctx, [[maybe_unused]] Status ret) { POST });                  \
+  }

@@ -1,0 +1,33 @@
+// What device timing needs from a runtime, with its handles as void* and its status as int: one
+// instance per runtime (runtimes/<runtime>/<runtime>_adapter.hpp), so device_timing.cpp holds the
+// one timing algorithm for every runtime. Each function calls the runtime's real function (never
+// a hook) and returns the runtime's status; kNoFunction when the library does not define it.
+#pragma once
+#include <cstdint>
+
+#include "runtimes/api_id.hpp"
+
+namespace prof::interpose {
+
+struct TimingAdapter {
+  static constexpr int kNoFunction = -1;
+
+  RuntimeId runtime;
+  int success;    // hipSuccess, musaSuccess
+  int not_ready;  // what an event query returns while the work is in flight
+  int (*stream_create)(void** stream);  // a private non-blocking stream
+  int (*stream_destroy)(void* stream);
+  int (*event_create)(void** event);    // a timing event (default flags)
+  int (*event_destroy)(void* event);
+  int (*event_record)(void* event, void* stream);
+  int (*event_query)(void* event);
+  int (*event_synchronize)(void* event);
+  int (*event_elapsed_ms)(float* ms, void* start, void* end);
+  // Whether `stream` is capturing into a graph (then prof must not record events on it).
+  int (*stream_is_capturing)(void* stream, bool* capturing);
+};
+
+// Every runtime's adapter, indexed by RuntimeId (interpose/timing_adapters.cpp).
+extern const TimingAdapter* const kTimingAdapters[kRuntimeCount];
+
+}  // namespace prof::interpose

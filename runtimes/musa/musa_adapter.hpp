@@ -1,0 +1,71 @@
+// MUSA's adapter: what the generic hook shape (interpose/hook_shape.hpp) and device timing need to
+// know about MUSA beyond its table. Compiled into the preload library only.
+#pragma once
+#include "interpose/real_functions.hpp"
+#include "interpose/timing_adapter.hpp"
+#include "runtimes/musa/musa_abi.hpp"
+
+namespace prof::interpose {
+
+
+// Copy direction of a musaMemcpyKind (the `aux` of copies): CUDA's numbering 0..4, assumed for MUSA.
+constexpr CopyDirection prof_direction(musaMemcpyKind kind) {
+  switch (kind) {
+    case musaMemcpyHostToHost: return CopyDirection::kHostToHost;
+    case musaMemcpyHostToDevice: return CopyDirection::kHostToDevice;
+    case musaMemcpyDeviceToHost: return CopyDirection::kDeviceToHost;
+    case musaMemcpyDeviceToDevice: return CopyDirection::kDeviceToDevice;
+    case musaMemcpyDefault: return CopyDirection::kDefault;
+  }
+  return CopyDirection::kUnknown;
+}
+
+namespace musa_timing {
+#define PROF_CALL_REAL(id, ...)                    \
+  auto fn = real<ApiId::id>();                     \
+  return fn ? static_cast<int>(fn(__VA_ARGS__)) : TimingAdapter::kNoFunction
+inline int stream_create(void** s) { PROF_CALL_REAL(musaStreamCreateWithFlags, reinterpret_cast<musaStream_t*>(s), musaStreamNonBlocking); }
+inline int stream_destroy(void* s) { PROF_CALL_REAL(musaStreamDestroy, static_cast<musaStream_t>(s)); }
+inline int event_create(void** e) { PROF_CALL_REAL(musaEventCreate, reinterpret_cast<musaEvent_t*>(e)); }  // confirmed row
+inline int event_destroy(void* e) { PROF_CALL_REAL(musaEventDestroy, static_cast<musaEvent_t>(e)); }
+inline int event_record(void* e, void* s) { PROF_CALL_REAL(musaEventRecord, static_cast<musaEvent_t>(e), static_cast<musaStream_t>(s)); }
+inline int event_query(void* e) { PROF_CALL_REAL(musaEventQuery, static_cast<musaEvent_t>(e)); }
+inline int event_synchronize(void* e) { PROF_CALL_REAL(musaEventSynchronize, static_cast<musaEvent_t>(e)); }
+inline int event_elapsed_ms(float* ms, void* a, void* b) {
+  PROF_CALL_REAL(musaEventElapsedTime, ms, static_cast<musaEvent_t>(a), static_cast<musaEvent_t>(b));
+}
+#undef PROF_CALL_REAL
+inline int stream_is_capturing(void* s, bool* capturing) {
+  auto fn = real<ApiId::musaStreamIsCapturing>();
+  musaStreamCaptureStatus status = musaStreamCaptureStatusNone;
+  // A runtime without capture support captures nothing.
+  const int ret = fn ? static_cast<int>(fn(static_cast<musaStream_t>(s), &status)) : musaSuccess;
+  *capturing = status != musaStreamCaptureStatusNone;
+  return ret;
+}
+}  // namespace musa_timing
+
+inline constexpr TimingAdapter kMusaTiming{RuntimeId::kMusa,
+                                          musaSuccess,
+                                          musaErrorNotReady,
+                                          musa_timing::stream_create,
+                                          musa_timing::stream_destroy,
+                                          musa_timing::event_create,
+                                          musa_timing::event_destroy,
+                                          musa_timing::event_record,
+                                          musa_timing::event_query,
+                                          musa_timing::event_synchronize,
+                                          musa_timing::event_elapsed_ms,
+                                          musa_timing::stream_is_capturing};
+
+struct MusaAdapter {
+  using Status = musaError_t;
+  using Stream = musaStream_t;
+  static constexpr RuntimeId kRuntime = RuntimeId::kMusa;
+  static constexpr Status kSuccess = musaSuccess;
+  static constexpr Status kNoLibrary = musaErrorInitializationError;  // no loaded library defines the function
+  static constexpr ApiId kDeviceReset = ApiId::musaDeviceReset;  // destroys every event: flush timing first
+  static constexpr const TimingAdapter& kTiming = kMusaTiming;
+};
+
+}  // namespace prof::interpose
