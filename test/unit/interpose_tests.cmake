@@ -6,3 +6,7 @@ if(EXISTS /usr/include/hip/hip_runtime_api.h)
 else()
   message(STATUS "prof: Debian's HIP headers not installed; the ABI test is skipped")
 endif()
+
+# MUSA: no real header exists here, so the table is held against one written from the reference.
+prof_add_catch_test(musa_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/musa_abi_test.cpp
+                    ${CMAKE_CURRENT_LIST_DIR}/musa_abi_ours.cpp ${CMAKE_CURRENT_LIST_DIR}/musa_abi_reference_c.c)
