@@ -185,7 +185,7 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   const bool has_stream = known && api->has_stream;
   std::optional<int64_t> stream;
   if (known && r.result == 0 && creates_stream(r.api_id)) stream_index(r.aux, r.device, true);
-  if (has_stream) stream = stream_index(r.stream, r.device, false);
+  if (has_stream) stream = stream_index(canonical_stream(*api, r.stream), r.device, false);
 
   insert_api_.bind(1, corr).bind(2, int64_t{r.api_id}).bind(3, tid).bind(4, r.begin_ns).bind(5, r.end_ns);
   insert_api_.bind(6, int64_t{r.result});

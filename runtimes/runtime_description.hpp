@@ -18,6 +18,9 @@ struct RuntimeDescription {
   std::string_view device_label;  // "Device" (CNRT "MLU", ACL "NPU")
   std::string_view api_csv_stem;  // "hiptrace": the API statistics are <base>.<stem>.csv
   std::span<const ApiId> stream_creators;  // calls whose aux is a created stream handle
+  // Handles besides 0 that name the legacy default stream (MUSA's musaStreamLegacy): recorded as
+  // stream 0, the default stream, like a null handle.
+  std::span<const uint64_t> default_stream_aliases;
 };
 
 }  // namespace prof

@@ -27,4 +27,11 @@ inline bool creates_stream(uint16_t api_id) {
   return false;
 }
 
+// The stream a call's handle names, with the runtime's aliases of the default stream as 0.
+inline uint64_t canonical_stream(const ApiInfo& api, uint64_t handle) {
+  for (uint64_t alias : kRuntimeDescriptions[static_cast<size_t>(api.runtime)]->default_stream_aliases)
+    if (handle == alias) return 0;
+  return handle;
+}
+
 }  // namespace prof

@@ -9,6 +9,6 @@ inline constexpr ApiId kHipStreamCreators[] = {ApiId::hipStreamCreate, ApiId::hi
 
 // File names are hipprof's: hip-prof-<pid>.db, <base>.hiptrace.csv.
 inline constexpr RuntimeDescription kHipDescription{
-    RuntimeId::kHip, "hip", "HIP API", "Stream", "Device", "hiptrace", kHipStreamCreators};
+    RuntimeId::kHip, "hip", "HIP API", "Stream", "Device", "hiptrace", kHipStreamCreators, {}};
 
 }  // namespace prof

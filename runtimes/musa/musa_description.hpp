@@ -7,8 +7,12 @@ namespace prof {
 inline constexpr ApiId kMusaStreamCreators[] = {ApiId::musaStreamCreate, ApiId::musaStreamCreateWithFlags,
                                                 ApiId::musaStreamCreateWithPriority};
 
+// musaStreamLegacy, ((musaStream_t)0x1) as in CUDA: the legacy default stream, the null stream's twin.
+inline constexpr uint64_t kMusaDefaultStreamAliases[] = {0x1};
+
 // musa-prof-<pid>.db, <base>.musatrace.csv: HIP's scheme with the runtime's name.
 inline constexpr RuntimeDescription kMusaDescription{
-    RuntimeId::kMusa, "musa", "MUSA API", "Stream", "Device", "musatrace", kMusaStreamCreators};
+    RuntimeId::kMusa, "musa", "MUSA API", "Stream", "Device", "musatrace", kMusaStreamCreators,
+    kMusaDefaultStreamAliases};
 
 }  // namespace prof
