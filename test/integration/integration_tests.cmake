@@ -30,3 +30,9 @@ set_tests_properties(integration:report_names_property PROPERTIES LABELS integra
 add_test(NAME integration:v1_database
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_v1_db.py --prof $<TARGET_FILE:prof>)
 set_tests_properties(integration:v1_database PROPERTIES LABELS integration)
+
+# Reports of a two-runtime db: a CSV and a summary table per runtime, labels from the db.
+add_test(NAME integration:runtimes_report
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_runtimes_report.py
+                 --tool $<TARGET_FILE:report_fixture_tool>)
+set_tests_properties(integration:runtimes_report PROPERTIES LABELS integration)

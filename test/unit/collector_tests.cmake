@@ -2,6 +2,7 @@
 # sources are compiled in (the preload library itself exports only hooks).
 prof_add_catch_test(collector_unit_test unit
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_db_writer_test.cpp
+          ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_runtimes_test.cpp
   LIBS prof::collector prof::sqlite)
 
 prof_add_catch_test(collector_ring_test integration
