@@ -27,9 +27,9 @@ enum class RecordType : uint8_t {
 };
 
 enum class StringKind : uint8_t {
-  kKernelSymbol = 1,    // key = host function address (__hipRegisterFunction), text = mangled name
-  kModuleFunction = 2,  // key = hipFunction_t handle (hipModuleGetFunction), text = kernel name
-  kModulePath = 3,      // key = 0, text = path passed to hipModuleLoad
+  kKernelSymbol = 1,    // key = host function address (__hipRegisterFunction, __musaRegisterFunction), text = mangled name
+  kModuleFunction = 2,  // key = module function handle (hipModuleGetFunction) or graph exec handle, text = kernel name
+  kModulePath = 3,      // key = 0, text = path of a loaded module (hipModuleLoad)
 };
 
 enum class Activity : uint8_t { kNone = 0, kKernel = 1, kCopy = 2, kMemset = 3 };
@@ -39,7 +39,7 @@ enum class CopyDirection : uint8_t {
   kHostToDevice = 1,
   kDeviceToHost = 2,
   kDeviceToDevice = 3,
-  kDefault = 4,  // hipMemcpyDefault: the runtime infers it from the pointers
+  kDefault = 4,  // hipMemcpyDefault, musaMemcpyDefault: the runtime infers it from the pointers
   kPeer = 5,
   kMemset = 6,
   kUnknown = 7,
@@ -61,9 +61,9 @@ struct ApiRecord {
   uint64_t correlation_id;
   uint64_t begin_ns;  // host clock (prof::now_ns) at entry
   uint64_t end_ns;    // host clock at return
-  uint64_t stream;    // hipStream_t value the call acted on (0 = default stream)
+  uint64_t stream;    // stream handle the call acted on (0 = default stream)
   uint64_t bytes;
-  uint64_t aux;     // per-API value, see the `aux` column of hip_api.def
+  uint64_t aux;     // per-API value, see the `aux` column of the runtime's table (runtimes/<rt>/<rt>_api.def)
   uint64_t device;  // the calling thread's current device
 };
 
@@ -73,7 +73,7 @@ struct LaunchRecord {
   uint16_t api_id;
   uint32_t shared_mem_bytes;
   uint64_t correlation_id;
-  uint64_t function;  // host function address or hipFunction_t handle
+  uint64_t function;  // host function address, module function handle or graph exec handle
   uint32_t grid[3];
   uint32_t block[3];
   uint64_t reserved1[2];

@@ -1,4 +1,4 @@
-// Per-name duration statistics (the rows of the .hiptrace.csv and .kernel.csv files and of the
+// Per-name duration statistics (the rows of the per-runtime API CSVs and the .kernel.csv file and of the
 // summary tables). SQLite aggregates; the report holds one small record per distinct name.
 #pragma once
 #include <cstdint>
