@@ -7,7 +7,6 @@
 
 namespace prof::interpose {
 
-
 // Copy direction of a hipMemcpyKind (the `aux` of copies).
 constexpr CopyDirection prof_direction(hipMemcpyKind kind) {
   switch (kind) {

@@ -7,7 +7,6 @@
 
 namespace prof::interpose {
 
-
 // Copy direction of a musaMemcpyKind (the `aux` of copies): CUDA's numbering 0..4, assumed for MUSA.
 constexpr CopyDirection prof_direction(musaMemcpyKind kind) {
   switch (kind) {
