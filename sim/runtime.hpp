@@ -214,6 +214,8 @@ hipError_t check_device_sync_capture_locked(int device);
 // Memory registry: the device a pointer belongs to, or -1 for memory the runtime did not allocate
 // as device memory (host memory, hipHostMalloc).
 int device_of_pointer(const void* ptr) noexcept;
+// Bytes of device memory (hipMalloc, not host or managed) now allocated on `device`.
+size_t allocated_device_bytes(int device) noexcept;
 
 // Name registered for a host function address or module function handle, or null.
 const char* function_name(uint64_t function) noexcept;
