@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
+#include <ctime>
 #include <cerrno>
 #include <cstring>
 
@@ -18,16 +22,93 @@ namespace prof::cli {
 namespace {
 
 std::atomic<pid_t> g_child{-1};
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+std::atomic<pid_t> g_group{-1};  // the program's process group
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+constexpr int kForwardedCount = sizeof(kForwarded) / sizeof(kForwarded[0]);
+// A sender that signals prof twice for one event (`timeout` signals its child, then its own
+// process group, which holds prof too) is one signal to the program: the same signal from the
+// same sender within this window is not forwarded again.
+constexpr int64_t kBurstWindowNs = 50'000'000;
 
-// A signal sent to prof by a process (kill, a job scheduler) is passed on to the program. One
-// the terminal sent to the whole foreground group already reached the program: not again, unless
-// the program has left prof's process group (setsid, setpgid) and so did not get it.
+struct LastForward {
+  volatile sig_atomic_t sender = -1;
+  volatile int64_t at_ns = 0;
+};
+LastForward g_last[65];
+
+int64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);  // async-signal-safe
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+// The program runs in its own process group, so a signal sent to prof's group (kill -PGID,
+// timeout, a shell's job control) reaches prof only, and prof passes it on: once. Keys typed at a
+// terminal go to the program's group directly (it is the terminal's foreground group, see
+// hand_terminal), so they never reach prof.
 void forward_signal(int sig, siginfo_t* info, void*) {
   const int saved_errno = errno;
-  pid_t child = g_child.load();
-  if (child > 0 && info && (info->si_code != SI_KERNEL || getpgid(child) != getpgrp())) kill(child, sig);
+  const pid_t child = g_child.load();
+  const pid_t group = g_group.load();
+  if (child > 0) {
+    const pid_t sender = info ? info->si_pid : 0;
+    const int64_t now = monotonic_ns();
+    LastForward& last = g_last[sig < 65 ? sig : 0];
+    const bool repeat = info && info->si_code != SI_KERNEL && last.sender == sender && now - last.at_ns < kBurstWindowNs;
+    if (!repeat) {
+      // The group first (the program and whatever it started in it), the program itself if it
+      // left its group (setsid, setpgid).
+      if (kill(-group, sig) != 0 || getpgid(child) != group) kill(child, sig);
+      last.sender = sender;
+      last.at_ns = now;
+    }
+  }
   errno = saved_errno;
+}
+
+// When prof runs in the foreground of a terminal, the program's process group becomes the
+// terminal's foreground group, as a shell does for a job: Ctrl-C, Ctrl-Z and terminal input reach
+// the program directly. Returns the terminal's fd, or -1 when prof is not in the foreground of one.
+int controlling_terminal_in_foreground() {
+  int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (tcgetpgrp(fd) != getpgrp()) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The program's process group is led by a placeholder process, not by the program: the program is
+// then no group leader, as when a non-interactive shell or prof before it started it, so its own
+// setsid() or setpgid() behaves as without prof. The holder blocks every signal (a signal sent to
+// the group is the program's business), dies with prof (PR_SET_PDEATHSIG) and is killed when the
+// program has ended. -1 if it could not be started: the program then leads its own group.
+pid_t start_group_holder() {
+  pid_t holder = fork();
+  if (holder == 0) {
+    // Async-signal-safe calls only: prof has threads (the collector) at this point.
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, nullptr);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    setpgid(0, 0);
+    for (int fd = 0; fd < 1024; ++fd) close(fd);  // holds no pipe or terminal open
+    for (;;) pause();
+  }
+  if (holder > 0) setpgid(holder, holder);
+  return holder;
+}
+
+// tcsetpgrp from a process that is not in the foreground group sends it SIGTTOU: blocked here.
+void hand_terminal(int tty, pid_t group) {
+  if (tty < 0) return;
+  sigset_t ttou, previous;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  sigprocmask(SIG_BLOCK, &ttou, &previous);
+  tcsetpgrp(tty, group);
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
 }
 
 bool is_executable_file(const std::string& path, int& error_code) {
@@ -119,8 +200,16 @@ LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& pr
   sigemptyset(&forwarded);
   for (int sig : kForwarded) sigaddset(&forwarded, sig);
   sigprocmask(SIG_BLOCK, &forwarded, &previous);
+  const int tty = controlling_terminal_in_foreground();
+  const pid_t holder = start_group_holder();
   pid_t pid = fork();
   if (pid == 0) {
+    // Its own process group (see forward_signal), and the terminal if prof had it. Both sides
+    // set them, so neither the program nor a signal can get in before they are in place.
+    setpgid(0, holder > 0 ? holder : 0);
+    hand_terminal(tty, holder > 0 ? holder : getpid());
+    if (tty >= 0) close(tty);
+    signal(SIGPIPE, options.sigpipe_ignored ? SIG_IGN : SIG_DFL);  // as prof found it
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     close(pipe_fds[0]);
     execve(program_path.c_str(), argv_ptrs.data(), env_ptrs.data());
@@ -131,18 +220,27 @@ LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& pr
   }
   close(pipe_fds[1]);
   if (pid < 0) {
+    if (tty >= 0) close(tty);
+    if (holder > 0) {
+      kill(holder, SIGKILL);
+      waitpid(holder, nullptr, 0);
+    }
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     close(pipe_fds[0]);
     message = std::string("cannot fork: ") + strerror(errno);
     return result;
   }
+  const pid_t group = holder > 0 ? holder : pid;
+  setpgid(pid, group);  // EACCES once the child has exec'd: it did it itself
+  hand_terminal(tty, group);
+  g_group.store(group);
   g_child.store(pid);
   struct sigaction sa {};
   sa.sa_sigaction = forward_signal;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  struct sigaction old_actions[4];
-  for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &sa, &old_actions[i]);
+  struct sigaction old_actions[kForwardedCount];
+  for (int i = 0; i < kForwardedCount; ++i) sigaction(kForwarded[i], &sa, &old_actions[i]);
   sigprocmask(SIG_SETMASK, &previous, nullptr);
 
   int exec_errno = 0;
@@ -153,10 +251,30 @@ LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& pr
   close(pipe_fds[0]);
 
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, tty >= 0 ? WUNTRACED : 0);
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (!WIFSTOPPED(status)) break;
+    // Stopped from the terminal (Ctrl-Z): prof takes the terminal back and stops too, so the
+    // shell sees its job stopped; when the shell continues prof, the program gets the terminal
+    // and SIGCONT again.
+    hand_terminal(tty, getpgrp());
+    kill(getpid(), SIGSTOP);
+    hand_terminal(tty, group);
+    kill(-group, SIGCONT);
   }
   g_child.store(-1);
-  for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &old_actions[i], nullptr);
+  if (holder > 0) {
+    kill(holder, SIGKILL);
+    while (waitpid(holder, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  for (int i = 0; i < kForwardedCount; ++i) sigaction(kForwarded[i], &old_actions[i], nullptr);
+  hand_terminal(tty, getpgrp());
+  if (tty >= 0) close(tty);
 
   if (n == static_cast<ssize_t>(sizeof exec_errno)) {
     message = program_path + ": cannot execute: " + strerror(exec_errno);

@@ -12,6 +12,7 @@ struct LaunchOptions {
   std::string sim_library_dir;  // empty: the real runtime
   std::string run_dir;
   bool device_timing = true;
+  bool sigpipe_ignored = false;  // how prof found SIGPIPE: the program starts with the same
   std::string runtimes;  // PROF_RUNTIMES: the runtimes recorded, comma-separated ("hip,musa")
 };
 

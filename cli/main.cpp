@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iterator>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -148,6 +149,12 @@ int run(const Options& o) {
       return fail(kExitProfFailed, launch.sim_library_dir + ": simulated runtime missing");
   }
   launch.device_timing = !o.no_device_timing;
+  // prof's own writes to a closed pipe (`prof ./app | head -1`) fail with EPIPE and end only the
+  // summary; the program starts with SIGPIPE as prof found it.
+  struct sigaction sigpipe_before {};
+  sigaction(SIGPIPE, nullptr, &sigpipe_before);
+  launch.sigpipe_ignored = sigpipe_before.sa_handler == SIG_IGN;
+  signal(SIGPIPE, SIG_IGN);
   // --<runtime>-trace flags select runtimes; none selects every runtime prof knows.
   const bool selected[kRuntimeCount] = {o.hip_trace, o.musa_trace};
   const bool any = std::find(std::begin(selected), std::end(selected), true) != std::end(selected);
@@ -166,6 +173,8 @@ int run(const Options& o) {
   collector::Collector collector({run_dir->path(), o.output_dir, PROF_VERSION});
   collector.start();
   LaunchResult result = launch_and_wait(launch, program, message);
+  // The program is done: a terminal that closes now ends the summary, not the databases and reports.
+  signal(SIGHUP, SIG_IGN);
   std::vector<collector::CollectedProcess> dbs = collector.finish();
   if (result.pid < 0) return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
   for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());

@@ -1,4 +1,5 @@
-// The runtime's own functions, found with dlsym(RTLD_NEXT) on first use and cached. prof's own
+// The runtime's own functions, found on first use (RTLD_NEXT, else the local scope of whichever loaded
+// library reaches the runtime: see real_functions.cpp) and cached. prof's own
 // calls into the runtime (device timing) go through here, never through its hooks.
 #pragma once
 #include <atomic>

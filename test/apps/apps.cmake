@@ -6,7 +6,7 @@ set(PROF_TEST_BIN_DIR ${CMAKE_BINARY_DIR}/test-bin)
 set(PROF_SAMPLES_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 if(TARGET prof_sim_hip)
-  foreach(sample multistream killme exit_status fault transparency capture)
+  foreach(sample multistream killme exit_status fault transparency capture sigcount)
     add_executable(prof_sample_${sample} ${PROF_SAMPLES_DIR}/${sample}.cpp)
     target_link_libraries(prof_sample_${sample} PRIVATE prof::headers prof_warnings prof_sim_hip)
     if(EXISTS /usr/include/hip/hip_runtime_api.h)
@@ -48,4 +48,23 @@ if(TARGET prof_sim_musa)
     OUTPUT_NAME musa_sample
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
     SKIP_BUILD_RPATH ON)
+endif()
+
+# HIP reached only through a library loaded with RTLD_LOCAL (issue 17): the library links the
+# simulated runtime, the program only libdl.
+if(TARGET prof_sim_hip)
+  add_library(prof_sample_rtld_local_lib SHARED ${PROF_SAMPLES_DIR}/rtld_local_lib.cpp)
+  target_link_libraries(prof_sample_rtld_local_lib PRIVATE prof::headers prof_warnings prof_sim_hip)
+  if(EXISTS /usr/include/hip/hip_runtime_api.h)
+    target_compile_definitions(prof_sample_rtld_local_lib PRIVATE __HIP_PLATFORM_AMD__)
+  endif()
+  set_target_properties(prof_sample_rtld_local_lib PROPERTIES
+    OUTPUT_NAME rtld_local_lib
+    LIBRARY_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+  add_executable(prof_sample_rtld_local ${PROF_SAMPLES_DIR}/rtld_local.cpp)
+  target_link_libraries(prof_sample_rtld_local PRIVATE prof_warnings ${CMAKE_DL_LIBS})
+  set_target_properties(prof_sample_rtld_local PROPERTIES
+    OUTPUT_NAME rtld_local
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR})
 endif()
