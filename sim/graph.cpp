@@ -355,7 +355,7 @@ hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream) {
   if (s->capture != nullptr) return finish(hipErrorStreamCaptureUnsupported);
   if (const hipError_t ret = check_legacy_capture_locked(s); ret != hipSuccess) return finish(ret);
   const auto* exec = reinterpret_cast<const GraphExec*>(graphExec);
-  const uint64_t submit_ns = prof::now_ns();
+  const uint64_t submit_ns = take_call_entry();
   for (const GraphNode& node : exec->nodes) {
     if (node.type == hipGraphNodeTypeEventRecord) {
       if (rt.event_table.contains(node.event)) record_event_locked(node.event, s, submit_ns);

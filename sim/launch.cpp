@@ -62,7 +62,7 @@ hipError_t launch(uint64_t function, dim3 grid, dim3 block, uint64_t shared_mem_
   if (const hipError_t ret = check_legacy_capture_locked(stream); ret != hipSuccess) return ret;
   // One critical section and one submit time, so the start marker lands exactly at the kernel's
   // begin and the stop marker exactly at its end.
-  const uint64_t submit_ns = now_ns();
+  const uint64_t submit_ns = take_call_entry();
   if (start != nullptr) record_event_locked(start, stream, submit_ns);
   submit_locked(stream, std::move(op), kernel_duration_ns(threads), submit_ns);
   if (stop != nullptr) record_event_locked(stop, stream, submit_ns);

@@ -99,6 +99,15 @@ void free_device_allocations(int device) noexcept {
   }
 }
 
+size_t allocated_device_bytes(int device) noexcept {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.mutex);
+  size_t bytes = 0;
+  for (const auto& [base, a] : r.by_base)
+    if (a.device == device && a.kind == AllocationKind::kDevice) bytes += a.size_bytes;
+  return bytes;
+}
+
 }  // namespace prof::sim
 
 using namespace prof::sim;

@@ -159,6 +159,15 @@ int& current_device() noexcept;
 // Every HIP call ends with `return finish(ret)`: HIP 5.2 sets the thread's last error on every return.
 hipError_t finish(hipError_t ret) noexcept;
 
+// The device sees a command at the moment the call that enqueues it was made: the runtime's own
+// host-side work before the op is queued (validation, locks, and on a cold path the cache misses
+// of its first execution, a microsecond or two) is not device time, so it does not move the op's
+// submit time. resolve_stream notes the call's entry on the calling thread; the next
+// submit_locked on that thread with no explicit submit time takes it (once), later ones read the
+// clock. Submit times stay ordered per stream: an op begins at max(submit, the stream's tail).
+void note_call_entry() noexcept;
+uint64_t take_call_entry() noexcept;
+
 // Resolves an application stream handle for the current thread. Null on an invalid handle.
 // Takes the scheduling lock only to create a per-thread stream the first time.
 Stream* resolve_stream(hipStream_t handle) noexcept;
@@ -214,6 +223,8 @@ hipError_t check_device_sync_capture_locked(int device);
 // Memory registry: the device a pointer belongs to, or -1 for memory the runtime did not allocate
 // as device memory (host memory, hipHostMalloc).
 int device_of_pointer(const void* ptr) noexcept;
+// Bytes of device memory (hipMalloc, not host or managed) now allocated on `device`.
+size_t allocated_device_bytes(int device) noexcept;
 
 // Name registered for a host function address or module function handle, or null.
 const char* function_name(uint64_t function) noexcept;

@@ -171,8 +171,20 @@ Stream* new_stream_locked(int device, bool blocking, bool is_null, uint64_t hand
   return stream;
 }
 
+namespace {
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_call_entry_ns = 0;
+}  // namespace
+
+void note_call_entry() noexcept { t_call_entry_ns = now_ns(); }
+
+uint64_t take_call_entry() noexcept {
+  const uint64_t entry = t_call_entry_ns;
+  t_call_entry_ns = 0;
+  return entry != 0 ? entry : now_ns();
+}
+
 uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns, Op* run_here) {
-  if (submit_ns == 0) submit_ns = now_ns();
+  if (submit_ns == 0) submit_ns = take_call_entry();
   uint64_t begin = std::max(submit_ns, stream->tail_end_ns);
   op.deps = std::move(stream->pending_deps);
   stream->pending_deps.clear();

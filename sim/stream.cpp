@@ -43,6 +43,7 @@ hipError_t create_stream(hipStream_t* out, unsigned int flags) {
 }  // namespace
 
 Stream* resolve_stream(hipStream_t handle) noexcept {
+  note_call_entry();
   if (handle == nullptr) {
     const int device = current_device();
     if (device < 0 || device >= device_count()) return nullptr;

@@ -39,3 +39,13 @@ if(PROF_HIPCC)
 else()
   message(STATUS "prof samples: hipcc not found, multistream_hip not built (its e2e test skips)")
 endif()
+
+# The C MUSA sample: musa* calls only, against the simulated libmusart.
+if(TARGET prof_sim_musa)
+  add_executable(prof_sample_musa_sample ${PROF_SAMPLES_DIR}/musa_sample.c)
+  target_link_libraries(prof_sample_musa_sample PRIVATE prof_sim_musa)
+  set_target_properties(prof_sample_musa_sample PROPERTIES
+    OUTPUT_NAME musa_sample
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+endif()

@@ -25,3 +25,8 @@ if(PROF_HIPCC)
 else()
   message(STATUS "sim: hipcc not found, the hipcc-built sample is not tested")
 endif()
+
+# The MUSA face (sim/musa_face.cpp) on the shared model.
+prof_add_catch_test(sim_musa_test unit
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_musa_test.cpp
+  LIBS prof::sim_musa)
