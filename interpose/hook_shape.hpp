@@ -30,9 +30,25 @@ struct DepthGuard {
   ~DepthGuard() { --t_depth; }
 };
 
-void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags, int32_t result, uint64_t corr,
-                uint64_t begin_ns, uint64_t end_ns, uint64_t stream, uint64_t bytes, uint64_t aux,
-                uint64_t device) noexcept;
+inline void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags, int32_t result, uint64_t corr,
+                       uint64_t begin_ns, uint64_t end_ns, uint64_t stream, uint64_t bytes, uint64_t aux,
+                       uint64_t device) noexcept {
+  Record* r = buffer->reserve();
+  if (!r) return;
+  ApiRecord& a = r->api;
+  a.type = static_cast<uint8_t>(RecordType::kApi);
+  a.flags = flags;
+  a.api_id = api_id;
+  a.result = result;
+  a.correlation_id = corr;
+  a.begin_ns = begin_ns;
+  a.end_ns = end_ns;
+  a.stream = stream;
+  a.bytes = bytes;
+  a.aux = aux;
+  a.device = device;
+  buffer->commit();
+}
 
 template <typename Adapter>
 inline void on_set_device(int device, typename Adapter::Status ret) noexcept {
