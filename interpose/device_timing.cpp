@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <sys/mman.h>
 
@@ -57,6 +58,10 @@ std::atomic<bool> g_harvester_running{false};
 std::atomic<bool> g_stop{false};
 std::atomic<uint32_t> g_flush_request{0};
 std::atomic<uint32_t> g_flush_done{0};
+// A device the application has chosen (set-device) or timed work on: the harvester calibrates it
+// as soon as it sees the request, usually while the application is still setting up.
+std::atomic<bool> g_calibration_wanted[kRuntimeCount][64];
+sem_t g_wake;  // posted by requests; the harvester's idle wait
 
 struct Anchor {
   void* event = nullptr;
@@ -73,11 +78,14 @@ pthread_mutex_t g_calibration_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 // Host time of the anchor: an event recorded on an idle private stream of the device is stamped
 // when the record is submitted; of several tries the one with the narrowest submit window wins
-// and its midpoint is the estimate. Runs on the application thread before its first timed call
-// on the device, so nothing of the application's is in flight on our stream and no race with
-// the application's own calls skews the first measurements. All calls happen before the
-// application's real call, which sets the last error itself.
-bool calibrate_current_device(const TimingAdapter& rt, int device, uint32_t epoch) noexcept {
+// and its midpoint is the estimate. Runs on prof's harvester thread, never on the application's:
+// the first timed call on a device only records its events, and the harvester calibrates the
+// device (on its own thread's current device and its own stream) before it converts them. An
+// anchor taken after the events it converts is as good as one taken before: elapsed times are
+// signed. So the application's first iterations pay no calibration (about a millisecond of
+// synchronous round trips) and their own timings are what they would be without prof.
+bool calibrate_device(const TimingAdapter& rt, int device, uint32_t epoch) noexcept {
+  if (rt.set_device(device) != rt.success) return false;
   void* mem = mmap(nullptr, sizeof(Anchor), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return false;
   auto* a = new (mem) Anchor();
@@ -104,17 +112,17 @@ bool calibrate_current_device(const TimingAdapter& rt, int device, uint32_t epoc
   return true;
 }
 
-bool ensure_calibrated(const TimingAdapter& rt, int device) noexcept {
-  if (device < 0 || device >= kMaxDevices) return false;
+// Harvester thread only. The calibration for (runtime, device) in this epoch, made now if missing.
+const Anchor* calibration(const TimingAdapter& rt, int device, uint32_t epoch) noexcept {
+  if (epoch != g_epoch.load(std::memory_order_acquire)) return nullptr;  // events of a reset device
   std::atomic<Anchor*>& slot = g_calibrations[static_cast<size_t>(rt.runtime)][device];
-  const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
   const Anchor* a = slot.load(std::memory_order_acquire);
-  if (a && a->epoch == epoch) [[likely]] return true;
+  if (a && a->epoch == epoch) return a;
   pthread_mutex_lock(&g_calibration_mutex);
   a = slot.load(std::memory_order_acquire);
-  bool ok = (a && a->epoch == epoch) || calibrate_current_device(rt, device, epoch);
+  if (!(a && a->epoch == epoch) && calibrate_device(rt, device, epoch)) a = slot.load(std::memory_order_acquire);
   pthread_mutex_unlock(&g_calibration_mutex);
-  return ok;
+  return a && a->epoch == epoch ? a : nullptr;
 }
 
 void harvester_start();
@@ -123,7 +131,7 @@ ThreadTiming* thread_timing() noexcept {
   if (t_timing) [[likely]] return t_timing;
   void* mem = mmap(nullptr, sizeof(ThreadTiming), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return nullptr;
-  auto* tt = new (mem) ThreadTiming();
+  auto* tt = new (mem) ThreadTiming;  // default-initialised: the mapping is zeroed, nothing is written twice
   tt->next = g_threads.load(std::memory_order_relaxed);
   while (!g_threads.compare_exchange_weak(tt->next, tt, std::memory_order_acq_rel)) {
   }
@@ -165,8 +173,16 @@ class Harvester {
         g_flush_done.store(request, std::memory_order_release);
         continue;
       }
+      calibrate_wanted();
       idle.tv_nsec = progressed ? 100000 : (idle.tv_nsec < 2000000 ? idle.tv_nsec * 2 : 2000000);
-      nanosleep(&idle, nullptr);
+      timespec until{};
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += idle.tv_nsec;
+      if (until.tv_nsec >= 1000000000) {
+        until.tv_sec += 1;
+        until.tv_nsec -= 1000000000;
+      }
+      sem_timedwait(&g_wake, &until);
     }
     // Exit: whatever completes within the grace period is still harvested.
     const uint64_t deadline = now_ns() + 200'000'000;
@@ -180,6 +196,13 @@ class Harvester {
   }
 
  private:
+  void calibrate_wanted() {
+    const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
+    for (size_t r = 0; r < kRuntimeCount; ++r)
+      for (int d = 0; d < kMaxDevices; ++d)
+        if (g_calibration_wanted[r][d].load(std::memory_order_relaxed)) calibration(*kTimingAdapters[r], d, epoch);
+  }
+
   void collect_pending() {
     for (ThreadTiming* tt = g_threads.load(std::memory_order_acquire); tt; tt = tt->next) {
       PendingOp op;
@@ -233,9 +256,9 @@ class Harvester {
     const size_t runtime = static_cast<size_t>(e.runtime);
     Anchor& a = anchors_[runtime][e.device];
     if (!a.event || a.epoch != e.epoch) {
-      // Start from the calibration the application thread published before its first timed call.
-      const Anchor* published = g_calibrations[runtime][e.device].load(std::memory_order_acquire);
-      if (!published || published->epoch != e.epoch) return false;
+      // Start from the device's calibration, made on this thread the first time it is needed.
+      const Anchor* published = calibration(adapter_of(e.runtime), e.device, e.epoch);
+      if (!published) return false;
       a = *published;  // a copy: the calibration keeps owning its event (moved == false)
     }
     const TimingAdapter& rt = adapter_of(e.runtime);
@@ -298,7 +321,16 @@ void* harvester_main(void*) {
   return nullptr;
 }
 
+// Cheap after the first time: one relaxed load.
+void want_calibration(RuntimeId runtime, int device) noexcept {
+  if (device < 0 || device >= kMaxDevices) return;
+  std::atomic<bool>& wanted = g_calibration_wanted[static_cast<size_t>(runtime)][device];
+  if (wanted.load(std::memory_order_relaxed) || wanted.exchange(true, std::memory_order_relaxed)) return;
+  sem_post(&g_wake);
+}
+
 void harvester_start() {
+  sem_init(&g_wake, 0, 0);
   if (pthread_create(&g_harvester, nullptr, harvester_main, nullptr) == 0)
     g_harvester_running.store(true, std::memory_order_release);
   else
@@ -309,6 +341,7 @@ void harvester_start() {
 
 void timing_set_current_device(RuntimeId runtime, int device) noexcept {
   t_device[static_cast<size_t>(runtime)] = device;
+  if (g_harvester_running.load(std::memory_order_relaxed)) want_calibration(runtime, device);
 }
 
 void timing_start() noexcept {
@@ -326,7 +359,10 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream) n
     ticket.captured = true;
     return;
   }
-  if (!ensure_calibrated(rt, t_device[static_cast<size_t>(rt.runtime)]) || !take_event(tt, rt, ticket.begin)) return;
+  const int device = t_device[static_cast<size_t>(rt.runtime)];
+  if (device < 0 || device >= kMaxDevices) return;
+  want_calibration(rt.runtime, device);
+  if (!take_event(tt, rt, ticket.begin)) return;
   if (!take_event(tt, rt, ticket.end)) {
     give_back(tt, ticket.begin);
     return;

@@ -25,6 +25,8 @@ struct TimingAdapter {
   int (*event_elapsed_ms)(float* ms, void* start, void* end);
   // Whether `stream` is capturing into a graph (then prof must not record events on it).
   int (*stream_is_capturing)(void* stream, bool* capturing);
+  // The calling thread's current device (prof's harvester thread calibrates each device on itself).
+  int (*set_device)(int device);
 };
 
 // Every runtime's adapter, indexed by RuntimeId (interpose/timing_adapters.cpp).

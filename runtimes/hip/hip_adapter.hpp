@@ -33,6 +33,7 @@ inline int event_synchronize(void* e) { PROF_CALL_REAL(hipEventSynchronize, stat
 inline int event_elapsed_ms(float* ms, void* a, void* b) {
   PROF_CALL_REAL(hipEventElapsedTime, ms, static_cast<hipEvent_t>(a), static_cast<hipEvent_t>(b));
 }
+inline int set_device(int device) { PROF_CALL_REAL(hipSetDevice, device); }
 #undef PROF_CALL_REAL
 inline int stream_is_capturing(void* s, bool* capturing) {
   auto fn = real<ApiId::hipStreamIsCapturing>();
@@ -55,7 +56,8 @@ inline constexpr TimingAdapter kHipTiming{RuntimeId::kHip,
                                           hip_timing::event_query,
                                           hip_timing::event_synchronize,
                                           hip_timing::event_elapsed_ms,
-                                          hip_timing::stream_is_capturing};
+                                          hip_timing::stream_is_capturing,
+                                          hip_timing::set_device};
 
 struct HipAdapter {
   using Status = hipError_t;

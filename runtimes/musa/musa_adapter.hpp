@@ -33,6 +33,7 @@ inline int event_synchronize(void* e) { PROF_CALL_REAL(musaEventSynchronize, sta
 inline int event_elapsed_ms(float* ms, void* a, void* b) {
   PROF_CALL_REAL(musaEventElapsedTime, ms, static_cast<musaEvent_t>(a), static_cast<musaEvent_t>(b));
 }
+inline int set_device(int device) { PROF_CALL_REAL(musaSetDevice, device); }
 #undef PROF_CALL_REAL
 inline int stream_is_capturing(void* s, bool* capturing) {
   auto fn = real<ApiId::musaStreamIsCapturing>();
@@ -55,7 +56,8 @@ inline constexpr TimingAdapter kMusaTiming{RuntimeId::kMusa,
                                           musa_timing::event_query,
                                           musa_timing::event_synchronize,
                                           musa_timing::event_elapsed_ms,
-                                          musa_timing::stream_is_capturing};
+                                          musa_timing::stream_is_capturing,
+                                          musa_timing::set_device};
 
 struct MusaAdapter {
   using Status = musaError_t;
