@@ -22,6 +22,7 @@
 #include "cli/launcher.hpp"
 #include "cli/merge.hpp"
 #include "cli/run_directory.hpp"
+#include "cli/run_processes.hpp"
 #include "collector/collector.hpp"
 #include "report/report.hpp"
 #include "runtimes/api_id.hpp"
@@ -41,6 +42,7 @@ struct Options {
   bool sim = false;
   bool group_stream = false;
   bool no_device_timing = false;
+  double wait_timeout_s = 30;
   std::string output_dir = ".";
   std::string output_name;
   std::string db;
@@ -175,7 +177,13 @@ int run(const Options& o) {
   LaunchResult result = launch_and_wait(launch, program, message);
   // The program is done: a terminal that closes now ends the summary, not the databases and reports.
   signal(SIGHUP, SIG_IGN);
-  std::vector<collector::CollectedProcess> dbs = collector.finish();
+  // Processes of the run still alive (a daemon, a background job) are still recording: wait for
+  // them, up to --wait-timeout, then say which ones are cut short.
+  const std::vector<int> running = RunProcesses(run_dir->path()).wait(result.pid < 0 ? 0 : o.wait_timeout_s);
+  for (int pid : running)
+    std::fprintf(stderr, "prof: process %d (%s) still running %gs after %s exited; its recording is cut short\n", pid,
+                 process_name(pid).c_str(), o.wait_timeout_s, o.program[0].c_str());
+  std::vector<collector::CollectedProcess> dbs = collector.finish(running);
   if (result.pid < 0) return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
   for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
 
@@ -237,6 +245,10 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   CLI::Option* index_range = app.add_option("--index-range", o.index_range, "Only API calls with sequence numbers A..B (A:B, inclusive)");
   app.add_flag("--no-device-timing", o.no_device_timing, "Do not record device begin/end of kernels and copies");
+  app.add_option("--wait-timeout", o.wait_timeout_s,
+                 "After the program exits, wait up to SECONDS for processes it left running (daemons, background "
+                 "jobs) to finish recording (default 30; 0: do not wait)")
+      ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -218,7 +219,7 @@ void Collector::drain_once() {
   }
 }
 
-std::vector<CollectedProcess> Collector::finish() {
+std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_short) {
   stop_.store(true, std::memory_order_release);
   if (thread_.joinable()) thread_.join();
   drain_once();
@@ -227,6 +228,7 @@ std::vector<CollectedProcess> Collector::finish() {
   const uint64_t end_ns = now_ns();
   for (auto& [pid, proc] : processes_) {
     DropCounts drops;
+    drops.cut_short = std::find(cut_short.begin(), cut_short.end(), pid) != cut_short.end();
     for (auto& [name, source] : sources_) {
       if (source->pid != pid) continue;
       drops.records += source->reader.header().dropped.load();

@@ -33,7 +33,8 @@ class Collector {
 
   void start();  // background draining
   // Stops draining, drains what is left, completes every database. Returns them by pid.
-  std::vector<CollectedProcess> finish();
+  // `cut_short`: processes still running, whose databases are marked incomplete.
+  std::vector<CollectedProcess> finish(const std::vector<int>& cut_short = {});
   // Errors that cost data (a database that could not be written); empty when all is well.
   std::vector<std::string> errors() const;
 

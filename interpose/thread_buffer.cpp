@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -110,13 +111,19 @@ bool ThreadBuffer::wait_for_space() noexcept {
   // A reader that has not moved since the last wait ran out (prof gone, its database failed
   // hard) is not waited for again: one wait per stall, not one per call.
   if (cached_read_ == stalled_read_) return false;
+  // prof has finished (it removes the run directory when it is done): no reader will come.
+  struct stat run_dir;
+  if (stat(g_config.run_dir, &run_dir) != 0) {
+    stalled_read_ = cached_read_;
+    return false;
+  }
   header_->full_waits.fetch_add(1, std::memory_order_relaxed);
   const uint64_t deadline = now_ns() + g_config.full_wait_ms * 1000000ull;
   const timespec pause{0, 50000};
   for (;;) {
     cached_read_ = header_->read_index.load(std::memory_order_acquire);
     if (write_ - cached_read_ <= mask_) return true;
-    if (now_ns() > deadline) {
+    if (now_ns() > deadline || stat(g_config.run_dir, &run_dir) != 0) {
       stalled_read_ = cached_read_;
       return false;
     }

@@ -1,0 +1,90 @@
+"""e2e: processes that outlive the launched program. prof waits for them (--wait-timeout, default
+30 s) so that a daemon's or a background job's calls are in its database; a process still running
+at the limit is named on stderr and its database says it is incomplete, and prof returns
+promptly.
+
+    python3 test/e2e/test_daemons.py --prof build/bin/prof --bin-dir build/test-bin
+"""
+import os
+import signal
+import tempfile
+import time
+import unittest
+
+import e2e_common as e2e
+
+
+def read_pid(path, timeout_s=10):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            with open(path) as stream:
+                return int(stream.read())
+        time.sleep(0.02)
+    raise AssertionError(f"{path} never appeared")
+
+
+class DaemonsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.app = e2e.sample("daemon")
+        if not os.access(cls.app, os.X_OK):
+            raise unittest.SkipTest(f"sample {cls.app} is not built")
+
+    def calls_in(self, tmp, pid):
+        path = os.path.join(tmp, f"hip-prof-{pid}.db")
+        self.assertTrue(os.path.isfile(path), f"no {path}: {os.listdir(tmp)}")
+        db = e2e.open_db(path)
+        try:
+            drops = dict(db.execute("SELECT cause, count FROM drops").fetchall())
+            incomplete = db.execute("SELECT value FROM meta WHERE key = 'incomplete'").fetchone()
+            return e2e.scalar(db, "SELECT COUNT(*) FROM api_calls"), drops, incomplete
+        finally:
+            db.close()
+
+    def test_daemon_calls_are_recorded(self):
+        with tempfile.TemporaryDirectory(prefix="prof-e2e-daemon-") as tmp:
+            pidfile = os.path.join(tmp, "daemon.pid")
+            done = e2e.run_prof(["--sim", "-d", tmp, self.app, "daemon", "2000", pidfile], cwd=tmp)
+            self.assertEqual(done.returncode, 0, e2e.describe(done))
+            calls, drops, incomplete = self.calls_in(tmp, read_pid(pidfile))
+            self.assertEqual(calls, 2000, e2e.describe(done))
+            self.assertEqual(drops, {})
+            self.assertIsNone(incomplete)
+
+    def test_background_job_of_a_script_is_recorded(self):
+        exit_status = e2e.sample("exit_status")
+        with tempfile.TemporaryDirectory(prefix="prof-e2e-background-") as tmp:
+            done = e2e.run_prof(["--sim", "-d", tmp, "bash", "-c", f"(sleep 1; '{exit_status}' 0) &"], cwd=tmp)
+            self.assertEqual(done.returncode, 0, e2e.describe(done))
+            self.assertIn("EXPECT api_calls=5", done.stdout, e2e.describe(done))
+            dbs = [f for f in os.listdir(tmp) if f.endswith(".db")]
+            self.assertEqual(len(dbs), 1, os.listdir(tmp))
+            calls, drops, _ = self.calls_in(tmp, int(dbs[0].split("-")[-1].split(".")[0]))
+            self.assertEqual((calls, drops), (5, {}))
+
+    def test_a_process_outliving_the_limit_is_named_and_marked_incomplete(self):
+        with tempfile.TemporaryDirectory(prefix="prof-e2e-linger-") as tmp:
+            pidfile = os.path.join(tmp, "linger.pid")
+            started = time.monotonic()
+            done = e2e.run_prof(["--sim", "--wait-timeout", "1", "-d", tmp, self.app, "linger", "8", pidfile], cwd=tmp)
+            elapsed = time.monotonic() - started
+            pid = read_pid(pidfile)
+            try:
+                self.assertEqual(done.returncode, 0, e2e.describe(done))
+                self.assertLess(elapsed, 6, "prof should stop waiting after --wait-timeout 1")
+                self.assertIn(f"prof: process {pid} (daemon) still running", done.stderr)
+                calls, drops, incomplete = self.calls_in(tmp, pid)
+                self.assertGreater(calls, 0)
+                self.assertEqual(drops.get("process_still_running_at_stop"), 1)
+                self.assertIsNotNone(incomplete)
+                self.assertIn("process_still_running_at_stop", done.stdout, "the summary shows it")
+            finally:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+
+if __name__ == "__main__":
+    e2e.main()
