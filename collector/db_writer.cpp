@@ -64,7 +64,8 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
       update_copy_time_(db_, "UPDATE copies SET device_begin_ns = ?2, device_end_ns = ?3 WHERE correlation_id = ?1"),
       insert_string_(db_, "INSERT INTO strings (value) VALUES (?1)"),
       find_string_(db_, "SELECT string_id FROM strings WHERE value = ?1"),
-      insert_stream_(db_, "INSERT INTO streams (stream_index, stream_handle, device) VALUES (?1, ?2, ?3)"),
+      insert_stream_(db_,
+                     "INSERT INTO streams (stream_index, stream_handle, device, runtime_id) VALUES (?1, ?2, ?3, ?4)"),
       insert_thread_(db_, "INSERT OR IGNORE INTO threads (thread_id, thread_index, created_ns) VALUES (?1, ?2, ?3)"),
       upsert_meta_(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)") {
   db_.exec("BEGIN");
@@ -78,8 +79,11 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
   note_runtime(first_runtime);
   set_meta("pid", std::to_string(pid));
   set_meta("clock", "CLOCK_MONOTONIC");
-  insert_stream_.bind(1, int64_t{0}).bind(2, int64_t{0}).bind(3, int64_t{-1}).run();  // default stream, every device
-  streams_[0] = {0, true};
+  // Stream 0: the default stream of the first runtime, every device. Another runtime's default
+  // stream gets its own index when first used (its null handle is not the same stream).
+  insert_stream_.bind(1, int64_t{0}).bind(2, int64_t{0}).bind(3, int64_t{-1});
+  insert_stream_.bind(4, static_cast<int64_t>(first_runtime)).run();
+  streams_[{first_runtime, 0}] = {0, true};
   db_.exec("COMMIT");
 } catch (const RefusedPath&) {
   throw;
@@ -137,8 +141,8 @@ int64_t DbWriter::intern(const std::string& text) {
   return id;
 }
 
-int64_t DbWriter::stream_index(uint64_t handle, uint64_t device, bool created) {
-  auto it = streams_.find(handle);
+int64_t DbWriter::stream_index(RuntimeId runtime, uint64_t handle, uint64_t device, bool created) {
+  auto it = streams_.find({runtime, handle});
   if (it != streams_.end()) {
     // A handle seen in use before its creation record (another thread's buffer was drained
     // first) keeps its number; a handle created again after a destroy gets a new one.
@@ -148,8 +152,10 @@ int64_t DbWriter::stream_index(uint64_t handle, uint64_t device, bool created) {
     }
   }
   int64_t index = next_stream_index_++;
-  streams_[handle] = {index, created};
-  insert_stream_.bind(1, index).bind(2, handle).bind(3, device).run();
+  streams_[{runtime, handle}] = {index, created};
+  // A default stream (handle 0) belongs to every device, as stream 0 does.
+  insert_stream_.bind(1, index).bind(2, handle).bind(3, handle == 0 ? int64_t{-1} : static_cast<int64_t>(device));
+  insert_stream_.bind(4, static_cast<int64_t>(runtime)).run();
   return index;
 }
 
@@ -184,8 +190,8 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   const HookActivity activity = known ? api->activity : HookActivity::kNone;
   const bool has_stream = known && api->has_stream;
   std::optional<int64_t> stream;
-  if (known && r.result == 0 && creates_stream(r.api_id)) stream_index(r.aux, r.device, true);
-  if (has_stream) stream = stream_index(canonical_stream(*api, r.stream), r.device, false);
+  if (known && r.result == 0 && creates_stream(r.api_id)) stream_index(api->runtime, r.aux, r.device, true);
+  if (has_stream) stream = stream_index(api->runtime, canonical_stream(*api, r.stream), r.device, false);
 
   insert_api_.bind(1, corr).bind(2, int64_t{r.api_id}).bind(3, tid).bind(4, r.begin_ns).bind(5, r.end_ns);
   insert_api_.bind(6, int64_t{r.result});
@@ -195,7 +201,8 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
 
   // Work captured into a graph did not run: the graph's launches carry its device time.
   if (activity == HookActivity::kNone || r.result != 0 || (r.flags & kFlagCaptured) != 0) return;
-  const int64_t stream_idx = stream.value_or(0);
+  // Work of a call without a stream argument (a blocking copy) runs on its runtime's default stream.
+  const int64_t stream_idx = stream ? *stream : stream_index(api->runtime, 0, r.device, false);
   std::optional<std::pair<uint64_t, uint64_t>> times;
   if (auto it = early_timings_.find(corr); it != early_timings_.end()) {
     times = it->second;

@@ -51,7 +51,7 @@ class DbWriter {
 
  private:
   int64_t intern(const std::string& text);
-  int64_t stream_index(uint64_t handle, uint64_t device, bool created);
+  int64_t stream_index(RuntimeId runtime, uint64_t handle, uint64_t device, bool created);
   std::optional<int64_t> kernel_name_id(uint64_t function);
   void set_meta(const std::string& key, const std::string& value);
   void note_runtime(RuntimeId id);
@@ -66,7 +66,7 @@ class DbWriter {
     int64_t index;
     bool created;
   };
-  std::unordered_map<uint64_t, StreamEntry> streams_;
+  std::map<std::pair<RuntimeId, uint64_t>, StreamEntry> streams_;  // by runtime and handle
   int64_t next_stream_index_ = 1;
   std::unordered_map<uint64_t, int64_t> kernel_names_;  // function address / handle -> string id
   std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> early_timings_;  // corr -> begin, end

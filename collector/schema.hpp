@@ -7,7 +7,7 @@
 
 namespace prof::schema {
 
-// 2: the runtimes table and api_names.runtime_id (several runtimes per database).
+// 2: the runtimes table, api_names.runtime_id and streams.runtime_id (several runtimes per database).
 inline constexpr int kSchemaVersion = 2;
 
 inline constexpr std::string_view kCreateSql = R"sql(
@@ -44,7 +44,8 @@ CREATE TABLE threads (
 CREATE TABLE streams (
   stream_index  INTEGER PRIMARY KEY,
   stream_handle INTEGER NOT NULL,
-  device        INTEGER NOT NULL
+  device        INTEGER NOT NULL,
+  runtime_id    INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE api_calls (
   correlation_id INTEGER PRIMARY KEY,

@@ -121,7 +121,8 @@ void copy_process(Database& db, const std::string& source_schema, const SourcePr
   insert.bind(5, std::string_view(process.command_line)).bind(6, std::string_view(source_file));
   insert.run();
   auto source_table = [&](const std::string& table) {
-    if (v1 && (table == "runtimes" || table == "api_names")) return "temp." + source_schema + "_v1_" + table;
+    if (v1 && (table == "runtimes" || table == "api_names" || table == "streams"))
+      return "temp." + source_schema + "_v1_" + table;
     return source_schema + "." + table;
   };
   for (const TableShape& shape : table_shapes()) {

@@ -49,12 +49,15 @@ int64_t schema_version(Database& db, const std::string& schema) {
 void present_as_current(Database& db, const std::string& schema, const std::string& prefix) {
   // schema and prefix are prof's own identifiers ("main", "source"), never data.
   const RuntimeDescription& hip = *kRuntimeDescriptions[static_cast<size_t>(RuntimeId::kHip)];
-  db.exec("DROP TABLE IF EXISTS temp." + prefix + "runtimes; DROP VIEW IF EXISTS temp." + prefix + "api_names;");
+  db.exec("DROP TABLE IF EXISTS temp." + prefix + "runtimes; DROP VIEW IF EXISTS temp." + prefix +
+          "api_names; DROP VIEW IF EXISTS temp." + prefix + "streams;");
   db.exec("CREATE TEMP TABLE " + prefix +
           "runtimes (runtime_id INTEGER PRIMARY KEY, name TEXT NOT NULL, api_title TEXT NOT NULL,"
           " stream_label TEXT NOT NULL, device_label TEXT NOT NULL, api_csv_stem TEXT NOT NULL);"
           "CREATE TEMP VIEW " + prefix + "api_names AS SELECT api_id, name, " +
-          std::to_string(static_cast<int>(hip.id)) + " AS runtime_id FROM " + schema + ".api_names;");
+          std::to_string(static_cast<int>(hip.id)) + " AS runtime_id FROM " + schema + ".api_names;" +
+          "CREATE TEMP VIEW " + prefix + "streams AS SELECT stream_index, stream_handle, device, " +
+          std::to_string(static_cast<int>(hip.id)) + " AS runtime_id FROM " + schema + ".streams;");
   Statement insert = db.prepare("INSERT INTO temp." + prefix +
                                 "runtimes (runtime_id, name, api_title, stream_label, device_label, api_csv_stem)"
                                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");

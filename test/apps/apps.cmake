@@ -49,3 +49,13 @@ if(TARGET prof_sim_musa)
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
     SKIP_BUILD_RPATH ON)
 endif()
+
+# A program that calls HIP and MUSA: one database and one timeline for both (e2e:two_runtimes).
+if(TARGET prof_sim_musa AND TARGET prof_sim_hip)
+  add_executable(prof_sample_two_runtimes ${PROF_SAMPLES_DIR}/two_runtimes.cpp)
+  target_link_libraries(prof_sample_two_runtimes PRIVATE prof_sim_hip prof_sim_musa prof::headers prof_warnings)
+  set_target_properties(prof_sample_two_runtimes PROPERTIES
+    OUTPUT_NAME two_runtimes
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+endif()

@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
             "INSERT INTO api_names (api_id, name) VALUES (1, 'hipLaunchKernel'), (2, 'hipMemcpyAsync'),"
             " (3, 'hipStreamSynchronize'), (4, 'hipGetLastError');"
             "INSERT INTO threads VALUES (101, 0, 999999000), (102, 1, 999999500);"
-            "INSERT INTO streams VALUES (1, 4096, 0), (2, 8192, 0), (3, 12288, 0), (4, 16384, 0);");
+            "INSERT INTO streams (stream_index, stream_handle, device) VALUES (1, 4096, 0), (2, 8192, 0),"
+            " (3, 12288, 0), (4, 16384, 0);");
     prof::Statement name = db.prepare("INSERT INTO strings (string_id, value) VALUES (?1, ?2)");
     for (int i = 1; i <= 24; ++i)
       name.bind(1, i).bind(2, std::string_view("_Z" + std::to_string(8 + std::to_string(i).size()) + "kernel_" +

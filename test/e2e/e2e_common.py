@@ -6,6 +6,7 @@ and ends with a line `N passed, N failed`. Exit status: 0 all passed, 1 a failur
 (CTest's SKIP_RETURN_CODE).
 """
 import argparse
+import collections
 import csv
 import glob
 import json
@@ -167,3 +168,48 @@ def read_truth(path):
 
 def find_dbs(directory):
     return sorted(glob.glob(os.path.join(directory, "hip-prof-*.db")))
+
+
+def truth_mismatches(test, db, truth):
+    """Matches each operation of the simulator's truth file to prof's kernel/copy row (by device,
+    stream and order on the stream), asserts kind, geometry, bytes and direction, and returns the
+    device times missing or further than TOLERANCE_NS from the truth, as lines."""
+    # A handle can name one stream per runtime (each runtime's null stream is handle 0).
+    indices_of = collections.defaultdict(list)
+    for handle, index in db.execute("SELECT stream_handle, stream_index FROM streams"):
+        indices_of[handle].append(index)
+    directions = dict(db.execute("SELECT direction, name FROM copy_directions").fetchall())
+    ops = collections.defaultdict(list)  # (device, stream_index) -> operations in device order
+    for row in db.execute("SELECT * FROM kernels"):
+        ops[row["device"], row["stream_index"]].append(("kernel", dict(row)))
+    for row in db.execute("SELECT * FROM copies"):
+        kind = "memset" if directions[row["direction"]].lower() == "memset" else "copy"
+        ops[row["device"], row["stream_index"]].append((kind, dict(row)))
+    api_begin = dict(db.execute("SELECT correlation_id, begin_ns FROM api_calls").fetchall())
+    for stream_ops in ops.values():
+        stream_ops.sort(key=lambda op: op[1]["device_begin_ns"] or api_begin.get(op[1]["correlation_id"], 0))
+    off = []
+    for expected in truth:
+        where = f"truth {expected}"
+        test.assertIn(expected["stream"], indices_of, f"stream handle not in the streams table; {where}")
+        candidates = [ops[expected["device"], index][expected["op_seq"] - 1]
+                      for index in indices_of[expected["stream"]]
+                      if len(ops[expected["device"], index]) >= expected["op_seq"]]
+        test.assertTrue(candidates, f"prof has too few operations; {where}")
+        # Of several same-handle streams, the one whose operation is this one: same kind, closest in time.
+        kind, row = min(candidates, key=lambda op: (op[0] != expected["kind"],
+                                                    abs((op[1]["device_begin_ns"] or 0) - expected["begin_ns"])))
+        test.assertEqual(kind, expected["kind"], f"operation kind; prof row {row}; {where}")
+        for ours, theirs in (("device_begin_ns", "begin_ns"), ("device_end_ns", "end_ns")):
+            if row[ours] is None:
+                off.append(f"{expected['kind']} stream {expected['stream']} op {expected['op_seq']}: no {ours}")
+            elif abs(row[ours] - expected[theirs]) > TOLERANCE_NS:
+                off.append(f"{expected['kind']} {expected['direction'] or ''} stream {expected['stream']} "
+                           f"op {expected['op_seq']}: {ours} off by {row[ours] - expected[theirs]} ns")
+        if kind == "kernel":
+            test.assertEqual([row["grid_x"], row["grid_y"], row["grid_z"]], expected["grid"], where)
+            test.assertEqual([row["block_x"], row["block_y"], row["block_z"]], expected["block"], where)
+        else:
+            test.assertEqual(row["bytes"], expected["bytes"], where)
+            test.assertEqual(directions[row["direction"]].lower(), expected["direction"].lower(), where)
+    return off

@@ -8,7 +8,6 @@ memsets, as the truth file does) and ends with `END`, as test/apps/multistream.c
 
     python3 test/e2e/test_musa.py --prof build/bin/prof --bin-dir build/test-bin [--app musa_sample]
 """
-import collections
 import os
 import shutil
 import subprocess
@@ -112,38 +111,7 @@ class MusaSampleTest(unittest.TestCase):
         db = self.require_db()
         truth = e2e.read_truth(self.truth_path)
         self.assertEqual(len(truth), self.expect["kernels"] + self.expect["copies"], "operations in the truth file")
-        index_of = {row[0]: row[1] for row in db.execute("SELECT stream_handle, stream_index FROM streams")}
-        index_of.setdefault(0, 0)
-        directions = dict(db.execute("SELECT direction, name FROM copy_directions").fetchall())
-        ops = collections.defaultdict(list)
-        for row in db.execute("SELECT * FROM kernels"):
-            ops[row["device"], row["stream_index"]].append(("kernel", dict(row)))
-        for row in db.execute("SELECT * FROM copies"):
-            kind = "memset" if directions[row["direction"]].lower() == "memset" else "copy"
-            ops[row["device"], row["stream_index"]].append((kind, dict(row)))
-        api_begin = dict(db.execute("SELECT correlation_id, begin_ns FROM api_calls").fetchall())
-        for stream_ops in ops.values():
-            stream_ops.sort(key=lambda op: op[1]["device_begin_ns"] or api_begin.get(op[1]["correlation_id"], 0))
-        off = []
-        for expected in truth:
-            where = f"truth {expected}"
-            self.assertIn(expected["stream"], index_of, f"stream handle not in the streams table; {where}")
-            stream_ops = ops[expected["device"], index_of[expected["stream"]]]
-            self.assertLessEqual(expected["op_seq"], len(stream_ops), f"prof has too few operations; {where}")
-            kind, row = stream_ops[expected["op_seq"] - 1]
-            self.assertEqual(kind, expected["kind"], f"operation kind; prof row {row}; {where}")
-            for ours, theirs in (("device_begin_ns", "begin_ns"), ("device_end_ns", "end_ns")):
-                if row[ours] is None:
-                    off.append(f"{expected['kind']} op {expected['op_seq']}: no {ours}")
-                elif abs(row[ours] - expected[theirs]) > e2e.TOLERANCE_NS:
-                    off.append(f"{expected['kind']} {expected['direction'] or ''} stream {expected['stream']} "
-                               f"op {expected['op_seq']}: {ours} off by {row[ours] - expected[theirs]} ns")
-            if kind == "kernel":
-                self.assertEqual([row["grid_x"], row["grid_y"], row["grid_z"]], expected["grid"], where)
-                self.assertEqual([row["block_x"], row["block_y"], row["block_z"]], expected["block"], where)
-            else:
-                self.assertEqual(row["bytes"], expected["bytes"], where)
-                self.assertEqual(directions[row["direction"]].lower(), expected["direction"].lower(), where)
+        off = e2e.truth_mismatches(self, db, truth)
         if off:
             self.fail(f"{len(off)} of {2 * len(truth)} device times are missing or more than "
                       f"{e2e.TOLERANCE_NS} ns from the truth:\n" + "\n".join(off))
