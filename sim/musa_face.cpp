@@ -21,7 +21,37 @@ namespace {
 // only returns it. The model's HIP-style bookkeeping (finish) is private to this library.
 thread_local LastError<musaError_t, musaSuccess, musaErrorNotReady, LastErrorRule::kFailuresOnly> t_last_error;
 
-// The model's error numbers are CUDA's (HIP took them from CUDA), so the value carries over.
+// The model's error numbers are CUDA's (HIP took them from CUDA), so the value carries over: every
+// code the model returns to a musa* call has its MUSA twin at the same number (hipErrorInvalidContext
+// and hipErrorFileNotFound come only from HIP's module calls, which MUSA's face does not use).
+#define PROF_SAME_CODE(hip, musa) static_assert(static_cast<int>(hip) == static_cast<int>(musa), #hip " != " #musa);
+PROF_SAME_CODE(hipSuccess, musaSuccess)
+PROF_SAME_CODE(hipErrorInvalidValue, musaErrorInvalidValue)
+PROF_SAME_CODE(hipErrorOutOfMemory, musaErrorMemoryAllocation)
+PROF_SAME_CODE(hipErrorNotInitialized, musaErrorInitializationError)
+PROF_SAME_CODE(hipErrorInvalidConfiguration, musaErrorInvalidConfiguration)
+PROF_SAME_CODE(hipErrorInvalidPitchValue, musaErrorInvalidPitchValue)
+PROF_SAME_CODE(hipErrorInvalidDevicePointer, musaErrorInvalidDevicePointer)
+PROF_SAME_CODE(hipErrorInvalidMemcpyDirection, musaErrorInvalidMemcpyDirection)
+PROF_SAME_CODE(hipErrorMissingConfiguration, musaErrorMissingConfiguration)
+PROF_SAME_CODE(hipErrorInvalidDeviceFunction, musaErrorInvalidDeviceFunction)
+PROF_SAME_CODE(hipErrorNoDevice, musaErrorNoDevice)
+PROF_SAME_CODE(hipErrorInvalidDevice, musaErrorInvalidDevice)
+PROF_SAME_CODE(hipErrorInvalidImage, musaErrorInvalidKernelImage)
+PROF_SAME_CODE(hipErrorInvalidHandle, musaErrorInvalidResourceHandle)
+PROF_SAME_CODE(hipErrorIllegalState, musaErrorIllegalState)
+PROF_SAME_CODE(hipErrorNotFound, musaErrorSymbolNotFound)
+PROF_SAME_CODE(hipErrorNotReady, musaErrorNotReady)
+PROF_SAME_CODE(hipErrorNotSupported, musaErrorNotSupported)
+PROF_SAME_CODE(hipErrorStreamCaptureUnsupported, musaErrorStreamCaptureUnsupported)
+PROF_SAME_CODE(hipErrorStreamCaptureInvalidated, musaErrorStreamCaptureInvalidated)
+PROF_SAME_CODE(hipErrorStreamCaptureMerge, musaErrorStreamCaptureMerge)
+PROF_SAME_CODE(hipErrorStreamCaptureUnmatched, musaErrorStreamCaptureUnmatched)
+PROF_SAME_CODE(hipErrorStreamCaptureIsolation, musaErrorStreamCaptureIsolation)
+PROF_SAME_CODE(hipErrorStreamCaptureImplicit, musaErrorStreamCaptureImplicit)
+PROF_SAME_CODE(hipErrorCapturedEvent, musaErrorCapturedEvent)
+PROF_SAME_CODE(hipErrorUnknown, musaErrorUnknown)
+#undef PROF_SAME_CODE
 musaError_t done(hipError_t ret) noexcept { return t_last_error.note(static_cast<musaError_t>(ret)); }
 
 // musaStreamLegacy (0x1) is the legacy default stream, the model's null stream; musaStreamPerThread
