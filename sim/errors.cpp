@@ -1,11 +1,12 @@
-// Per-thread last error (HIP 5.2: every call stores its own return value, hipSuccess included)
-// and the error names.
+// HIP's per-thread last error (HIP 5.2: every call stores its own return value, hipSuccess
+// included) and the error names.
+#include "sim/last_error.hpp"
 #include "sim/runtime.hpp"
 
 namespace prof::sim {
 namespace {
 
-thread_local hipError_t last_error = hipSuccess;
+thread_local LastError<hipError_t, hipSuccess, hipErrorNotReady, LastErrorRule::kEveryReturn> last_error;
 
 const char* error_name(hipError_t e) noexcept {
   switch (e) {
@@ -46,22 +47,15 @@ const char* error_name(hipError_t e) noexcept {
 
 }  // namespace
 
-hipError_t finish(hipError_t ret) noexcept {
-  last_error = ret;
-  return ret;
-}
+hipError_t finish(hipError_t ret) noexcept { return last_error.note(ret); }
 
 }  // namespace prof::sim
 
 using namespace prof::sim;
 
-hipError_t hipGetLastError(void) {
-  const hipError_t e = last_error;
-  last_error = hipSuccess;
-  return e;
-}
+hipError_t hipGetLastError(void) { return last_error.take(); }
 
-hipError_t hipPeekAtLastError(void) { return finish(last_error); }
+hipError_t hipPeekAtLastError(void) { return finish(last_error.peek()); }
 
 // Like hipamd 5.2, both return the enum's name and neither touches the last error.
 const char* hipGetErrorString(hipError_t hipError) { return error_name(hipError); }

@@ -4,7 +4,9 @@
 // and keeps CUDA's last-error rule. The model, its timing and its truth file are the shared ones:
 // nothing here schedules, times or copies.
 #include <cstring>
+#include <type_traits>
 
+#include "sim/last_error.hpp"
 #include "sim/runtime.hpp"
 
 #pragma GCC visibility push(default)
@@ -17,14 +19,40 @@ namespace {
 // CUDA's rule: a call that fails sets the thread's last error; success and "not ready" (a query's
 // answer, not an error) leave it. musaGetLastError returns and clears it, musaPeekAtLastError
 // only returns it. The model's HIP-style bookkeeping (finish) is private to this library.
-thread_local musaError_t t_last_error = musaSuccess;
+thread_local LastError<musaError_t, musaSuccess, musaErrorNotReady, LastErrorRule::kFailuresOnly> t_last_error;
 
-// The model's error numbers are CUDA's (HIP took them from CUDA), so the value carries over.
-musaError_t done(hipError_t ret) noexcept {
-  const auto e = static_cast<musaError_t>(ret);
-  if (e != musaSuccess && e != musaErrorNotReady) t_last_error = e;
-  return e;
-}
+// The model's error numbers are CUDA's (HIP took them from CUDA), so the value carries over: every
+// code the model returns to a musa* call has its MUSA twin at the same number (hipErrorInvalidContext
+// and hipErrorFileNotFound come only from HIP's module calls, which MUSA's face does not use).
+#define PROF_SAME_CODE(hip, musa) static_assert(static_cast<int>(hip) == static_cast<int>(musa), #hip " != " #musa);
+PROF_SAME_CODE(hipSuccess, musaSuccess)
+PROF_SAME_CODE(hipErrorInvalidValue, musaErrorInvalidValue)
+PROF_SAME_CODE(hipErrorOutOfMemory, musaErrorMemoryAllocation)
+PROF_SAME_CODE(hipErrorNotInitialized, musaErrorInitializationError)
+PROF_SAME_CODE(hipErrorInvalidConfiguration, musaErrorInvalidConfiguration)
+PROF_SAME_CODE(hipErrorInvalidPitchValue, musaErrorInvalidPitchValue)
+PROF_SAME_CODE(hipErrorInvalidDevicePointer, musaErrorInvalidDevicePointer)
+PROF_SAME_CODE(hipErrorInvalidMemcpyDirection, musaErrorInvalidMemcpyDirection)
+PROF_SAME_CODE(hipErrorMissingConfiguration, musaErrorMissingConfiguration)
+PROF_SAME_CODE(hipErrorInvalidDeviceFunction, musaErrorInvalidDeviceFunction)
+PROF_SAME_CODE(hipErrorNoDevice, musaErrorNoDevice)
+PROF_SAME_CODE(hipErrorInvalidDevice, musaErrorInvalidDevice)
+PROF_SAME_CODE(hipErrorInvalidImage, musaErrorInvalidKernelImage)
+PROF_SAME_CODE(hipErrorInvalidHandle, musaErrorInvalidResourceHandle)
+PROF_SAME_CODE(hipErrorIllegalState, musaErrorIllegalState)
+PROF_SAME_CODE(hipErrorNotFound, musaErrorSymbolNotFound)
+PROF_SAME_CODE(hipErrorNotReady, musaErrorNotReady)
+PROF_SAME_CODE(hipErrorNotSupported, musaErrorNotSupported)
+PROF_SAME_CODE(hipErrorStreamCaptureUnsupported, musaErrorStreamCaptureUnsupported)
+PROF_SAME_CODE(hipErrorStreamCaptureInvalidated, musaErrorStreamCaptureInvalidated)
+PROF_SAME_CODE(hipErrorStreamCaptureMerge, musaErrorStreamCaptureMerge)
+PROF_SAME_CODE(hipErrorStreamCaptureUnmatched, musaErrorStreamCaptureUnmatched)
+PROF_SAME_CODE(hipErrorStreamCaptureIsolation, musaErrorStreamCaptureIsolation)
+PROF_SAME_CODE(hipErrorStreamCaptureImplicit, musaErrorStreamCaptureImplicit)
+PROF_SAME_CODE(hipErrorCapturedEvent, musaErrorCapturedEvent)
+PROF_SAME_CODE(hipErrorUnknown, musaErrorUnknown)
+#undef PROF_SAME_CODE
+musaError_t done(hipError_t ret) noexcept { return t_last_error.note(static_cast<musaError_t>(ret)); }
 
 // musaStreamLegacy (0x1) is the legacy default stream, the model's null stream; musaStreamPerThread
 // (0x2) has the value of the model's per-thread handle.
@@ -37,12 +65,8 @@ hipMemcpyKind kind_of(musaMemcpyKind k) noexcept { return static_cast<hipMemcpyK
 
 constexpr size_t kTotalMemoryBytes = size_t{16} << 30;
 
-struct ErrorText {
-  musaError_t error;
-  const char* name;
-  const char* text;  // as CUDA's cudaGetErrorString words it
-};
-constexpr ErrorText kErrors[] = {
+// Texts as CUDA's cudaGetErrorName/cudaGetErrorString give them, with MUSA's prefix.
+constexpr ErrorText<musaError_t> kErrors[] = {
     {musaSuccess, "musaSuccess", "no error"},
     {musaErrorInvalidValue, "musaErrorInvalidValue", "invalid argument"},
     {musaErrorMemoryAllocation, "musaErrorMemoryAllocation", "out of memory"},
@@ -77,11 +101,6 @@ constexpr ErrorText kErrors[] = {
     {musaErrorUnknown, "musaErrorUnknown", "unknown error"},
 };
 
-const ErrorText* find_error(musaError_t e) noexcept {
-  for (const ErrorText& t : kErrors)
-    if (t.error == e) return &t;
-  return nullptr;
-}
 
 }  // namespace
 }  // namespace prof::sim
@@ -243,18 +262,14 @@ musaError_t musaEventElapsedTime(float* ms, musaEvent_t start, musaEvent_t end) 
 musaError_t musaEventDestroy(musaEvent_t event) { return done(hipEventDestroy(event_of(event))); }
 
 // ---- errors ---------------------------------------------------------------------------------
-musaError_t musaGetLastError(void) {
-  const musaError_t e = t_last_error;
-  t_last_error = musaSuccess;
-  return e;
-}
-musaError_t musaPeekAtLastError(void) { return t_last_error; }
+musaError_t musaGetLastError(void) { return t_last_error.take(); }
+musaError_t musaPeekAtLastError(void) { return t_last_error.peek(); }
 const char* musaGetErrorString(musaError_t error) {
-  const ErrorText* t = find_error(error);
+  const ErrorText<musaError_t>* t = find_error_text(kErrors, error);
   return t != nullptr ? t->text : "unrecognized error code";
 }
 const char* musaGetErrorName(musaError_t error) {
-  const ErrorText* t = find_error(error);
+  const ErrorText<musaError_t>* t = find_error_text(kErrors, error);
   return t != nullptr ? t->name : "unrecognized error code";
 }
 
@@ -304,3 +319,22 @@ musaError_t musaGraphExecDestroy(musaGraphExec_t graphExec) {
   return done(hipGraphExecDestroy(reinterpret_cast<hipGraphExec_t>(graphExec)));
 }
 musaError_t musaGraphDestroy(musaGraph_t graph) { return done(hipGraphDestroy(reinterpret_cast<hipGraph_t>(graph))); }
+
+// ---- the table holds the face to its prototypes ---------------------------------------------
+// A definition above whose parameters differ from its musa_api.def row would be a C++ overload,
+// not the extern "C" export: taking its address is then ambiguous and this fails to compile. A
+// row without a definition leaves an undefined reference that -Wl,--no-undefined rejects.
+namespace prof::sim {
+namespace {
+using AnyFunction = void (*)();
+#define PROF_MUSA_API(name, ret, params, ...)                                             \
+  static_assert(std::is_same_v<decltype(&::name), ret(*) params>, #name " differs from musa_api.def");
+#include "runtimes/musa/musa_api.def"
+#undef PROF_MUSA_API
+[[gnu::used]] const AnyFunction kEveryExport[] = {
+#define PROF_MUSA_API(name, ...) reinterpret_cast<AnyFunction>(&::name),
+#include "runtimes/musa/musa_api.def"
+#undef PROF_MUSA_API
+};
+}  // namespace
+}  // namespace prof::sim

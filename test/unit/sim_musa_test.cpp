@@ -210,3 +210,123 @@ TEST_CASE("musa: device properties and attributes agree", "[sim][musa]") {
   CHECK(musaGetDeviceProperties(&prop, 77) == musaErrorInvalidDevice);
   clear_last_error();
 }
+
+TEST_CASE("musa: 2D and peer copies move the bytes, blocking and on a stream", "[sim][musa]") {
+  clear_last_error();
+  int devices = 0;
+  REQUIRE(musaGetDeviceCount(&devices) == musaSuccess);
+  REQUIRE(devices >= 2);
+  musaStream_t s = make_stream(musaStreamNonBlocking);
+  // 2D: 8 rows of 24 bytes out of a 32-byte pitch into a 40-byte pitch and back.
+  const size_t width = 24, height = 8, host_pitch = 32, dev_pitch = 40;
+  std::vector<unsigned char> in(host_pitch * height), out(host_pitch * height, 0);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i + 1);
+  void* dev = nullptr;
+  REQUIRE(musaMalloc(&dev, dev_pitch * height) == musaSuccess);
+  REQUIRE(musaMemcpy2D(dev, dev_pitch, in.data(), host_pitch, width, height, musaMemcpyHostToDevice) == musaSuccess);
+  REQUIRE(musaMemcpy2DAsync(out.data(), host_pitch, dev, dev_pitch, width, height, musaMemcpyDeviceToHost, s) ==
+          musaSuccess);
+  REQUIRE(musaStreamSynchronize(s) == musaSuccess);
+  for (size_t row = 0; row < height; ++row) {
+    CHECK(std::memcmp(&out[row * host_pitch], &in[row * host_pitch], width) == 0);
+    CHECK(out[row * host_pitch + width] == 0);  // the pitch's padding is not copied
+  }
+  CHECK(musaMemcpy2D(dev, width - 1, in.data(), host_pitch, width, height, musaMemcpyHostToDevice) ==
+        musaErrorInvalidPitchValue);
+  clear_last_error();
+
+  // Peer: device 0 -> device 1, blocking, then back on the stream.
+  const size_t bytes = 4096;
+  std::vector<unsigned char> src(bytes), back(bytes, 0);
+  for (size_t i = 0; i < bytes; ++i) src[i] = static_cast<unsigned char>(i * 3);
+  void *on0 = nullptr, *on1 = nullptr;
+  REQUIRE(musaSetDevice(0) == musaSuccess);
+  REQUIRE(musaMalloc(&on0, bytes) == musaSuccess);
+  REQUIRE(musaSetDevice(1) == musaSuccess);
+  REQUIRE(musaMalloc(&on1, bytes) == musaSuccess);
+  REQUIRE(musaSetDevice(0) == musaSuccess);
+  REQUIRE(musaMemcpy(on0, src.data(), bytes, musaMemcpyHostToDevice) == musaSuccess);
+  REQUIRE(musaMemcpyPeer(on1, 1, on0, 0, bytes) == musaSuccess);
+  REQUIRE(musaMemset(on0, 0, bytes) == musaSuccess);
+  REQUIRE(musaMemcpyPeerAsync(on0, 0, on1, 1, bytes, s) == musaSuccess);
+  REQUIRE(musaMemcpyAsync(back.data(), on0, bytes, musaMemcpyDeviceToHost, s) == musaSuccess);
+  REQUIRE(musaStreamSynchronize(s) == musaSuccess);
+  CHECK(back == src);
+  CHECK(musaMemcpyPeer(on1, 7, on0, 0, bytes) == musaErrorInvalidDevice);
+  CHECK(musaGetLastError() == musaErrorInvalidDevice);
+  CHECK(musaFree(on0) == musaSuccess);
+  CHECK(musaFree(on1) == musaSuccess);
+  CHECK(musaFree(dev) == musaSuccess);
+  CHECK(musaStreamDestroy(s) == musaSuccess);
+}
+
+TEST_CASE("musa: a stream waits for an event recorded on another stream", "[sim][musa]") {
+  musaStream_t producer = make_stream(musaStreamNonBlocking);
+  musaStream_t consumer = make_stream(musaStreamNonBlocking);
+  std::vector<char> host(8 << 20);
+  void* dev = nullptr;
+  REQUIRE(musaMalloc(&dev, host.size()) == musaSuccess);
+  musaEvent_t copied = nullptr, after_wait = nullptr;
+  REQUIRE(musaEventCreate(&copied) == musaSuccess);
+  REQUIRE(musaEventCreate(&after_wait) == musaSuccess);
+  REQUIRE(musaMemcpyAsync(dev, host.data(), host.size(), musaMemcpyHostToDevice, producer) == musaSuccess);
+  REQUIRE(musaEventRecord(copied, producer) == musaSuccess);
+  REQUIRE(musaStreamWaitEvent(consumer, copied, 0) == musaSuccess);
+  REQUIRE(musaEventRecord(after_wait, consumer) == musaSuccess);
+  REQUIRE(musaEventSynchronize(after_wait) == musaSuccess);
+  // The consumer's marker cannot be before the copy it waited for; it is complete once its own is.
+  CHECK(musaEventQuery(copied) == musaSuccess);
+  float ms = -1.0f;
+  REQUIRE(musaEventElapsedTime(&ms, copied, after_wait) == musaSuccess);
+  CHECK(ms >= 0.0f);
+  CHECK(musaStreamWaitEvent(consumer, copied, 0x10) == musaErrorInvalidValue);
+  CHECK(musaGetLastError() == musaErrorInvalidValue);
+  CHECK(musaEventDestroy(copied) == musaSuccess);
+  CHECK(musaEventDestroy(after_wait) == musaSuccess);
+  CHECK(musaFree(dev) == musaSuccess);
+  CHECK(musaStreamDestroy(producer) == musaSuccess);
+  CHECK(musaStreamDestroy(consumer) == musaSuccess);
+}
+
+TEST_CASE("musa: events without timing, and never recorded, cannot be timed", "[sim][musa]") {
+  clear_last_error();
+  musaEvent_t untimed = nullptr, timed = nullptr, never = nullptr;
+  REQUIRE(musaEventCreateWithFlags(&untimed, musaEventDisableTiming) == musaSuccess);
+  REQUIRE(musaEventCreate(&timed) == musaSuccess);
+  REQUIRE(musaEventCreate(&never) == musaSuccess);
+  REQUIRE(musaEventRecord(untimed, nullptr) == musaSuccess);
+  REQUIRE(musaEventRecord(timed, nullptr) == musaSuccess);
+  REQUIRE(musaEventSynchronize(timed) == musaSuccess);
+  float ms = 0.0f;
+  CHECK(musaEventElapsedTime(&ms, untimed, timed) == musaErrorInvalidResourceHandle);
+  CHECK(musaEventElapsedTime(&ms, timed, never) == musaErrorInvalidResourceHandle);
+  CHECK(musaEventQuery(never) == musaSuccess);  // a never-recorded event is complete
+  CHECK(musaGetLastError() == musaErrorInvalidResourceHandle);
+  CHECK(musaEventDestroy(untimed) == musaSuccess);
+  CHECK(musaEventDestroy(timed) == musaSuccess);
+  CHECK(musaEventDestroy(never) == musaSuccess);
+}
+
+TEST_CASE("musa: the per-thread stream, priorities and cooperative launches", "[sim][musa]") {
+  clear_last_error();
+  musaStream_t prioritised = nullptr;
+  REQUIRE(musaStreamCreateWithPriority(&prioritised, musaStreamNonBlocking, -1) == musaSuccess);
+  CHECK(musaLaunchCooperativeKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{2, 1, 1},
+                                    dim3{32, 1, 1}, nullptr, 0, prioritised) == musaSuccess);
+  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{1, 1, 1}, dim3{32, 1, 1},
+                         nullptr, 0, musaStreamPerThread) == musaSuccess);
+  CHECK(musaStreamSynchronize(musaStreamPerThread) == musaSuccess);
+  CHECK(musaStreamQuery(musaStreamPerThread) == musaSuccess);
+  CHECK(musaStreamSynchronize(prioritised) == musaSuccess);
+  CHECK(musaStreamSynchronize(musaStreamLegacy) == musaSuccess);
+  CHECK(musaPeekAtLastError() == musaSuccess);
+  // A destroyed stream is a bad handle, to every call that takes it.
+  REQUIRE(musaStreamDestroy(prioritised) == musaSuccess);
+  void* p = nullptr;
+  CHECK(musaMallocAsync(&p, 64, prioritised) == musaErrorInvalidResourceHandle);
+  CHECK(musaMemsetAsync(p, 0, 64, prioritised) == musaErrorInvalidResourceHandle);
+  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr,
+                         0, prioritised) == musaErrorInvalidResourceHandle);
+  CHECK(musaGetLastError() == musaErrorInvalidResourceHandle);
+  CHECK(musaGetLastError() == musaSuccess);
+}
