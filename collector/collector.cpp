@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -211,6 +212,28 @@ void Collector::drain_once() {
       fail_process(proc, e);
     }
   }
+  release_finished();
+}
+
+void Collector::release_finished() {
+  // A ring whose thread exited (the producer unmapped it: no record can follow) and whose
+  // records are all committed is released: unmapped here and its file unlinked, so memory and
+  // run-directory space follow the threads alive, not the threads ever created. Its counters
+  // are kept for the process's drop totals.
+  for (auto it = sources_.begin(); it != sources_.end();) {
+    BufferReader& reader = it->second->reader;
+    const BufferHeader& h = reader.header();
+    if (h.closed.load(std::memory_order_acquire) != kRingReleased || reader.begin() != reader.end()) {
+      ++it;
+      continue;
+    }
+    Process& proc = processes_[it->second->pid];
+    proc.released_drops.records += h.dropped.load();
+    proc.released_drops.device_timings += h.timing_dropped.load();
+    proc.released_drops.full_waits += h.full_waits.load();
+    unlink(reader.path().c_str());
+    it = sources_.erase(it);
+  }
 }
 
 std::vector<CollectedProcess> Collector::finish() {
@@ -221,7 +244,7 @@ std::vector<CollectedProcess> Collector::finish() {
   std::vector<CollectedProcess> done;
   const uint64_t end_ns = now_ns();
   for (auto& [pid, proc] : processes_) {
-    DropCounts drops;
+    DropCounts drops = proc.released_drops;
     for (auto& [name, source] : sources_) {
       if (source->pid != pid) continue;
       drops.records += source->reader.header().dropped.load();
