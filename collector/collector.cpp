@@ -15,7 +15,7 @@
 namespace prof::collector {
 namespace {
 
-// "<pid>.<image>.<tid>.buf" / "<pid>.<image>.info" / "<pid>.<image>.maps"
+// "<pid>.<image>.<thread index>.buf" / "<pid>.<image>.info" / "<pid>.<image>.maps"
 bool parse_name(const std::string& name, const char* suffix, int& pid, uint64_t& image, int* tid) {
   unsigned long long token = 0;
   int p = 0, t = 0, consumed = 0;

@@ -22,8 +22,9 @@ __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer =
 
 namespace {
 
-// Smallest ring tried when the run directory has no room for a full one (64 KiB of records).
-constexpr uint64_t kMinRingRecords = 1024;
+// Smallest ring tried when the run directory has no room for a full one (4 KiB of records:
+// slow under load, since the producer waits for the collector more often, but recorded).
+constexpr uint64_t kMinRingRecords = 64;
 constexpr uint64_t kRingShareOfFree = 8;
 
 __attribute__((tls_model("initial-exec"))) thread_local bool t_failed = false;
@@ -72,8 +73,10 @@ bool ThreadBuffer::open(uint64_t thread_index) noexcept {
   const pid_t pid = getpid();
   const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
   char path[640];
+  // Named by the thread's index in the process, not its tid: the kernel reuses the tid of an
+  // exited thread at once, while that thread's ring may still be waiting for the collector.
   snprintf(path, sizeof path, "%s/%d.%llu.%d.buf", g_config.run_dir, static_cast<int>(pid),
-           static_cast<unsigned long long>(g_config.image_token), static_cast<int>(tid));
+           static_cast<unsigned long long>(g_config.image_token), static_cast<int>(thread_index));
   // Private to the user, never through a symlink, never an existing file.
   int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return false;
