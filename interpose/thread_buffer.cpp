@@ -25,7 +25,7 @@ namespace {
 // Smallest ring tried when the run directory has no room for a full one (4 KiB of records:
 // slow under load, since the producer waits for the collector more often, but recorded).
 constexpr uint64_t kMinRingRecords = 64;
-constexpr uint64_t kRingShareOfFree = 8;
+constexpr uint64_t kRingShareOfFree = 64;
 
 __attribute__((tls_model("initial-exec"))) thread_local bool t_failed = false;
 
@@ -85,8 +85,8 @@ bool ThreadBuffer::open(uint64_t thread_index) noexcept {
   // unrecorded thread, never a SIGBUS on the program's first write into an unbacked page
   // (ftruncate alone only makes a sparse file). A ring that does not fit is halved down to
   // kMinRingRecords.
-  // A ring takes at most an eighth of the space left, so a small /dev/shm (a container's 64 MiB)
-  // leaves room for the threads still to come instead of going to the first fifteen.
+  // A ring takes at most 1/64 of the space left, so a small /dev/shm (a container's 64 MiB)
+  // leaves room for the threads still to come instead of going to the first fifteen (or to the undrained rings of exited threads).
   struct statvfs fs;
   if (fstatvfs(fd, &fs) == 0) {
     const uint64_t available = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
