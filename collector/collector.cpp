@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -16,7 +17,7 @@
 namespace prof::collector {
 namespace {
 
-// "<pid>.<image>.<tid>.buf" / "<pid>.<image>.info" / "<pid>.<image>.maps"
+// "<pid>.<image>.<thread index>.buf" / "<pid>.<image>.info" / "<pid>.<image>.maps"
 bool parse_name(const std::string& name, const char* suffix, int& pid, uint64_t& image, int* tid) {
   unsigned long long token = 0;
   int p = 0, t = 0, consumed = 0;
@@ -217,6 +218,28 @@ void Collector::drain_once() {
       fail_process(proc, e);
     }
   }
+  release_finished();
+}
+
+void Collector::release_finished() {
+  // A ring whose thread exited (the producer unmapped it: no record can follow) and whose
+  // records are all committed is released: unmapped here and its file unlinked, so memory and
+  // run-directory space follow the threads alive, not the threads ever created. Its counters
+  // are kept for the process's drop totals.
+  for (auto it = sources_.begin(); it != sources_.end();) {
+    BufferReader& reader = it->second->reader;
+    const BufferHeader& h = reader.header();
+    if (h.closed.load(std::memory_order_acquire) != kRingReleased || reader.begin() != reader.end()) {
+      ++it;
+      continue;
+    }
+    Process& proc = processes_[it->second->pid];
+    proc.released_drops.records += h.dropped.load();
+    proc.released_drops.device_timings += h.timing_dropped.load();
+    proc.released_drops.full_waits += h.full_waits.load();
+    unlink(reader.path().c_str());
+    it = sources_.erase(it);
+  }
 }
 
 std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_short) {
@@ -227,7 +250,7 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
   std::vector<CollectedProcess> done;
   const uint64_t end_ns = now_ns();
   for (auto& [pid, proc] : processes_) {
-    DropCounts drops;
+    DropCounts drops = proc.released_drops;
     drops.cut_short = std::find(cut_short.begin(), cut_short.end(), pid) != cut_short.end();
     for (auto& [name, source] : sources_) {
       if (source->pid != pid) continue;

@@ -59,9 +59,11 @@ class Collector {
     // wait on a reader that stopped reading) and counted here.
     uint64_t records_not_written = 0;
     uint64_t batch_records = 0;  // consumed into the open transaction: lost if it fails
+    DropCounts released_drops;   // counters of rings already released (thread exited, drained)
   };
 
   void drain_once();
+  void release_finished();
   void scan();
   Process* process(int pid, uint32_t first_runtime);
   void drain(Source& source, Process& proc);

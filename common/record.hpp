@@ -136,11 +136,15 @@ struct alignas(64) BufferHeader {
   std::atomic<uint64_t> dropped;                  // producer: records it had to drop (ring full, no reader)
   std::atomic<uint64_t> full_waits;               // producer: times it waited for the reader
   std::atomic<uint64_t> timing_dropped;           // producer: device timings it could not request
-  std::atomic<uint32_t> closed;                   // producer: thread or process finished cleanly
+  std::atomic<uint32_t> closed;                   // producer: 1 process exiting, kRingReleased thread exited and unmapped its ring
   alignas(64) std::atomic<uint64_t> read_index;   // consumer: records consumed so far
 };
 static_assert(sizeof(BufferHeader) <= kBufferHeaderBytes);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+// BufferHeader::closed when the producer has unmapped the ring for good (its thread exited):
+// once drained, the collector unmaps it and unlinks the file.
+inline constexpr uint32_t kRingReleased = 2;
 
 inline size_t buffer_file_bytes(uint64_t capacity) { return kBufferHeaderBytes + capacity * kRecordBytes; }
 

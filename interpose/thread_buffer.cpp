@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,6 +23,11 @@ __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer =
 
 namespace {
 
+// Smallest ring tried when the run directory has no room for a full one (4 KiB of records:
+// slow under load, since the producer waits for the collector more often, but recorded).
+constexpr uint64_t kMinRingRecords = 64;
+constexpr uint64_t kRingShareOfFree = 64;
+
 __attribute__((tls_model("initial-exec"))) thread_local bool t_failed = false;
 
 std::atomic<uint64_t> g_next_thread_index{0};
@@ -30,8 +36,7 @@ pthread_key_t g_exit_key;
 pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 
 void on_thread_exit(void* p) {
-  auto* header = static_cast<BufferHeader*>(p);
-  if (header) header->closed.store(1, std::memory_order_release);
+  if (p) ThreadBuffer::release_current(static_cast<ThreadBuffer*>(p));
 }
 void make_key() { pthread_key_create(&g_exit_key, on_thread_exit); }
 
@@ -59,26 +64,51 @@ ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   while (!g_all_buffers.compare_exchange_weak(buffer->next_, buffer, std::memory_order_acq_rel)) {
   }
   pthread_once(&g_key_once, make_key);
-  pthread_setspecific(g_exit_key, buffer->header_);
+  pthread_setspecific(g_exit_key, buffer);
   t_buffer = buffer;
   return buffer;
 }
 
 bool ThreadBuffer::open(uint64_t thread_index, RuntimeId runtime) noexcept {
-  const uint64_t capacity = g_config.buffer_records;
+  uint64_t capacity = g_config.buffer_records;
   const pid_t pid = getpid();
   const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
   char path[640];
+  // Named by the thread's index in the process, not its tid: the kernel reuses the tid of an
+  // exited thread at once, while that thread's ring may still be waiting for the collector.
   snprintf(path, sizeof path, "%s/%d.%llu.%d.buf", g_config.run_dir, static_cast<int>(pid),
-           static_cast<unsigned long long>(g_config.image_token), static_cast<int>(tid));
+           static_cast<unsigned long long>(g_config.image_token), static_cast<int>(thread_index));
   // Private to the user, never through a symlink, never an existing file.
   int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return false;
-  const size_t bytes = buffer_file_bytes(capacity);
-  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-    ::close(fd);
-    unlink(path);
-    return false;
+  // The ring's pages are reserved before anything maps them: on tmpfs posix_fallocate either
+  // allocates every page or fails with ENOSPC, so a full /dev/shm costs a smaller ring or an
+  // unrecorded thread, never a SIGBUS on the program's first write into an unbacked page
+  // (ftruncate alone only makes a sparse file). A ring that does not fit is halved down to
+  // kMinRingRecords.
+  // A ring takes at most 1/64 of the space left, so a small /dev/shm (a container's 64 MiB)
+  // leaves room for the threads still to come instead of going to the first fifteen (or to the undrained rings of exited threads).
+  struct statvfs fs;
+  if (fstatvfs(fd, &fs) == 0) {
+    const uint64_t available = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+    while (capacity / 2 >= kMinRingRecords && buffer_file_bytes(capacity) > available / kRingShareOfFree)
+      capacity /= 2;
+  }
+  size_t bytes = 0;
+  for (;;) {
+    bytes = buffer_file_bytes(capacity);
+    if (posix_fallocate(fd, 0, static_cast<off_t>(bytes)) == 0) break;
+    if (capacity / 2 < kMinRingRecords || capacity / 2 < 1) {
+      ::close(fd);
+      unlink(path);
+      return false;
+    }
+    capacity /= 2;
+    if (ftruncate(fd, 0) != 0) {  // give back what the failed attempt allocated
+      ::close(fd);
+      unlink(path);
+      return false;
+    }
   }
   // MAP_POPULATE: every page of the ring is allocated and mapped now, once per thread, instead
   // of one page fault (several microseconds in a VM) per 64 records on the hot path.
@@ -89,6 +119,7 @@ bool ThreadBuffer::open(uint64_t thread_index, RuntimeId runtime) noexcept {
     return false;
   }
   header_ = static_cast<BufferHeader*>(map);
+  map_bytes_ = bytes;
   records_ = reinterpret_cast<Record*>(static_cast<unsigned char*>(map) + kBufferHeaderBytes);
   mask_ = capacity - 1;
   header_->version = kBufferVersion;
@@ -111,9 +142,9 @@ bool ThreadBuffer::wait_for_space() noexcept {
   // A reader that has not moved since the last wait ran out (prof gone, its database failed
   // hard) is not waited for again: one wait per stall, not one per call.
   if (cached_read_ == stalled_read_) return false;
-  // prof has finished (it removes the run directory when it is done): no reader will come.
-  struct stat run_dir;
-  if (stat(g_config.run_dir, &run_dir) != 0) {
+  // prof removes the run directory when it ends: with no collector left, waiting would only
+  // stall the program (slow path only: one access() per full ring).
+  if (access(g_config.run_dir, F_OK) != 0) {
     stalled_read_ = cached_read_;
     return false;
   }
@@ -123,7 +154,7 @@ bool ThreadBuffer::wait_for_space() noexcept {
   for (;;) {
     cached_read_ = header_->read_index.load(std::memory_order_acquire);
     if (write_ - cached_read_ <= mask_) return true;
-    if (now_ns() > deadline || stat(g_config.run_dir, &run_dir) != 0) {
+    if (now_ns() > deadline || access(g_config.run_dir, F_OK) != 0) {
       stalled_read_ = cached_read_;
       return false;
     }
@@ -151,7 +182,15 @@ void ThreadBuffer::reset_after_fork() noexcept {
 
 void ThreadBuffer::close_all() noexcept {
   for (ThreadBuffer* b = g_all_buffers.load(std::memory_order_acquire); b; b = b->next_)
-    b->header_->closed.store(1, std::memory_order_release);
+    if (!b->closed_.exchange(true, std::memory_order_acq_rel))
+      b->header_->closed.store(1, std::memory_order_release);
+}
+
+void ThreadBuffer::release_current(ThreadBuffer* buffer) noexcept {
+  if (t_buffer == buffer) t_buffer = nullptr;
+  if (buffer->closed_.exchange(true, std::memory_order_acq_rel)) return;  // close_all got it
+  buffer->header_->closed.store(kRingReleased, std::memory_order_release);
+  munmap(buffer->header_, buffer->map_bytes_);
 }
 
 void emit_string(ThreadBuffer& buffer, StringKind kind, uint64_t key, const char* text) noexcept {

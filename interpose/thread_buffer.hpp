@@ -2,6 +2,8 @@
 // Hot path: reserve() and commit() touch only this thread's memory, plus one acquire load of the
 // reader's index when the ring looks full. No locks, no syscalls, no allocation.
 #pragma once
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "common/record.hpp"
@@ -29,6 +31,10 @@ class ThreadBuffer {
   static void reset_after_fork() noexcept;
   // Marks every buffer of this process closed (normal exit).
   static void close_all() noexcept;
+  // The calling thread is exiting: its ring is marked closed and unmapped (the collector
+  // unlinks the file once it has drained it). A later call on this thread (another library's
+  // TLS destructor) gets a new ring.
+  static void release_current(ThreadBuffer* buffer) noexcept;
 
   // A slot for one record, or nullptr if the ring stayed full past the configured wait
   // (then the record is dropped and counted in the header).
@@ -52,6 +58,10 @@ class ThreadBuffer {
   bool wait_for_space() noexcept;
 
   BufferHeader* header_ = nullptr;
+  size_t map_bytes_ = 0;
+  // Set by whichever of release_current() and close_all() gets to the ring first: only
+  // release_current() unmaps, so close_all() never writes into a ring already unmapped.
+  std::atomic<bool> closed_{false};
   Record* records_ = nullptr;
   uint64_t mask_ = 0;
   uint64_t write_ = 0;
