@@ -137,7 +137,7 @@ std::vector<std::string> build_environment(const LaunchOptions& options) {
     } else if (entry.rfind("LD_LIBRARY_PATH=", 0) == 0 && !options.sim_library_dir.empty()) {
       std::string theirs = entry.substr(16);
       if (!theirs.empty()) library_path += ":" + theirs;
-    } else if (entry.rfind("PROF_RUN_DIR=", 0) == 0 || entry.rfind("PROF_DEVICE_TIMING=", 0) == 0 ||
+    } else if (entry.rfind("PROF_RUN_DIR=", 0) == 0 || entry.rfind("PROF_RUN_DIR_FALLBACK=", 0) == 0 || entry.rfind("PROF_DEVICE_TIMING=", 0) == 0 ||
                entry.rfind("PROF_RUNTIMES=", 0) == 0) {
       // set below
     } else {
@@ -147,6 +147,7 @@ std::vector<std::string> build_environment(const LaunchOptions& options) {
   env.push_back("LD_PRELOAD=" + preload);
   if (!options.sim_library_dir.empty()) env.push_back("LD_LIBRARY_PATH=" + library_path);
   env.push_back("PROF_RUN_DIR=" + options.run_dir);
+  if (!options.run_dir_fallback.empty()) env.push_back("PROF_RUN_DIR_FALLBACK=" + options.run_dir_fallback);
   env.push_back(std::string("PROF_DEVICE_TIMING=") + (options.device_timing ? "1" : "0"));
   env.push_back("PROF_RUNTIMES=" + options.runtimes);
   return env;

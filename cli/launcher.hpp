@@ -11,6 +11,7 @@ struct LaunchOptions {
   std::string preload_library;
   std::string sim_library_dir;  // empty: the real runtime
   std::string run_dir;
+  std::string run_dir_fallback;  // PROF_RUN_DIR_FALLBACK, may be empty
   bool device_timing = true;
   bool sigpipe_ignored = false;  // how prof found SIGPIPE: the program starts with the same
   std::string runtimes;  // PROF_RUNTIMES: the runtimes recorded, comma-separated ("hip,musa")

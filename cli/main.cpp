@@ -171,8 +171,9 @@ int run(const Options& o) {
   }
   if (getenv("PROF_KEEP_RUN_DIR")) run_dir->keep();
   launch.run_dir = run_dir->path();
+  launch.run_dir_fallback = run_dir->fallback_path();
 
-  collector::Collector collector({run_dir->path(), o.output_dir, PROF_VERSION});
+  collector::Collector collector({run_dir->path(), run_dir->fallback_path(), o.output_dir, PROF_VERSION});
   collector.start();
   LaunchResult result = launch_and_wait(launch, program, message);
   // The program is done: a terminal that closes now ends the summary, not the databases and reports.

@@ -12,38 +12,64 @@
 
 namespace prof::cli {
 
+namespace {
+
+// mkdtemp under `base`: the absolute path, or empty with `error` set.
+std::string make_private_dir(const std::string& base, std::string& error) {
+  std::string templ = base + "/prof-run-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) {  // mode 0700
+    error = base + ": " + strerror(errno);
+    return {};
+  }
+  // Absolute: the program may change directory before its first call opens a buffer.
+  char* absolute = realpath(buf.data(), nullptr);
+  std::string path = absolute ? absolute : buf.data();
+  free(absolute);
+  return path;
+}
+
+void remove_dir(const std::string& path) {
+  if (path.empty()) return;
+  if (DIR* dir = opendir(path.c_str())) {
+    while (dirent* e = readdir(dir)) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      unlink((path + "/" + e->d_name).c_str());
+    }
+    closedir(dir);
+  }
+  rmdir(path.c_str());
+}
+
+}  // namespace
+
 RunDirectory::RunDirectory() {
   std::vector<std::string> bases;
   if (const char* tmp = getenv("TMPDIR"); tmp && *tmp) bases.push_back(tmp);
   bases.insert(bases.begin(), "/dev/shm");
   bases.push_back("/tmp");
   std::string last_error;
-  for (const auto& base : bases) {
-    std::string templ = base + "/prof-run-XXXXXX";
-    std::vector<char> buf(templ.begin(), templ.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data())) {  // mode 0700
-      // Absolute: the program may change directory before its first call opens a buffer.
-      char* absolute = realpath(buf.data(), nullptr);
-      path_ = absolute ? absolute : buf.data();
-      free(absolute);
-      return;
+  for (size_t i = 0; i < bases.size() && path_.empty(); ++i) {
+    path_ = make_private_dir(bases[i], last_error);
+    if (path_.empty()) continue;
+    // In memory: rings that do not fit there go to the next base on another file system.
+    struct stat here {};
+    stat(path_.c_str(), &here);
+    for (size_t j = i + 1; j < bases.size() && fallback_path_.empty(); ++j) {
+      struct stat there {};
+      if (stat(bases[j].c_str(), &there) != 0 || there.st_dev == here.st_dev) continue;
+      std::string ignored;
+      fallback_path_ = make_private_dir(bases[j], ignored);
     }
-    last_error = base + ": " + strerror(errno);
   }
-  throw std::runtime_error("cannot create a run directory (" + last_error + ")");
+  if (path_.empty()) throw std::runtime_error("cannot create a run directory (" + last_error + ")");
 }
 
 RunDirectory::~RunDirectory() {
-  if (keep_ || path_.empty()) return;
-  if (DIR* dir = opendir(path_.c_str())) {
-    while (dirent* e = readdir(dir)) {
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-      unlink((path_ + "/" + e->d_name).c_str());
-    }
-    closedir(dir);
-  }
-  rmdir(path_.c_str());
+  if (keep_) return;
+  remove_dir(path_);
+  remove_dir(fallback_path_);
 }
 
 std::string install_prefix() {

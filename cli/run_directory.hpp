@@ -13,10 +13,15 @@ class RunDirectory {
   RunDirectory(const RunDirectory&) = delete;
   RunDirectory& operator=(const RunDirectory&) = delete;
   const std::string& path() const { return path_; }
+  // A second directory on another file system ($TMPDIR or /tmp) for rings that do not fit in a
+  // small /dev/shm (a container's 64 MiB); empty when path() is not on /dev/shm or none could
+  // be made.
+  const std::string& fallback_path() const { return fallback_path_; }
   void keep() { keep_ = true; }  // PROF_KEEP_RUN_DIR: for debugging prof itself
 
  private:
   std::string path_;
+  std::string fallback_path_;
   bool keep_ = false;
 };
 

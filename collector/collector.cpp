@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <cstring>
 
 #include "common/clock.hpp"
@@ -101,7 +102,32 @@ void Collector::load_info(int pid, uint64_t image, Process& proc) {
 }
 
 void Collector::scan() {
+  scan_dir(options_.run_dir);
+  if (!options_.fallback_run_dir.empty()) scan_dir(options_.fallback_run_dir);
+}
+
+uint64_t Collector::lost_calls(int pid, uint64_t& threads) const {
+  uint64_t calls = 0;
+  threads = 0;
   DIR* dir = opendir(options_.run_dir.c_str());
+  if (!dir) return 0;
+  while (dirent* entry = readdir(dir)) {
+    int p = 0;
+    uint64_t image = 0;
+    if (!parse_name(entry->d_name, "lost", p, image, nullptr) || p != pid) continue;
+    uint64_t counts[2] = {0, 0};
+    std::ifstream in(options_.run_dir + "/" + entry->d_name, std::ios::binary);
+    if (in.read(reinterpret_cast<char*>(counts), sizeof counts)) {
+      calls += counts[0];
+      threads += counts[1];
+    }
+  }
+  closedir(dir);
+  return calls;
+}
+
+void Collector::scan_dir(const std::string& run_dir) {
+  DIR* dir = opendir(run_dir.c_str());
   if (!dir) return;
   while (dirent* entry = readdir(dir)) {
     std::string name = entry->d_name;
@@ -110,7 +136,7 @@ void Collector::scan() {
     uint64_t image = 0;
     if (!parse_name(name, "buf", pid, image, &tid)) continue;
     auto source = std::make_unique<Source>();
-    if (!source->reader.open(options_.run_dir + "/" + name)) continue;  // header not complete yet
+    if (!source->reader.open(run_dir + "/" + name)) continue;  // header not complete yet
     Process* proc = process(pid, source->reader.header().first_runtime);
     source->pid = pid;
     source->image = image;
@@ -252,6 +278,12 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
   for (auto& [pid, proc] : processes_) {
     DropCounts drops = proc.released_drops;
     drops.cut_short = std::find(cut_short.begin(), cut_short.end(), pid) != cut_short.end();
+    uint64_t lost_threads = 0;
+    drops.unrecorded_calls = lost_calls(pid, lost_threads);
+    if (drops.unrecorded_calls || lost_threads)
+      errors_.push_back("process " + std::to_string(pid) + ": " + std::to_string(drops.unrecorded_calls) +
+                        " calls on " + std::to_string(lost_threads) +
+                        " threads not recorded (no room for their rings in the run directory)");
     for (auto& [name, source] : sources_) {
       if (source->pid != pid) continue;
       drops.records += source->reader.header().dropped.load();
@@ -286,6 +318,20 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
                         (kept ? "; the database holds what was committed before the failure" : ""));
     }
     proc.writer.reset();
+  }
+  // A process none of whose threads got a ring has no database: its loss is said here.
+  if (DIR* dir = opendir(options_.run_dir.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      int pid = 0;
+      uint64_t image = 0;
+      if (!parse_name(entry->d_name, "lost", pid, image, nullptr) || processes_.count(pid)) continue;
+      uint64_t threads = 0;
+      const uint64_t calls = lost_calls(pid, threads);
+      if (calls || threads)
+        errors_.push_back("process " + std::to_string(pid) + ": " + std::to_string(calls) + " calls on " +
+                          std::to_string(threads) + " threads not recorded (no room for their rings in the run directory)");
+    }
+    closedir(dir);
   }
   return done;
 }

@@ -16,6 +16,7 @@ namespace prof::collector {
 
 struct CollectorOptions {
   std::string run_dir;
+  std::string fallback_run_dir;  // rings that did not fit in run_dir (may be empty)
   std::string output_dir;
   std::string prof_version;
   int drain_interval_ms = 20;
@@ -65,6 +66,9 @@ class Collector {
   void drain_once();
   void release_finished();
   void scan();
+  void scan_dir(const std::string& dir);
+  // Calls and threads a process could not record (no ring fitted): its <pid>.<image>.lost pages.
+  uint64_t lost_calls(int pid, uint64_t& threads) const;
   Process* process(int pid, uint32_t first_runtime);
   void drain(Source& source, Process& proc);
   void load_info(int pid, uint64_t image, Process& proc);

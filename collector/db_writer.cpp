@@ -294,6 +294,7 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
   add_drop("device_timing_without_call", drops.unmatched_timings + early_timings_.size());
   // Whatever such a process did after prof stopped is not here, and cannot be counted.
   add_drop("process_still_running_at_stop", drops.cut_short ? 1 : 0);
+  add_drop("calls_without_ring", drops.unrecorded_calls);
   if (drops.cut_short) set_meta("incomplete", "the process was still running when prof stopped recording");
   set_meta("ring_full_waits", std::to_string(drops.full_waits));
   if (first_ns_ != UINT64_MAX) {

@@ -22,7 +22,8 @@ struct DropCounts {
   uint64_t device_timings = 0;  // the hook could not queue a timing request
   uint64_t unmatched_timings = 0;
   uint64_t full_waits = 0;  // not drops: times a producer waited for the collector (back-pressure)
-  bool cut_short = false;    // the process was still running when prof stopped recording
+  bool cut_short = false;
+  uint64_t unrecorded_calls = 0;  // traced calls on threads that got no ring    // the process was still running when prof stopped recording
 };
 
 class DbWriter {

@@ -14,6 +14,7 @@ struct Config {
   uint64_t buffer_records = 1u << 16;  // PROF_BUFFER_RECORDS, rounded up to a power of two
   uint64_t full_wait_ms = 10000;       // PROF_BUFFER_WAIT_MS: how long a producer waits for a reader
   char run_dir[512] = {};        // PROF_RUN_DIR
+  char run_dir_fallback[512] = {};  // PROF_RUN_DIR_FALLBACK: for rings that do not fit in run_dir; may be empty
   uint64_t image_token = 0;      // distinguishes program images that share a pid (exec)
 };
 

@@ -74,9 +74,12 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
     else if constexpr (!std::is_void_v<Ret>) return Ret{};
     else return;
   }
-  ThreadBuffer* buffer =
-      t_depth == 0 && g_config.traced[kRuntime] ? ThreadBuffer::current(Adapter::kRuntime) : nullptr;
-  if (!buffer) return call();
+  const bool wanted = t_depth == 0 && g_config.traced[kRuntime];
+  ThreadBuffer* buffer = wanted ? ThreadBuffer::current(Adapter::kRuntime) : nullptr;
+  if (!buffer) {
+    if (wanted && g_config.enabled) [[unlikely]] count_unrecorded_call();  // no ring fitted: counted
+    return call();
+  }
   DepthGuard depth_guard;
   if constexpr (kId == Adapter::kDeviceReset) timing_before_device_reset();
   const uint64_t corr = buffer->next_correlation_id();

@@ -47,6 +47,7 @@ void on_exit_handler() {
 void on_fork_child() {
   g_config.image_token = now_ns();
   ThreadBuffer::reset_after_fork();
+  map_lost_counters();
   timing_after_fork_child();
   write_info_file();
   write_maps_snapshot();
@@ -62,6 +63,9 @@ void load_config() noexcept {
     return;
   }
   strcpy(g_config.run_dir, dir);
+  const char* fallback = getenv("PROF_RUN_DIR_FALLBACK");
+  if (fallback && strlen(fallback) < sizeof(g_config.run_dir_fallback) && stat(fallback, &st) == 0 && S_ISDIR(st.st_mode))
+    strcpy(g_config.run_dir_fallback, fallback);
   g_config.device_timing = env_u64("PROF_DEVICE_TIMING", 1) != 0;
   // A comma-separated list of runtime names; unset means every runtime.
   const char* runtimes = getenv("PROF_RUNTIMES");
@@ -78,6 +82,7 @@ void load_config() noexcept {
 __attribute__((constructor)) static void prof_interpose_init() {
   load_config();
   if (!g_config.enabled) return;
+  map_lost_counters();
   write_info_file();
   write_maps_snapshot();
   pthread_atfork(nullptr, nullptr, on_fork_child);

@@ -28,6 +28,19 @@ namespace {
 constexpr uint64_t kMinRingRecords = 64;
 constexpr uint64_t kRingShareOfFree = 64;
 
+// Calls and threads that could not be recorded (no ring fitted anywhere, or more threads alive
+// at once than storage slots): counted in a page of the run directory the collector reads
+// (<pid>.<image>.lost), set up at start-up by map_lost_counters().
+struct LostCounters {
+  std::atomic<uint64_t> calls;
+  std::atomic<uint64_t> threads;
+};
+LostCounters* g_lost = nullptr;
+
+void count_unrecorded_thread() noexcept {
+  if (g_lost) g_lost->threads.fetch_add(1, std::memory_order_relaxed);
+}
+
 __attribute__((tls_model("initial-exec"))) thread_local bool t_failed = false;
 
 std::atomic<uint64_t> g_next_thread_index{0};
@@ -48,20 +61,51 @@ std::atomic<uint32_t> g_storage_used{0};
 
 }  // namespace
 
+// A ThreadBuffer whose thread has exited and whose ring is unmapped, taken over for the calling
+// thread. It stays in g_all_buffers; closed_ stays set until its new ring is in place, so
+// close_all() never touches it half-way.
+ThreadBuffer* ThreadBuffer::reuse_released() noexcept {
+  for (ThreadBuffer* b = g_all_buffers.load(std::memory_order_acquire); b; b = b->next_) {
+    if (!b->reusable_.load(std::memory_order_relaxed) || !b->reusable_.exchange(false, std::memory_order_acq_rel))
+      continue;
+    b->header_ = nullptr;
+    b->map_bytes_ = 0;
+    b->records_ = nullptr;
+    b->mask_ = 0;
+    b->write_ = 0;
+    b->cached_read_ = 0;
+    b->stalled_read_ = UINT64_MAX;
+    b->local_count_ = 0;
+    return b;
+  }
+  return nullptr;
+}
+
 ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   if (t_failed || !g_config.enabled) return nullptr;
-  uint32_t slot = g_storage_used.fetch_add(1, std::memory_order_relaxed);
-  if (slot >= sizeof(g_storage) / sizeof(g_storage[0])) {
-    t_failed = true;
-    return nullptr;
+  ThreadBuffer* buffer = reuse_released();
+  const bool reused = buffer != nullptr;
+  if (!reused) {
+    uint32_t slot = g_storage_used.fetch_add(1, std::memory_order_relaxed);
+    if (slot >= sizeof(g_storage) / sizeof(g_storage[0])) {
+      t_failed = true;
+      count_unrecorded_thread();
+      return nullptr;
+    }
+    buffer = new (g_storage[slot]) ThreadBuffer();
   }
-  auto* buffer = new (g_storage[slot]) ThreadBuffer();
   if (!buffer->open(g_next_thread_index.fetch_add(1, std::memory_order_relaxed), runtime)) {
+    if (reused) buffer->reusable_.store(true, std::memory_order_release);
     t_failed = true;
+    count_unrecorded_thread();
     return nullptr;
   }
-  buffer->next_ = g_all_buffers.load(std::memory_order_relaxed);
-  while (!g_all_buffers.compare_exchange_weak(buffer->next_, buffer, std::memory_order_acq_rel)) {
+  if (reused) {
+    buffer->closed_.store(false, std::memory_order_release);  // after the ring is in place
+  } else {
+    buffer->next_ = g_all_buffers.load(std::memory_order_relaxed);
+    while (!g_all_buffers.compare_exchange_weak(buffer->next_, buffer, std::memory_order_acq_rel)) {
+    }
   }
   pthread_once(&g_key_once, make_key);
   pthread_setspecific(g_exit_key, buffer);
@@ -69,46 +113,52 @@ ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   return buffer;
 }
 
+// Where a ring goes: the run directory (tmpfs, /dev/shm), at full size when 1/kRingShareOfFree
+// of its free space holds one; else the fallback run directory (on $TMPDIR or /tmp, when prof
+// made one) at full size; else the run directory with a smaller ring, down to kMinRingRecords.
 bool ThreadBuffer::open(uint64_t thread_index, RuntimeId runtime) noexcept {
-  uint64_t capacity = g_config.buffer_records;
+  const uint64_t full = g_config.buffer_records;
+  uint64_t affordable = full;
+  struct statvfs fs;
+  if (statvfs(g_config.run_dir, &fs) == 0) {
+    const uint64_t available = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+    while (affordable / 2 >= kMinRingRecords && buffer_file_bytes(affordable) > available / kRingShareOfFree)
+      affordable /= 2;
+  }
+  if (affordable < full && g_config.run_dir_fallback[0] != '\0' &&
+      open_in(g_config.run_dir_fallback, full, true, thread_index, runtime))
+    return true;
+  return open_in(g_config.run_dir, affordable, true, thread_index, runtime);
+}
+
+bool ThreadBuffer::open_in(const char* dir, uint64_t capacity, bool shrink, uint64_t thread_index,
+                           RuntimeId runtime) noexcept {
   const pid_t pid = getpid();
   const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
   char path[640];
   // Named by the thread's index in the process, not its tid: the kernel reuses the tid of an
   // exited thread at once, while that thread's ring may still be waiting for the collector.
-  snprintf(path, sizeof path, "%s/%d.%llu.%d.buf", g_config.run_dir, static_cast<int>(pid),
+  snprintf(path, sizeof path, "%s/%d.%llu.%d.buf", dir, static_cast<int>(pid),
            static_cast<unsigned long long>(g_config.image_token), static_cast<int>(thread_index));
   // Private to the user, never through a symlink, never an existing file.
   int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return false;
   // The ring's pages are reserved before anything maps them: on tmpfs posix_fallocate either
   // allocates every page or fails with ENOSPC, so a full /dev/shm costs a smaller ring or an
-  // unrecorded thread, never a SIGBUS on the program's first write into an unbacked page
-  // (ftruncate alone only makes a sparse file). A ring that does not fit is halved down to
-  // kMinRingRecords.
-  // A ring takes at most 1/64 of the space left, so a small /dev/shm (a container's 64 MiB)
-  // leaves room for the threads still to come instead of going to the first fifteen (or to the undrained rings of exited threads).
-  struct statvfs fs;
-  if (fstatvfs(fd, &fs) == 0) {
-    const uint64_t available = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
-    while (capacity / 2 >= kMinRingRecords && buffer_file_bytes(capacity) > available / kRingShareOfFree)
-      capacity /= 2;
-  }
+  // unrecorded (and counted) thread, never a SIGBUS on the program's first write into an
+  // unbacked page (ftruncate alone only makes a sparse file). A ring that does not fit is halved
+  // down to kMinRingRecords.
   size_t bytes = 0;
   for (;;) {
     bytes = buffer_file_bytes(capacity);
     if (posix_fallocate(fd, 0, static_cast<off_t>(bytes)) == 0) break;
-    if (capacity / 2 < kMinRingRecords || capacity / 2 < 1) {
+    // give back what the failed attempt allocated
+    if (!shrink || capacity / 2 < kMinRingRecords || ftruncate(fd, 0) != 0) {
       ::close(fd);
       unlink(path);
       return false;
     }
     capacity /= 2;
-    if (ftruncate(fd, 0) != 0) {  // give back what the failed attempt allocated
-      ::close(fd);
-      unlink(path);
-      return false;
-    }
   }
   // MAP_POPULATE: every page of the ring is allocated and mapped now, once per thread, instead
   // of one page fault (several microseconds in a VM) per 64 records on the hot path.
@@ -191,6 +241,7 @@ void ThreadBuffer::release_current(ThreadBuffer* buffer) noexcept {
   if (buffer->closed_.exchange(true, std::memory_order_acq_rel)) return;  // close_all got it
   buffer->header_->closed.store(kRingReleased, std::memory_order_release);
   munmap(buffer->header_, buffer->map_bytes_);
+  buffer->reusable_.store(true, std::memory_order_release);
 }
 
 void emit_string(ThreadBuffer& buffer, StringKind kind, uint64_t key, const char* text) noexcept {
@@ -212,6 +263,27 @@ void emit_string(ThreadBuffer& buffer, StringKind kind, uint64_t key, const char
     memcpy(r->string_data.text, text + off, n);
     buffer.commit();
   }
+}
+
+void count_unrecorded_call() noexcept {
+  if (g_lost) g_lost->calls.fetch_add(1, std::memory_order_relaxed);
+}
+
+void map_lost_counters() noexcept {
+  g_lost = nullptr;
+  char path[640];
+  snprintf(path, sizeof path, "%s/%d.%llu.lost", g_config.run_dir, static_cast<int>(getpid()),
+           static_cast<unsigned long long>(g_config.image_token));
+  int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  if (posix_fallocate(fd, 0, 4096) != 0) {
+    ::close(fd);
+    unlink(path);
+    return;
+  }
+  void* map = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (map != MAP_FAILED) g_lost = static_cast<LostCounters*>(map);
 }
 
 }  // namespace prof::interpose

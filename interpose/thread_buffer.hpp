@@ -55,6 +55,8 @@ class ThreadBuffer {
   static ThreadBuffer* create_current(RuntimeId runtime) noexcept;
   Record* reserve_slow() noexcept;
   bool open(uint64_t thread_index, RuntimeId runtime) noexcept;
+  bool open_in(const char* dir, uint64_t capacity, bool shrink, uint64_t thread_index, RuntimeId runtime) noexcept;
+  static ThreadBuffer* reuse_released() noexcept;
   bool wait_for_space() noexcept;
 
   BufferHeader* header_ = nullptr;
@@ -62,6 +64,9 @@ class ThreadBuffer {
   // Set by whichever of release_current() and close_all() gets to the ring first: only
   // release_current() unmaps, so close_all() never writes into a ring already unmapped.
   std::atomic<bool> closed_{false};
+  // Set once release_current() has unmapped the ring: a new thread may take this object over
+  // (storage is bounded by the threads alive at once, not the threads ever created).
+  std::atomic<bool> reusable_{false};
   Record* records_ = nullptr;
   uint64_t mask_ = 0;
   uint64_t write_ = 0;
@@ -71,6 +76,12 @@ class ThreadBuffer {
   uint64_t local_count_ = 0;
   ThreadBuffer* next_ = nullptr;  // list of all buffers of the process, for close_all()
 };
+
+// A traced call that had no ring (none fitted anywhere): counted for the collector.
+void count_unrecorded_call() noexcept;
+// Sets up this process's count of unrecorded calls and threads (<pid>.<image>.lost in the run
+// directory); at start-up and in a forked child.
+void map_lost_counters() noexcept;
 
 // Writes a string (kernel name, module path) as one StringRecord plus text continuation records.
 void emit_string(ThreadBuffer& buffer, StringKind kind, uint64_t key, const char* text) noexcept;

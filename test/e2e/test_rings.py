@@ -58,6 +58,67 @@ class RingTest(unittest.TestCase):
             completed = e2e.run(command, cwd=tmp)
             self.check_db(tmp, completed)
 
+    def in_small_dev_shm(self, size, tmp, args, tmpdir_size=None):
+        """Runs prof on churn under `unshare -m` with a tmpfs of `size` on /dev/shm (and, with
+        `tmpdir_size`, TMPDIR on a tmpfs of that size, so the fallback directory is small too)."""
+        if not shutil.which("unshare"):
+            self.skipTest("no unshare")
+        probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /dev/shm"],
+                               capture_output=True)
+        if probe.returncode != 0:
+            self.skipTest(f"unshare -m / mount not permitted: {probe.stderr.decode(errors='replace')}")
+        app = e2e.require_sample(self, "churn")
+        mounts = f"mount -t tmpfs -o size={size} tmpfs /dev/shm"
+        env = None
+        if tmpdir_size:
+            small_tmp = os.path.join(tmp, "small-tmp")
+            os.makedirs(small_tmp)
+            mounts += f" && mount -t tmpfs -o size={tmpdir_size} tmpfs '{small_tmp}'"
+            env = {"TMPDIR": small_tmp}
+        command = ["unshare", "-m", "sh", "-c", mounts + ' && exec "$@"', "sh",
+                   e2e.Config.prof, "--sim", "--no-device-timing", "-d", tmp, app] + args
+        return e2e.run(command, cwd=tmp, env=env)
+
+    def test_rings_fall_back_outside_a_tiny_dev_shm(self):
+        # 1 MiB of /dev/shm: full-size rings go to the fallback directory (TMPDIR or /tmp).
+        with tempfile.TemporaryDirectory() as tmp:
+            self.check_db(tmp, self.in_small_dev_shm("1m", tmp, ["4", "16", "2000"]))
+
+    def test_when_nothing_fits_every_call_is_recorded_or_counted(self):
+        # 48 KiB of /dev/shm and 16 KiB for the fallback: most threads get no ring. Every call is
+        # then either in the db or counted as calls_without_ring, and prof says so on stderr.
+        with tempfile.TemporaryDirectory() as tmp:
+            completed = self.in_small_dev_shm("48k", tmp, ["4", "16", "500"], tmpdir_size="16k")
+            self.assertEqual(completed.returncode, 0, e2e.describe(completed))
+            self.assertNotIn("SIGBUS", completed.stderr)
+            expect = e2e.parse_expect(completed.stdout)
+            path = e2e.output_paths(tmp, e2e.parse_pid(completed.stdout))["db"]
+            recorded, lost = 0, 0
+            if os.path.exists(path):
+                db = e2e.open_db(path)
+                try:
+                    recorded = e2e.scalar(db, "SELECT COUNT(*) FROM api_calls")
+                    drops = dict(db.execute("SELECT cause, count FROM drops").fetchall())
+                finally:
+                    db.close()
+                lost = drops.get("calls_without_ring", 0)
+                self.assertEqual(set(drops) - {"calls_without_ring"}, set(), drops)
+            said = re.search(r"(\d+) calls on (\d+) threads not recorded", completed.stderr)
+            self.assertIsNotNone(said, e2e.describe(completed))
+            if not os.path.exists(path):
+                lost = int(said.group(1))
+            self.assertGreater(lost, 0, "the run directories were meant to be too small")
+            self.assertEqual(recorded + lost, expect["api_calls"], e2e.describe(completed))
+
+    def test_more_threads_than_storage_slots(self):
+        # 5000 threads over the run (8 alive at once): more than the 4096 ThreadBuffer slots a
+        # process has, so slots of exited threads must be reused for every call to be recorded.
+        app = e2e.require_sample(self, "churn")
+        with tempfile.TemporaryDirectory() as tmp:
+            completed = e2e.run([e2e.Config.prof, "--sim", "--no-device-timing", "-d", tmp, app, "625", "8", "1"],
+                                cwd=tmp)
+            self.check_db(tmp, completed)
+
     def test_2000_short_lived_threads_bounded(self):
         app = e2e.require_sample(self, "churn")
         # /dev/shm is shared with the host and other tests: only the growth during the run counts.

@@ -72,7 +72,7 @@ TEST_CASE("records from many threads through small rings reach the db once each"
 
   constexpr int kThreads = 4;
   constexpr uint64_t kRecords = 20000;
-  prof::collector::Collector collector({run_dir.path.string(), out_dir.path.string(), "test", 1});
+  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
   collector.start();
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) threads.emplace_back(produce, kRecords);
