@@ -27,8 +27,9 @@ enum class RecordType : uint8_t {
 };
 
 enum class StringKind : uint8_t {
-  kKernelSymbol = 1,    // key = host function address (__hipRegisterFunction, __musaRegisterFunction), text = mangled name
-  kModuleFunction = 2,  // key = module function handle (hipModuleGetFunction) or graph exec handle, text = kernel name
+  // key = host function address (__hipRegisterFunction, __musaRegisterFunction), text = mangled name
+  kKernelSymbol = 1,
+  kModuleFunction = 2,  // key = module function (hipModuleGetFunction) or graph exec handle, text = name
   kModulePath = 3,      // key = 0, text = path of a loaded module (hipModuleLoad)
 };
 

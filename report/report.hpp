@@ -38,7 +38,8 @@ struct ReportResult {
   std::vector<std::string> warnings;       // one line each (a trace too large for viewers)
 };
 
-// Writes <base>.<api_csv_stem>.csv per runtime (<base>.hiptrace.csv for HIP), <base>.kernel.csv, <base>_copy.json (and <base>_stream.json) into
+// Writes <base>.<api_csv_stem>.csv per runtime (<base>.hiptrace.csv for HIP),
+// <base>.kernel.csv, <base>_copy.json (and <base>_stream.json) into
 // output_dir, then the summary to `summary_out` when summary_to_stdout (and summary_out) is set.
 // A merged database (report/merged_db.hpp) gives the same files over all its processes.
 // All files appear together or none does: each is written to a temp file and renamed at the end.

@@ -24,11 +24,12 @@ void write_device_metadata(TimelineContext& ctx) {
     int64_t device = st.column_int(0), stream_index = st.column_int(1);
     int64_t pid = stream_pid(device);
     if (pid != named_pid) {
-      ctx.writer.process_name(ctx.pid_base + pid, ctx.process_name(ctx.labels.stream + " on " + ctx.labels.device + " " + std::to_string(device)),
-                              ctx.pid_base + pid);
+      std::string name = ctx.labels.stream + " on " + ctx.labels.device + " " + std::to_string(device);
+      ctx.writer.process_name(ctx.pid_base + pid, ctx.process_name(name), ctx.pid_base + pid);
       named_pid = pid;
     }
-    ctx.writer.thread_name(ctx.pid_base + pid, stream_tid(stream_index), stream_lane_name(ctx.labels, stream_index), stream_index);
+    ctx.writer.thread_name(ctx.pid_base + pid, stream_tid(stream_index), stream_lane_name(ctx.labels, stream_index),
+                           stream_index);
   }
 }
 

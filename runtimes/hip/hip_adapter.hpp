@@ -23,11 +23,17 @@ namespace hip_timing {
 #define PROF_CALL_REAL(id, ...)                    \
   auto fn = real<ApiId::id>();                     \
   return fn ? static_cast<int>(fn(__VA_ARGS__)) : TimingAdapter::kNoFunction
-inline int stream_create(void** s) { PROF_CALL_REAL(hipStreamCreateWithFlags, reinterpret_cast<hipStream_t*>(s), hipStreamNonBlocking); }
+inline int stream_create(void** s) {
+  PROF_CALL_REAL(hipStreamCreateWithFlags, reinterpret_cast<hipStream_t*>(s), hipStreamNonBlocking);
+}
 inline int stream_destroy(void* s) { PROF_CALL_REAL(hipStreamDestroy, static_cast<hipStream_t>(s)); }
-inline int event_create(void** e) { PROF_CALL_REAL(hipEventCreateWithFlags, reinterpret_cast<hipEvent_t*>(e), hipEventDefault); }
+inline int event_create(void** e) {
+  PROF_CALL_REAL(hipEventCreateWithFlags, reinterpret_cast<hipEvent_t*>(e), hipEventDefault);
+}
 inline int event_destroy(void* e) { PROF_CALL_REAL(hipEventDestroy, static_cast<hipEvent_t>(e)); }
-inline int event_record(void* e, void* s) { PROF_CALL_REAL(hipEventRecord, static_cast<hipEvent_t>(e), static_cast<hipStream_t>(s)); }
+inline int event_record(void* e, void* s) {
+  PROF_CALL_REAL(hipEventRecord, static_cast<hipEvent_t>(e), static_cast<hipStream_t>(s));
+}
 inline int event_query(void* e) { PROF_CALL_REAL(hipEventQuery, static_cast<hipEvent_t>(e)); }
 inline int event_synchronize(void* e) { PROF_CALL_REAL(hipEventSynchronize, static_cast<hipEvent_t>(e)); }
 inline int event_elapsed_ms(float* ms, void* a, void* b) {

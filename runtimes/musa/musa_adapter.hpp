@@ -23,11 +23,17 @@ namespace musa_timing {
 #define PROF_CALL_REAL(id, ...)                    \
   auto fn = real<ApiId::id>();                     \
   return fn ? static_cast<int>(fn(__VA_ARGS__)) : TimingAdapter::kNoFunction
-inline int stream_create(void** s) { PROF_CALL_REAL(musaStreamCreateWithFlags, reinterpret_cast<musaStream_t*>(s), musaStreamNonBlocking); }
+inline int stream_create(void** s) {
+  PROF_CALL_REAL(musaStreamCreateWithFlags, reinterpret_cast<musaStream_t*>(s), musaStreamNonBlocking);
+}
 inline int stream_destroy(void* s) { PROF_CALL_REAL(musaStreamDestroy, static_cast<musaStream_t>(s)); }
-inline int event_create(void** e) { PROF_CALL_REAL(musaEventCreate, reinterpret_cast<musaEvent_t*>(e)); }  // confirmed row
+inline int event_create(void** e) {  // confirmed row
+  PROF_CALL_REAL(musaEventCreate, reinterpret_cast<musaEvent_t*>(e));
+}
 inline int event_destroy(void* e) { PROF_CALL_REAL(musaEventDestroy, static_cast<musaEvent_t>(e)); }
-inline int event_record(void* e, void* s) { PROF_CALL_REAL(musaEventRecord, static_cast<musaEvent_t>(e), static_cast<musaStream_t>(s)); }
+inline int event_record(void* e, void* s) {
+  PROF_CALL_REAL(musaEventRecord, static_cast<musaEvent_t>(e), static_cast<musaStream_t>(s));
+}
 inline int event_query(void* e) { PROF_CALL_REAL(musaEventQuery, static_cast<musaEvent_t>(e)); }
 inline int event_synchronize(void* e) { PROF_CALL_REAL(musaEventSynchronize, static_cast<musaEvent_t>(e)); }
 inline int event_elapsed_ms(float* ms, void* a, void* b) {
