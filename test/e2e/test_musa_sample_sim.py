@@ -56,7 +56,8 @@ class MusaSampleOnSimTest(unittest.TestCase):
         self.assertEqual(self.lines[-1:], ["END"], e2e.describe(self.result))
 
     def test_device_and_round_trips(self):
-        self.assertRegex(self.line("devices "), r"^devices 2, device 0: prof simulated MUSA device, [1-9]\d* multiprocessors$")
+        self.assertRegex(self.line("devices "),
+                         r"^devices 2, device 0: prof simulated MUSA device, [1-9]\d* multiprocessors$")
         self.assertEqual(self.line("async round trip"), "async round trip matches, kernels timed yes")
         self.assertEqual(self.line("blocking round trip"), "blocking round trip matches")
 
