@@ -175,12 +175,15 @@ int run(const Options& o) {
 
   collector::Collector collector({run_dir->path(), run_dir->fallback_path(), o.output_dir, PROF_VERSION});
   collector.start();
+  // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
+  // prof can wait for them below.
+  become_subreaper();
   LaunchResult result = launch_and_wait(launch, program, message);
   // The program is done: a terminal that closes now ends the summary, not the databases and reports.
   signal(SIGHUP, SIG_IGN);
   // Processes of the run still alive (a daemon, a background job) are still recording: wait for
   // them, up to --wait-timeout, then say which ones are cut short.
-  const std::vector<int> running = RunProcesses(run_dir->path()).wait(result.pid < 0 ? 0 : o.wait_timeout_s);
+  const std::vector<int> running = wait_for_descendants(result.pid < 0 ? 0 : o.wait_timeout_s);
   for (int pid : running)
     std::fprintf(stderr, "prof: process %d (%s) still running %gs after %s exited; its recording is cut short\n", pid,
                  process_name(pid).c_str(), o.wait_timeout_s, o.program[0].c_str());
