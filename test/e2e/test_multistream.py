@@ -119,12 +119,13 @@ class MultistreamTest(unittest.TestCase):
         # Device-timing set-up (calibration, per-thread rings) must not happen there: only the
         # per-call costs may. 30 calls are in the timed region (2 iterations x (2 streams x 6 calls
         # + a wait and a last-error query) + the stop record); 5 us each is generous for a hook with
-        # device timing (about 1 us measured, docs/performance.md). Best of 3 runs each side.
+        # device timing (about 1 us measured, docs/performance.md). Best of 5 runs each side: set-up
+        # costs are paid in every run, a busy machine's pauses are not.
         if os.environ.get("PROF_E2E_NO_TIMING"):
             self.skipTest("timing checks are off (sanitizer build)")
         def best(run):
             times = []
-            for _ in range(3):
+            for _ in range(5):
                 done = run()
                 self.assertEqual(done.returncode, 0, e2e.describe(done))
                 match = re.search(r"^timing: .* took ([0-9.]+) ms$", done.stdout, re.MULTILINE)
