@@ -12,6 +12,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <optional>
+#include <ctime>
 #include <regex>
 #include <spdlog/cfg/env.h>
 #include <spdlog/spdlog.h>
@@ -24,7 +25,11 @@
 #include "cli/run_directory.hpp"
 #include "cli/run_processes.hpp"
 #include "collector/collector.hpp"
+#include "report/compare.hpp"
+#include "report/output_file.hpp"
+#include "report/report_files.hpp"
 #include "report/report.hpp"
+#include "report/report_error.hpp"
 #include "runtimes/api_id.hpp"
 
 #ifndef PROF_VERSION
@@ -50,6 +55,11 @@ struct Options {
   std::string db_merge;
   bool recursive = false;
   int64_t json_max_events = 0;
+  std::vector<std::string> compare;  // BASE NEW
+  std::string threshold = "5%";
+  std::string min_time = "10us";
+  std::string format = "text";
+  bool ignore_call_count = false;
   std::vector<std::string> program;
 };
 
@@ -131,6 +141,90 @@ int merge(const Options& o) {
                          report_options(o, o.output_name.empty() ? "result_merged" : o.output_name));
 }
 
+// The processes of one run share its id (meta run_id): `prof --compare` treats a folder's dbs with one
+// id as one run. Ranks started by one MPI job share the job's id, even with a prof per rank.
+std::string make_run_id() {
+  for (const char* job : {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "SLURM_JOB_ID"}) {
+    const char* value = getenv(job);
+    if (!value || !*value) continue;
+    std::string id = std::string("job:") + value;
+    if (const char* step = getenv("SLURM_STEP_ID"); step && std::string(job) == "SLURM_JOB_ID") id += "." + std::string(step);
+    return id;
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return std::string("prof:") + host + ":" + std::to_string(getpid()) + ":" +
+         std::to_string(static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec);
+}
+
+// A percentage: "5%" or "5".
+std::optional<double> parse_threshold(const std::string& text) {
+  static const std::regex pattern(R"(^([0-9]{1,6}(\.[0-9]{1,6})?)%?$)");
+  if (!std::regex_match(text, pattern)) return std::nullopt;
+  return std::stod(text) / 100.0;
+}
+
+// "10us", "1.5ms", "500ns", "2s", "0".
+std::optional<int64_t> parse_duration(const std::string& text) {
+  static const std::regex pattern(R"(^([0-9]{1,9}(\.[0-9]{1,9})?)(ns|us|ms|s)?$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern)) return std::nullopt;
+  const std::string unit = m[3].str();
+  const double scale = unit == "s" ? 1e9 : unit == "ms" ? 1e6 : unit == "us" ? 1e3 : 1;
+  if (unit.empty() && std::stod(m[1].str()) != 0) return std::nullopt;  // a bare number needs a unit
+  return static_cast<int64_t>(std::llround(std::stod(m[1].str()) * scale));
+}
+
+// prof --compare BASE NEW: exit 0 clean, 1 regressed, 2 usage or input error.
+int compare(const Options& o) {
+  constexpr int kCompareError = 2, kCompareRegressed = 1;
+  std::optional<double> threshold = parse_threshold(o.threshold);
+  if (!threshold) return fail(kCompareError, "--threshold " + o.threshold + ": expected a percentage such as 5%");
+  std::optional<int64_t> min_time = parse_duration(o.min_time);
+  if (!min_time) return fail(kCompareError, "--min-time " + o.min_time + ": expected a duration such as 10us, 1ms, 0");
+  static const std::pair<const char*, report::CompareFormat> formats[] = {
+      {"text", report::CompareFormat::kText}, {"csv", report::CompareFormat::kCsv},
+      {"json", report::CompareFormat::kJson}, {"markdown", report::CompareFormat::kMarkdown}};
+  const auto* format = std::find_if(std::begin(formats), std::end(formats),
+                                    [&](const auto& f) { return o.format == f.first; });
+  if (format == std::end(formats))
+    return fail(kCompareError, "--format " + o.format + ": expected text, csv, json or markdown");
+  report::CompareOptions options;
+  options.threshold = *threshold;
+  options.min_time_ns = *min_time;
+  options.check_calls = !o.ignore_call_count;
+  report::Comparison result;
+  try {
+    report::Side base = report::load_side(o.compare[0]);
+    report::Side now = report::load_side(o.compare[1]);
+    result = report::compare_sides(base, now, options);
+  } catch (const report::ReportError& e) {
+    return fail(kCompareError, e.what());
+  }
+  report::StringSink text;
+  report::write_comparison(result, format->second, text);
+  if (o.output_name.empty()) {
+    std::fwrite(text.text().data(), 1, text.text().size(), stdout);
+  } else {
+    static const char* extensions[] = {".txt", ".csv", ".json", ".md"};
+    std::string path = report::join_path(o.output_dir, o.output_name + extensions[format - std::begin(formats)]);
+    try {
+      report::OutputFile file(path, "");
+      file.write(text.text());
+      file.finish();
+      file.commit();
+    } catch (const report::ReportError& e) {
+      return fail(kCompareError, e.what());
+    }
+    std::printf("prof: %s: %s\n", path.c_str(),
+                result.regressions ? (std::to_string(result.regressions) + " regression(s)").c_str() : "clean");
+  }
+  std::fflush(stdout);
+  return result.regressions ? kCompareRegressed : 0;
+}
+
 int run(const Options& o) {
   std::string message;
   if (!check_output_dir(o.output_dir, message)) return fail(kExitProfFailed, message);
@@ -173,7 +267,9 @@ int run(const Options& o) {
   launch.run_dir = run_dir->path();
   launch.run_dir_fallback = run_dir->fallback_path();
 
-  collector::Collector collector({run_dir->path(), run_dir->fallback_path(), o.output_dir, PROF_VERSION});
+  collector::CollectorOptions collecting{run_dir->path(), run_dir->fallback_path(), o.output_dir, PROF_VERSION};
+  collecting.run_id = make_run_id();
+  collector::Collector collector(collecting);
   collector.start();
   // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
   // prof can wait for them below.
@@ -227,6 +323,7 @@ int main(int argc, char** argv) {
       "  prof --sim -d out -o run1 ./app       outputs in out/, named run1.*\n"
       "  prof --db hip-prof-4242.db            regenerate the reports from a database\n"
       "  prof --db-merge runs/ -d out          merge every prof database in runs/ (result_merged.*)\n"
+      "  prof --compare base.db new.db         compare two profiles; exit 1 when something regressed\n"
       "\nOutputs (DIR = -d, default .): <runtime>-prof-<pid>.db (hip-prof-, musa-prof-; prof-<pid>.db\n"
       "when the process called several runtimes), result_<pid>.<runtime>trace.csv per runtime\n"
       "(hiptrace, musatrace), result_<pid>.kernel.csv, result_<pid>_copy.json (open in\n"
@@ -248,6 +345,16 @@ int main(int argc, char** argv) {
                  "Split each timeline into parts <base>_copy.1.json, ... of at most N events (default: one file)")
       ->check(CLI::PositiveNumber);
   CLI::Option* index_range = app.add_option("--index-range", o.index_range, "Only API calls with sequence numbers A..B (A:B, inclusive)");
+  app.add_option("--compare", o.compare,
+                 "Compare two profiles (dbs, <base>.summary.json files, or folders of them): BASE NEW; exit 0 "
+                 "clean, 1 regressed, 2 error")
+      ->expected(2);
+  app.add_option("--threshold", o.threshold, "With --compare: flag totals that grew by more than this (default 5%)");
+  app.add_option("--min-time", o.min_time,
+                 "With --compare: ignore entries whose total is under this on both sides (default 10us)");
+  app.add_option("--format", o.format, "With --compare: text (default), csv, json or markdown");
+  app.add_flag("--ignore-call-count", o.ignore_call_count,
+               "With --compare: a change in call count alone is not a regression");
   app.add_flag("--no-device-timing", o.no_device_timing, "Do not record device begin/end of kernels and copies");
   app.add_option("--wait-timeout", o.wait_timeout_s,
                  "After the program exits, wait up to SECONDS for processes it left running (daemons, background "
@@ -268,6 +375,11 @@ int main(int argc, char** argv) {
     return fail(kExitUsage, o.program[0] + ": unknown option (see prof --help)");
   if (index_range->count() > 0 && !parse_range(o.index_range))
     return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 1 <= A <= B");
+  if (!o.compare.empty()) {
+    if (!o.program.empty() || !o.db.empty() || !o.db_merge.empty())
+      return fail(kExitUsage, "--compare compares two profiles and runs nothing; drop the program, --db and --db-merge");
+    return compare(o);
+  }
   if (!o.db_merge.empty()) {
     if (!o.program.empty() || !o.db.empty())
       return fail(kExitUsage, "--db-merge merges databases and runs nothing; drop the program and --db");

@@ -68,6 +68,7 @@ Collector::Process* Collector::process(int pid, uint32_t first_runtime) {
   proc.db_path = options_.output_dir + "/" + std::string(runtime->name) + "-prof-" + std::to_string(pid) + ".db";
   try {
     proc.writer = std::make_unique<DbWriter>(proc.db_path, pid, options_.prof_version, runtime->id);
+    if (!options_.run_id.empty()) proc.writer->set_meta("run_id", options_.run_id);
   } catch (const std::exception& e) {
     proc.failed = true;
     errors_.push_back(e.what());

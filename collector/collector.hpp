@@ -20,6 +20,8 @@ struct CollectorOptions {
   std::string output_dir;
   std::string prof_version;
   int drain_interval_ms = 20;
+  // meta run_id of every database: the processes of one prof invocation (or one MPI job) share it.
+  std::string run_id;
 };
 
 struct CollectedProcess {

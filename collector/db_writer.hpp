@@ -34,6 +34,7 @@ class DbWriter {
   const std::string& path() const { return db_.path(); }
 
   void set_process_info(const ProcessInfo& info);
+  void set_meta(const std::string& key, const std::string& value);
   void begin_batch();
   void end_batch();
   // After a failed batch: rolls it back, so the file holds exactly the batches committed before.
@@ -55,7 +56,6 @@ class DbWriter {
   int64_t intern(const std::string& text);
   int64_t stream_index(RuntimeId runtime, uint64_t handle, uint64_t device, bool created);
   std::optional<int64_t> kernel_name_id(uint64_t function);
-  void set_meta(const std::string& key, const std::string& value);
   void note_runtime(RuntimeId id);
 
   std::array<bool, kRuntimeCount> runtimes_called_{};

@@ -7,6 +7,7 @@
 #include "collector/sqlite_db.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
+#include "report/profile.hpp"
 #include "report/report_db.hpp"
 #include "report/report_files.hpp"
 #include "report/runtime_labels.hpp"
@@ -200,6 +201,8 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     for (size_t r = 0; r < runtimes.size(); ++r)
       write_stats_csv(api[r], add_file("." + runtimes[r].api_csv_stem + ".csv", kCsvSignature));
     write_stats_csv(kernels, add_file(".kernel.csv", kCsvSignature));
+    // <base>.summary.json: the run's numbers for CI (prof --compare reads it without the db).
+    write_profile_json(profile_from_db(db, filter, ""), add_file(".summary.json", kSummarySignature));
 
     int64_t views = opt.group_stream ? 2 : 1, rows_before = 0;
     std::function<void(int64_t)> progress;

@@ -193,6 +193,20 @@ def check_trace(path, db, view):
               (target["pid"], target["tid"], target["ts"], "e"), f"{path}: flow end {finish} vs {target}")
 
 
+def check_run_summary(path, api_groups, kernel_groups):
+    """<base>.summary.json: the API calls and totals per name, and the kernels' calls and total, as the db has them."""
+    with open(path, encoding="utf-8") as stream:
+        summary = json.load(stream)
+    check(summary.get("prof_summary") == 1, f"{path}: no prof_summary version 1")
+    got = {e["name"]: (e["calls"], e["total_ns"]) for e in summary["entries"] if e["kind"] == "api"}
+    want = {repaired(name): (len(d), sum(d)) for name, d in api_groups.items()}
+    check(got == want, f"{path}: API entries differ from the db\n  got:  {sorted(got.items())}\n  want: {sorted(want.items())}")
+    kernels = [e for e in summary["entries"] if e["kind"] == "kernel"]
+    durations = [d for group in kernel_groups.values() for d in group]
+    check((sum(e["calls"] for e in kernels), sum(e["total_ns"] for e in kernels)) ==
+          (len(durations), sum(d for d in durations if d is not None)), f"{path}: kernel entries differ from the db")
+
+
 def check_case(tool, work, case, fixture, options, update):
     out = os.path.join(work, case)
     shutil.rmtree(out, ignore_errors=True)
@@ -206,7 +220,7 @@ def check_case(tool, work, case, fixture, options, update):
         sequence_range = (int(options[at + 1]), int(options[at + 2]))
     db = Db(os.path.join(out, "fixture.db"), sequence_range)
 
-    outputs = ["result.hiptrace.csv", "result.kernel.csv", "result_copy.json"]
+    outputs = ["result.hiptrace.csv", "result.kernel.csv", "result.summary.json", "result_copy.json"]
     if "--group-stream" in options:
         outputs.append("result_stream.json")
     check(sorted(os.listdir(out)) == sorted(outputs + ["fixture.db"]), f"{case}: files {os.listdir(out)}")
@@ -219,6 +233,7 @@ def check_case(tool, work, case, fixture, options, update):
     check_csv(os.path.join(out, "result.hiptrace.csv"), expected_stats(api_groups))
     check_csv(os.path.join(out, "result.kernel.csv"), expected_stats(kernel_groups))
     check_trace(os.path.join(out, "result_copy.json"), db, "copy")
+    check_run_summary(os.path.join(out, "result.summary.json"), api_groups, kernel_groups)
     if "--group-stream" in options:
         check_trace(os.path.join(out, "result_stream.json"), db, "stream")
 

@@ -8,6 +8,7 @@ fixtures/v1_multistream/v1.db is the multistream sample's db from a build of pro
     python3 test/integration/check_v1_db.py --prof build/bin/prof
 """
 import argparse
+import json
 import os
 import shutil
 import sqlite3
@@ -42,7 +43,17 @@ class V1DatabaseTest(unittest.TestCase):
 
     def assert_same_files(self, out, expected_dir, stdout):
         expected = sorted(f for f in os.listdir(expected_dir) if f != "summary.txt")
-        self.assertEqual(sorted(os.listdir(out)), expected, "a different set of files")
+        # The run summary JSON (for prof --compare) came after version 1: the one file added.
+        self.assertEqual(sorted(os.listdir(out)), sorted(expected + ["v1.summary.json"]), "a different set of files")
+        with open(os.path.join(out, "v1.summary.json")) as stream:
+            summary = json.load(stream)
+        kernels = sum(e["calls"] for e in summary["entries"] if e["kind"] == "kernel")
+        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True) as db:
+            self.assertEqual(kernels, db.execute(
+                "SELECT COUNT(*) FROM kernels" + (" WHERE correlation_id IN (SELECT correlation_id FROM api_calls "
+                                                  "WHERE sequence BETWEEN 3 AND 20)" if "range" in expected_dir else "")
+            ).fetchone()[0])
+        self.assertTrue(all(e["runtime"] == "hip" for e in summary["entries"] if e["kind"] == "api"))
         for name in expected:
             with open(os.path.join(out, name), "rb") as got, open(os.path.join(expected_dir, name), "rb") as want:
                 self.assertEqual(got.read(), want.read(), f"{name} differs from the version-1 prof's")

@@ -1,0 +1,58 @@
+// A run's profile in numbers: per API function (of each runtime), per kernel name and per copy
+// direction, the calls, total, average, median, p95, min and max. It is what `prof --compare`
+// compares and what <base>.summary.json holds (docs/formats.md, "Run summary JSON"), so CI can
+// archive a run's numbers without its database.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collector/sqlite_db.hpp"
+#include "report/report_db.hpp"
+#include "report/text_sink.hpp"
+
+namespace prof::report {
+
+inline constexpr int kSummaryVersion = 1;
+inline constexpr std::string_view kSummarySignature = "{\"prof_summary\":";
+
+struct ProfileEntry {
+  std::string kind;     // "api", "kernel" or "copy"
+  std::string runtime;  // the API's runtime ("hip"); "" for kernels and copies
+  std::string name;     // API name, demangled kernel name, or copy direction ("H2D", "Memset")
+  int64_t calls = 0;        // every call, launch or copy, timed or not
+  int64_t timed_calls = 0;  // those with a duration
+  int64_t total_ns = 0;
+  int64_t min_ns = 0, max_ns = 0, median_ns = 0, p95_ns = 0;  // 0 without timed calls
+  int64_t bytes = 0;                                           // copies: bytes moved
+
+  int64_t average_ns() const;
+  bool same_key(const ProfileEntry& o) const { return kind == o.kind && runtime == o.runtime && name == o.name; }
+};
+
+// Entries sort by kind ("api" < "copy" < "kernel"), runtime, then name (bytewise).
+bool entry_key_less(const ProfileEntry& a, const ProfileEntry& b);
+
+struct RunProfile {
+  std::string source;  // the file it was read from
+  // Which run the profile belongs to: the processes of one prof invocation (or one MPI job) share it.
+  // "" when unknown (a database written before prof recorded it): the profile is a run of its own.
+  std::string run_id;
+  int64_t processes = 1;
+  std::vector<std::pair<std::string, std::string>> meta;  // pid, rank, host_name, command_line, ...
+  std::vector<ProfileEntry> entries;                      // in entry_key_less order
+};
+
+// Percentiles by the nearest-rank method over sorted durations: p in (0, 100].
+int64_t nearest_rank(const std::vector<int64_t>& sorted, int percent);
+
+// The profile of every process of an open, checked database (single or merged).
+RunProfile profile_from_db(Database& db, const RowFilter& filter, const std::string& source);
+
+// <base>.summary.json: {"prof_summary": 1, ...}; docs/formats.md documents every field.
+void write_profile_json(const RunProfile& profile, TextSink& out);
+// Reads a summary file; throws ReportError naming `path` and what is wrong.
+RunProfile read_profile_json(const std::string& path);
+
+}  // namespace prof::report
