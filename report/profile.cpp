@@ -26,13 +26,17 @@ namespace {
 using Key = std::tuple<std::string, std::string, std::string>;  // kind, runtime, name
 
 // Durations kept as a log-linear histogram, so memory stays flat however many calls the db
-// holds: exact below 256 ns, then 128 buckets per power of two (a bucket's width is at most 1/128
-// of its start: a percentile is within 0.4% of the exact one). Total, min and max are exact.
+// holds: exact below 256 ns, then 128 buckets per power of two (a bucket spans at most 1/128 of
+// its start). Each bucket keeps its count and its smallest and largest duration, so a percentile is
+// exact when its bucket holds one value (deterministic durations) or it is the bucket's first or
+// last, and within 0.8% otherwise (interpolated). Total, min and max are exact.
 class DurationHistogram {
  public:
   void add(int64_t ns) {
-    const uint64_t v = ns < 0 ? 0 : static_cast<uint64_t>(ns);
-    ++buckets_[key(v)];
+    Bucket& b = buckets_[key(ns < 0 ? 0 : static_cast<uint64_t>(ns))];
+    b.low = b.count == 0 ? ns : std::min(b.low, ns);
+    b.high = b.count == 0 ? ns : std::max(b.high, ns);
+    ++b.count;
     ++count_;
     total_ += ns;
     low_ = count_ == 1 ? ns : std::min(low_, ns);
@@ -42,31 +46,34 @@ class DurationHistogram {
   int64_t total() const { return total_; }
   int64_t low() const { return low_; }
   int64_t high() const { return high_; }
-  // Nearest rank: the value at rank ceil(p/100 * n), as the bucket's middle within [low, high].
+  // Nearest rank: the value at rank ceil(p/100 * n).
   int64_t percentile(int percent) const {
     if (count_ == 0) return 0;
     const int64_t rank = std::max<int64_t>(1, (static_cast<int64_t>(percent) * count_ + 99) / 100);
-    int64_t seen = 0;
-    for (const auto& [k, n] : buckets_) {
-      seen += n;
-      if (seen >= rank) return std::clamp(middle(k), low_, high_);
+    int64_t before = 0;
+    for (const auto& [k, b] : buckets_) {
+      if (before + b.count >= rank) {
+        const int64_t position = rank - before;  // 1..count within the bucket
+        if (position == 1 || b.count == 1) return b.low;
+        if (position == b.count) return b.high;
+        return b.low + static_cast<int64_t>(static_cast<double>(b.high - b.low) * static_cast<double>(position - 1) /
+                                            static_cast<double>(b.count - 1));
+      }
+      before += b.count;
     }
     return high_;
   }
 
  private:
+  struct Bucket {
+    int64_t count = 0, low = 0, high = 0;
+  };
   static uint32_t key(uint64_t v) {
     if (v < 256) return static_cast<uint32_t>(v);
     const int shift = 64 - __builtin_clzll(v) - 8;  // v >> shift is in [128, 255]
     return 256 + static_cast<uint32_t>(shift - 1) * 128 + static_cast<uint32_t>((v >> shift) - 128);
   }
-  static int64_t middle(uint32_t k) {
-    if (k < 256) return k;
-    const int shift = static_cast<int>((k - 256) / 128) + 1;
-    const uint64_t start = static_cast<uint64_t>((k - 256) % 128 + 128) << shift;
-    return static_cast<int64_t>(start + (uint64_t{1} << shift) / 2);
-  }
-  std::map<uint32_t, int64_t> buckets_;
+  std::map<uint32_t, Bucket> buckets_;
   int64_t count_ = 0, total_ = 0, low_ = 0, high_ = 0;
 };
 

@@ -25,7 +25,7 @@ struct ProfileEntry {
   int64_t timed_calls = 0;  // those with a duration
   int64_t total_ns = 0;
   int64_t min_ns = 0, max_ns = 0;        // exact; 0 without timed calls
-  int64_t median_ns = 0, p95_ns = 0;     // nearest rank; exact below 256 ns, else within 0.4%
+  int64_t median_ns = 0, p95_ns = 0;     // nearest rank; within 0.8% (see profile.cpp), mostly exact
   int64_t bytes = 0;                                           // copies: bytes moved
 
   int64_t average_ns() const;
