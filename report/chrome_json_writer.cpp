@@ -99,6 +99,13 @@ void ChromeJsonWriter::append_time(int64_t ns) {
   line_.append(text, end);
 }
 
+bool ChromeJsonWriter::process_named(int64_t pid) const {
+  std::string key = "\"name\":\"process_name\",\"pid\":";
+  append_int(key, pid);
+  key += ',';
+  return metadata_.find(key) != std::string::npos;
+}
+
 void ChromeJsonWriter::process_name(int64_t pid, std::string_view name, int64_t sort_index) {
   std::string text = "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":";
   append_int(text, pid);
@@ -142,6 +149,26 @@ void ChromeJsonWriter::complete(int64_t pid, int64_t tid, std::string_view name,
   line_.append(",\"args\":");
   args.append_to(line_);
   line_.push_back('}');
+  event_line();
+  ++events_in_part_;
+  ++events_written_;
+}
+
+void ChromeJsonWriter::counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
+                               int64_t value) {
+  make_room(1);
+  line_.clear();
+  line_.append("{\"ph\":\"C\",\"name\":");
+  append_json_string(line_, name);
+  line_.append(",\"pid\":");
+  append_int(line_, pid);
+  line_.append(",\"tid\":0,\"ts\":");
+  append_time(at_ns - origin_ns_);
+  line_.append(",\"args\":{");
+  append_json_string(line_, series);
+  line_.push_back(':');
+  append_int(line_, value);
+  line_.append("}}");
   event_line();
   ++events_in_part_;
   ++events_written_;

@@ -55,9 +55,13 @@ class ChromeJsonWriter {
   void begin();
   void process_name(int64_t pid, std::string_view name, int64_t sort_index);
   void thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index);
+  // Whether process_name(pid, ...) was called.
+  bool process_named(int64_t pid) const;
   // A complete ("X") event.
   void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
                 int64_t end_ns, const JsonObject& args);
+  // A counter ("C") sample: the track `name` of process `pid` holds `value` from `at_ns` on.
+  void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series, int64_t value);
   // A flow arrow from the slice that encloses (pid_from, tid_from, from_ns) to the slice that
   // encloses (pid_to, tid_to, to_ns) ("s" then "f" with binding point "e").
   void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t from_ns, int64_t pid_to, int64_t tid_to,

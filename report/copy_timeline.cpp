@@ -53,6 +53,9 @@ void write_copy_process(TimelineContext& ctx) {
   write_kernel_events(ctx, [](int64_t device, int64_t stream_index) {
     return Lane{compute_pid(device), stream_tid(stream_index)};
   });
+  write_memory_counters(ctx, copy_pid, [&ctx](int64_t device) {
+    return "Memory Copy on " + ctx.labels.device + " " + std::to_string(device);
+  });
 }
 
 }  // namespace prof::report

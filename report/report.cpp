@@ -7,6 +7,7 @@
 #include "collector/sqlite_db.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
+#include "report/memory.hpp"
 #include "report/profile.hpp"
 #include "report/report_db.hpp"
 #include "report/report_files.hpp"
@@ -15,6 +16,7 @@
 #include "report/stats_csv.hpp"
 #include "report/summary.hpp"
 #include "report/timeline.hpp"
+#include "report/trace_csv.hpp"
 
 namespace prof::report {
 
@@ -174,6 +176,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
   std::vector<RuntimeLabels> runtimes;
   std::vector<StatsTable> api;  // parallel to runtimes
   StatsTable kernels;
+  MemoryReport memory;
   std::map<std::string, int64_t> drops;
   try {
     // One read transaction: every file sees the same snapshot of the database.
@@ -203,6 +206,26 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     write_stats_csv(kernels, add_file(".kernel.csv", kCsvSignature));
     // <base>.summary.json: the run's numbers for CI (prof --compare reads it without the db).
     write_profile_json(profile_from_db(db, filter, ""), add_file(".summary.json", kSummarySignature));
+    // Every dispatch, copy and call (rocprofv3's *_trace.csv), copy and allocation statistics.
+    OutputFile& api_trace = add_file(".api_trace.csv", kApiTraceSignature);
+    OutputFile& kernel_trace = add_file(".kernel_trace.csv", kKernelTraceSignature);
+    OutputFile& copy_trace = add_file(".copy_trace.csv", kCopyTraceSignature);
+    write_api_trace_header(api_trace);
+    write_kernel_trace_header(kernel_trace);
+    write_copy_trace_header(copy_trace);
+    std::vector<std::vector<CopyStats>> copy_parts;
+    std::vector<MemoryReport> memory_parts;
+    for (const SourceProcess& p : processes) {
+      select_process(db, p.process_id);
+      write_api_trace(db, filter, p.pid, api_trace);
+      write_kernel_trace(db, filter, p.pid, kernel_trace);
+      write_copy_trace(db, filter, p.pid, copy_trace);
+      copy_parts.push_back(query_copy_stats(db, filter));
+      memory_parts.push_back(read_memory(db));
+    }
+    write_copy_stats(merge_copy_stats(std::move(copy_parts)), add_file(".copy_stats.csv", kCopyStatsSignature));
+    memory = merge_memory_reports(std::move(memory_parts));
+    write_memory_csv(memory, add_file(".memory_stats.csv", kMemoryStatsSignature));
 
     int64_t views = opt.group_stream ? 2 : 1, rows_before = 0;
     std::function<void(int64_t)> progress;
@@ -234,7 +257,10 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     FileSink sink(summary_out);
     std::vector<SummaryApiTable> api_tables;
     for (size_t r = 0; r < runtimes.size(); ++r) api_tables.push_back({runtimes[r].api_title, api[r]});
-    write_summary({std::move(api_tables), kernels, {drops.begin(), drops.end()}, result.files_written}, sink);
+    SummaryInput input{std::move(api_tables), kernels, {drops.begin(), drops.end()}, result.files_written};
+    input.memory = memory.series;
+    input.device_label = timeline_labels(runtimes).device;
+    write_summary(input, sink);
     std::fflush(summary_out);
   }
   return result;

@@ -14,6 +14,11 @@ namespace prof::report {
 // of prof's own earlier outputs).
 inline constexpr std::string_view kCsvSignature = "Name,Calls,TotalDurationNs,";
 inline constexpr std::string_view kJsonSignature = "{\"traceEvents\":[";
+inline constexpr std::string_view kApiTraceSignature = "Domain,Function,Process_Id,";
+inline constexpr std::string_view kKernelTraceSignature = "Kind,Runtime,Process_Id,Thread_Id,Device,Stream_Id,Correlation_Id,Kernel_Name,";
+inline constexpr std::string_view kCopyTraceSignature = "Kind,Runtime,Process_Id,Thread_Id,Device,Stream_Id,Correlation_Id,Direction,";
+inline constexpr std::string_view kCopyStatsSignature = "Direction,Calls,TotalBytes,";
+inline constexpr std::string_view kMemoryStatsSignature = "Runtime,Name,Role,";
 
 // `commit_first` runs after every report is complete and before they are renamed into place; it
 // returns a path to list first in files_written (the merged db), or "" for none.

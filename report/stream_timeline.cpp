@@ -45,6 +45,9 @@ void write_stream_process(TimelineContext& ctx) {
   write_kernel_events(ctx, [](int64_t device, int64_t stream_index) {
     return Lane{stream_pid(device), stream_tid(stream_index)};
   });
+  write_memory_counters(ctx, stream_pid, [&ctx](int64_t device) {
+    return ctx.labels.stream + " on " + ctx.labels.device + " " + std::to_string(device);
+  });
 }
 
 }  // namespace prof::report

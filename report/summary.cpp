@@ -56,6 +56,20 @@ void write_table(const char* title, const char* count_word, const StatsTable& ta
 
 }  // namespace
 
+std::string human_bytes(int64_t bytes) {
+  static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024 && bytes > -1024) return std::to_string(bytes) + " B";
+  double value = static_cast<double>(bytes);
+  int unit = -1;
+  while ((value >= 1024 || value <= -1024) && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f %s", value, units[unit]);
+  return text;
+}
+
 std::string terminal_name(std::string_view name, size_t width) {
   std::string repaired = utf8_repaired(name);
   for (char& c : repaired)
@@ -78,6 +92,17 @@ void write_summary(const SummaryInput& input, TextSink& sink) {
     sink.write("\n");
   }
   write_table("Kernels", "launches", input.kernels, sink);
+  if (!input.memory.empty()) {
+    sink.write("\nMemory in use (peak, still allocated at exit)\n");
+    for (const MemorySeries& m : input.memory) {
+      std::string what = m.kind == MemoryKind::kHost ? std::string("Host, pinned")
+                                                     : input.device_label + " " + std::to_string(m.device) + ", " +
+                                                           memory_kind_name(m.kind);
+      sink.write("  " + pad_right(what, 24) + pad_left(human_bytes(m.peak_bytes), 12) +
+                 pad_left(human_bytes(m.final_bytes), 12) + "   " + std::to_string(m.allocations) + " allocations, " +
+                 std::to_string(m.frees) + " frees\n");
+    }
+  }
   if (!input.drops.empty()) {
     int64_t total = 0;
     for (const auto& [cause, count] : input.drops) total += count;

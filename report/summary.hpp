@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/memory.hpp"
 #include "report/stats.hpp"
 #include "report/text_sink.hpp"
 
@@ -21,11 +22,16 @@ struct SummaryInput {
   const StatsTable& kernels;
   std::vector<std::pair<std::string, int64_t>> drops;  // cause, count
   std::vector<std::string> files_written;
+  std::vector<MemorySeries> memory = {};  // peak and at-exit bytes per device and kind
+  std::string device_label = "Device";    // the runtimes' word for a device ("Device", "MLU/NPU")
 };
 
 inline constexpr size_t kSummaryNameWidth = 60;  // code points; longer names end in "..."
 
 void write_summary(const SummaryInput& input, TextSink& sink);
+
+// Bytes for people: "512 B", "1.50 KiB", "12.00 MiB", "3.25 GiB" (two decimals, binary units).
+std::string human_bytes(int64_t bytes);
 
 // A name as the terminal table shows it: invalid UTF-8 repaired, control characters as '?',
 // at most `width` code points (the last three "..." when cut).

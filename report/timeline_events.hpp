@@ -65,6 +65,12 @@ using KernelPlacement = std::function<Lane(int64_t device, int64_t stream_index)
 void write_copy_events(TimelineContext& ctx, const CopyPlacement& place);
 void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place);
 
+// "Memory in use" counter tracks (report/memory.hpp): device and managed memory of device N in
+// the process `device_pid` gives (named `device_process` when no other lane named it), pinned host
+// memory in the Runtime API process; a sample at every change.
+void write_memory_counters(TimelineContext& ctx, const std::function<int64_t(int64_t device)>& device_pid,
+                           const std::function<std::string(int64_t device)>& device_process);
+
 // Copy directions (common/record.hpp CopyDirection values).
 std::string copy_slice_name(int64_t direction);  // "CopyHostToDevice", "Memset", ...
 int64_t copy_lane_order(int64_t direction);      // H2D, D2H, D2D, H2H, P2P, Default, Memset, Unknown

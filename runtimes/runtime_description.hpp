@@ -10,6 +10,15 @@
 
 namespace prof {
 
+// What an allocation call does to the memory in use (the reports' memory view). An allocation
+// records its size in `bytes` and the pointer it returned in `aux`; a release records the pointer
+// in `aux`, and frees whatever allocation of the same runtime returned that pointer.
+enum class MemoryRole : uint8_t { kAllocDevice, kAllocHost, kAllocManaged, kFree };
+struct MemoryCall {
+  ApiId api;
+  MemoryRole role;
+};
+
 struct RuntimeDescription {
   RuntimeId id;
   std::string_view name;          // "hip": meta.runtime, the db's name <name>-prof-<pid>.db
@@ -21,6 +30,8 @@ struct RuntimeDescription {
   // Handles besides 0 that name the legacy default stream (MUSA's musaStreamLegacy): recorded as
   // stream 0, the default stream, like a null handle.
   std::span<const uint64_t> default_stream_aliases;
+  // The calls that allocate or free memory (none: the runtime has no memory view).
+  std::span<const MemoryCall> memory_calls = {};
 };
 
 }  // namespace prof

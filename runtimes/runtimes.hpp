@@ -1,6 +1,7 @@
 // Every runtime prof knows, indexed by RuntimeId. Adding a runtime adds one line here.
 #pragma once
 #include <array>
+#include <optional>
 
 #include "runtimes/hip/hip_description.hpp"
 #include "runtimes/musa/musa_description.hpp"
@@ -25,6 +26,15 @@ inline bool creates_stream(uint16_t api_id) {
   for (ApiId creator : kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->stream_creators)
     if (static_cast<uint16_t>(creator) == api_id) return true;
   return false;
+}
+
+// What the call does to the memory in use, if anything (the API's runtime's memory_calls).
+inline std::optional<MemoryRole> memory_role(uint16_t api_id) {
+  const ApiInfo* api = find_api(api_id);
+  if (!api) return std::nullopt;
+  for (const MemoryCall& call : kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->memory_calls)
+    if (static_cast<uint16_t>(call.api) == api_id) return call.role;
+  return std::nullopt;
 }
 
 // The stream a call's handle names, with the runtime's aliases of the default stream as 0.

@@ -133,6 +133,11 @@ def output_paths(directory, pid, base=None):
         "kernel": os.path.join(directory, f"{base}.kernel.csv"),
         "json": os.path.join(directory, f"{base}_copy.json"),
         "summary": os.path.join(directory, f"{base}.summary.json"),
+        "api_trace": os.path.join(directory, f"{base}.api_trace.csv"),
+        "kernel_trace": os.path.join(directory, f"{base}.kernel_trace.csv"),
+        "copy_trace": os.path.join(directory, f"{base}.copy_trace.csv"),
+        "copy_stats": os.path.join(directory, f"{base}.copy_stats.csv"),
+        "memory_stats": os.path.join(directory, f"{base}.memory_stats.csv"),
     }
 
 

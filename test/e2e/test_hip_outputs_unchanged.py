@@ -23,8 +23,10 @@ SAMPLE_ARGS = ["262144", "3"]
 # otherData keys whose values are the run's own (times, ids, paths, host) or prof's version.
 RUN_KEYS = {"command_line", "end_ns", "host_name", "pid", "ppid", "start_ns", "wall_start_unix_ns", "time_origin_ns",
             "schema_version", "prof_version", "ring_full_waits"}
-# Added on purpose since schema 1: the run summary for prof --compare, and the run id it groups by.
-ADDED_FILES = {"result_PID.summary.json"}
+# Added on purpose since schema 1: the run summary for prof --compare, and the run id it groups by;
+# the trace CSVs and the copy and memory statistics.
+ADDED_FILES = {"result_PID.summary.json", "result_PID.api_trace.csv", "result_PID.kernel_trace.csv",
+               "result_PID.copy_trace.csv", "result_PID.copy_stats.csv", "result_PID.memory_stats.csv"}
 ADDED_META = {"run_id"}
 
 
@@ -53,7 +55,8 @@ def normal_json(path, pid):
     trace = e2e.read_json(path)
     other = {key: ("RUN" if key in RUN_KEYS else value) for key, value in trace["otherData"].items()}
     return {"otherData": other, "displayTimeUnit": trace.get("displayTimeUnit"),
-            "events": sorted(normal_event(event, pid) for event in trace["traceEvents"])}
+            "events": sorted(normal_event(event, pid) for event in trace["traceEvents"] if event.get("ph") != "C"),
+            "counters": sum(1 for event in trace["traceEvents"] if event.get("ph") == "C")}
 
 
 def normal_outputs(directory, pid):
@@ -82,6 +85,8 @@ class HipOutputsUnchangedTest(unittest.TestCase):
         other = got["_copy.json"]["otherData"]
         self.assertTrue(ADDED_META <= set(other), other)
         self.assertEqual({k: v for k, v in other.items() if k not in ADDED_META}, want["_copy.json"]["otherData"])
+        # Added since schema 1: memory-in-use counters (ph "C"), one per hipMalloc/hipFree/host alloc and free.
+        self.assertGreater(got["_copy.json"]["counters"], 0)
         got_events, want_events = got["_copy.json"]["events"], want["_copy.json"]["events"]
         missing = sorted(set(want_events) - set(got_events))[:5]
         extra = sorted(set(got_events) - set(want_events))[:5]

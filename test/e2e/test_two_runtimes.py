@@ -36,7 +36,10 @@ class TwoRuntimesTest(unittest.TestCase):
         base = f"result_{pid}"
         self.assertEqual(sorted(os.listdir(out)), sorted([f"prof-{pid}.db", f"{base}.hiptrace.csv",
                                                           f"{base}.musatrace.csv", f"{base}.kernel.csv",
-                                                          f"{base}.summary.json", f"{base}_copy.json"]))
+                                                          f"{base}.summary.json", f"{base}_copy.json",
+                                                          f"{base}.api_trace.csv", f"{base}.kernel_trace.csv",
+                                                          f"{base}.copy_trace.csv", f"{base}.copy_stats.csv",
+                                                          f"{base}.memory_stats.csv"]))
         direct = e2e.run_on_sim([e2e.sample(APP)], cwd=out)
         self.assertEqual(e2e.normalise_sample_output(e2e.program_stdout(done.stdout)),
                          e2e.normalise_sample_output(e2e.program_stdout(direct.stdout)))

@@ -193,6 +193,24 @@ def check_trace(path, db, view):
               (target["pid"], target["tid"], target["ts"], "e"), f"{path}: flow end {finish} vs {target}")
 
 
+def check_trace_csvs(out, db):
+    """One trace row per call, dispatch and copy the db covers, with its correlation id and device times."""
+    def rows(name):
+        with open(os.path.join(out, name), encoding="utf-8", newline="") as stream:
+            return list(csv.DictReader(stream))
+    api = rows("result.api_trace.csv")
+    check(sorted(int(r["Correlation_Id"]) for r in api) == sorted(c[0] for c in db.api_calls()),
+          "api_trace.csv: not one row per covered call")
+    kernels = {int(r["Correlation_Id"]): r for r in rows("result.kernel_trace.csv")}
+    check(sorted(kernels) == sorted(k[0] for k in db.kernels()), "kernel_trace.csv: not one row per covered kernel")
+    for k in db.kernels():
+        row = kernels[k[0]]
+        check(row["Start_Timestamp"] == ("" if k[4] is None else str(k[4])), f"kernel_trace.csv: start of {k}")
+        check(row["End_Timestamp"] == ("" if k[5] is None else str(k[5])), f"kernel_trace.csv: end of {k}")
+    copies = {int(r["Correlation_Id"]): r for r in rows("result.copy_trace.csv")}
+    check(sorted(copies) == sorted(c[0] for c in db.copies()), "copy_trace.csv: not one row per covered copy")
+
+
 def check_run_summary(path, api_groups, kernel_groups):
     """<base>.summary.json: the API calls and totals per name, and the kernels' calls and total, as the db has them."""
     with open(path, encoding="utf-8") as stream:
@@ -220,7 +238,9 @@ def check_case(tool, work, case, fixture, options, update):
         sequence_range = (int(options[at + 1]), int(options[at + 2]))
     db = Db(os.path.join(out, "fixture.db"), sequence_range)
 
-    outputs = ["result.hiptrace.csv", "result.kernel.csv", "result.summary.json", "result_copy.json"]
+    outputs = ["result.hiptrace.csv", "result.kernel.csv", "result.summary.json", "result_copy.json",
+               "result.api_trace.csv", "result.kernel_trace.csv", "result.copy_trace.csv", "result.copy_stats.csv",
+               "result.memory_stats.csv"]
     if "--group-stream" in options:
         outputs.append("result_stream.json")
     check(sorted(os.listdir(out)) == sorted(outputs + ["fixture.db"]), f"{case}: files {os.listdir(out)}")
@@ -234,6 +254,7 @@ def check_case(tool, work, case, fixture, options, update):
     check_csv(os.path.join(out, "result.kernel.csv"), expected_stats(kernel_groups))
     check_trace(os.path.join(out, "result_copy.json"), db, "copy")
     check_run_summary(os.path.join(out, "result.summary.json"), api_groups, kernel_groups)
+    check_trace_csvs(out, db)
     if "--group-stream" in options:
         check_trace(os.path.join(out, "result_stream.json"), db, "stream")
 

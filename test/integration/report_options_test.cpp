@@ -43,18 +43,24 @@ TEST_CASE("write_reports writes hipprof's file names and lists them", "[report][
   Fixture f;
   ReportResult result = write_reports(f.db_path, f.options, nullptr);
   std::vector<std::string> expected = {f.out.file("result_4242.hiptrace.csv"), f.out.file("result_4242.kernel.csv"),
-                                       f.out.file("result_4242.summary.json"), f.out.file("result_4242_copy.json")};
+                                       f.out.file("result_4242.summary.json"),  f.out.file("result_4242.api_trace.csv"),
+                                       f.out.file("result_4242.kernel_trace.csv"), f.out.file("result_4242.copy_trace.csv"),
+                                       f.out.file("result_4242.copy_stats.csv"),   f.out.file("result_4242.memory_stats.csv"),
+                                       f.out.file("result_4242_copy.json")};
   CHECK(result.files_written == expected);
-  CHECK(f.out.list() == std::vector<std::string>{"result_4242.hiptrace.csv", "result_4242.kernel.csv",
-                                                 "result_4242.summary.json", "result_4242_copy.json"});
+  CHECK(f.out.list() == std::vector<std::string>{"result_4242.api_trace.csv", "result_4242.copy_stats.csv",
+                                                 "result_4242.copy_trace.csv", "result_4242.hiptrace.csv",
+                                                 "result_4242.kernel.csv", "result_4242.kernel_trace.csv",
+                                                 "result_4242.memory_stats.csv", "result_4242.summary.json",
+                                                 "result_4242_copy.json"});
 }
 
 TEST_CASE("group_stream adds the stream view", "[report][options]") {
   Fixture f;
   f.options.group_stream = true;
   ReportResult result = write_reports(f.db_path, f.options, nullptr);
-  REQUIRE(result.files_written.size() == 5);
-  CHECK(result.files_written[4] == f.out.file("result_4242_stream.json"));
+  REQUIRE(result.files_written.size() == 10);
+  CHECK(result.files_written[9] == f.out.file("result_4242_stream.json"));
 }
 
 TEST_CASE("the summary goes to the given stream only when asked", "[report][options]") {
