@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "report/chrome_json_writer.hpp"
 #include "report/csv_writer.hpp"
 #include "report/demangle.hpp"
 #include "report/time_format.hpp"
@@ -36,33 +37,58 @@ void write_kernel_trace_header(TextSink& out) {
                         "Shared_Memory_Bytes"});
 }
 
-void write_kernel_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
+namespace {
+
+// The runtime name of each stream index (streams.runtime_id -> runtimes.name): a small map.
+std::map<int64_t, std::string> stream_runtimes(Database& db) {
+  std::map<int64_t, std::string> names;
   Statement st = db.prepare(
-      "SELECT COALESCE(r.name, ''), c.thread_id, k.device, k.stream_index, k.correlation_id, k.name_id, s.value,"
-      " k.function_address, k.device_begin_ns, k.device_end_ns, k.grid_x, k.grid_y, k.grid_z, k.block_x,"
-      " k.block_y, k.block_z, k.shared_mem_bytes FROM kernels k"
-      " LEFT JOIN api_calls c ON c.correlation_id = k.correlation_id"
-      " LEFT JOIN strings s ON s.string_id = k.name_id"
-      " LEFT JOIN streams t ON t.stream_index = k.stream_index"
-      " LEFT JOIN runtimes r ON r.runtime_id = t.runtime_id WHERE " +
-      filter.activity_condition("k") +
-      " ORDER BY k.device_begin_ns IS NULL, k.device_begin_ns, k.correlation_id");
+      "SELECT t.stream_index, COALESCE(r.name, '') FROM streams t LEFT JOIN runtimes r ON r.runtime_id = t.runtime_id");
+  while (st.step()) names[st.column_int(0)] = st.column_text(1);
+  return names;
+}
+
+const std::string& runtime_of(const std::map<int64_t, std::string>& names, int64_t stream_index) {
+  static const std::string none;
+  auto it = names.find(stream_index);
+  return it == names.end() ? none : it->second;
+}
+
+}  // namespace
+
+void write_kernel_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
+  // Launch order (correlation id, the table's own order: no sort); names and runtimes from small
+  // caches, not joins per row.
+  const std::map<int64_t, std::string> runtimes = stream_runtimes(db);
+  Statement st = db.prepare(
+      "SELECT c.thread_id, k.device, k.stream_index, k.correlation_id, k.name_id, k.function_address,"
+      " k.device_begin_ns, k.device_end_ns, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z,"
+      " k.shared_mem_bytes FROM kernels k LEFT JOIN api_calls c ON c.correlation_id = k.correlation_id WHERE " +
+      filter.activity_condition("k") + " ORDER BY k.correlation_id");
   filter.bind(st);
-  KernelNameCache names;
+  Statement stored = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
+  std::map<int64_t, std::string> names;  // name_id -> CSV field
   CsvWriter csv(out);
   while (st.step()) {
     std::string name;
-    if (!st.column_is_null(5)) {
-      name = names.get(st.column_int(5), st.column_text(6));
+    if (!st.column_is_null(4)) {
+      const int64_t id = st.column_int(4);
+      auto it = names.find(id);
+      if (it == names.end()) {
+        stored.bind(1, id);
+        it = names.emplace(id, stored.step() ? demangle(stored.column_text(0)) : "unknown kernel " + num(id)).first;
+        stored.reset();
+      }
+      name = it->second;
     } else {
       char text[64];
-      std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(st.column_int(7)));
+      std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(st.column_int(5)));
       name = text;
     }
-    csv.row({"KERNEL_DISPATCH", st.column_text(0), num(pid), maybe(st, 1), num(st.column_int(2)),
-             num(st.column_int(3)), num(st.column_int(4)), name, maybe(st, 8), maybe(st, 9), duration(st, 8, 9),
-             num(st.column_int(10)), num(st.column_int(11)), num(st.column_int(12)), num(st.column_int(13)),
-             num(st.column_int(14)), num(st.column_int(15)), num(st.column_int(16))});
+    csv.row({"KERNEL_DISPATCH", runtime_of(runtimes, st.column_int(2)), num(pid), maybe(st, 0), num(st.column_int(1)),
+             num(st.column_int(2)), num(st.column_int(3)), name, maybe(st, 6), maybe(st, 7), duration(st, 6, 7),
+             num(st.column_int(8)), num(st.column_int(9)), num(st.column_int(10)), num(st.column_int(11)),
+             num(st.column_int(12)), num(st.column_int(13)), num(st.column_int(14))});
   }
 }
 
@@ -72,24 +98,26 @@ void write_copy_trace_header(TextSink& out) {
 }
 
 void write_copy_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
+  const std::map<int64_t, std::string> runtimes = stream_runtimes(db);
+  std::map<int64_t, std::string> directions;
+  {
+    Statement d = db.prepare("SELECT direction, name FROM copy_directions");
+    while (d.step()) directions[d.column_int(0)] = d.column_text(1);
+  }
   Statement st = db.prepare(
-      "SELECT COALESCE(r.name, ''), c.thread_id, m.device, m.stream_index, m.correlation_id,"
-      " COALESCE(d.name, 'Direction ' || m.direction), m.bytes, m.device_begin_ns, m.device_end_ns FROM copies m"
-      " LEFT JOIN api_calls c ON c.correlation_id = m.correlation_id"
-      " LEFT JOIN copy_directions d ON d.direction = m.direction"
-      " LEFT JOIN streams t ON t.stream_index = m.stream_index"
-      " LEFT JOIN runtimes r ON r.runtime_id = t.runtime_id WHERE " +
-      filter.activity_condition("m") +
-      " ORDER BY m.device_begin_ns IS NULL, m.device_begin_ns, m.correlation_id");
+      "SELECT c.thread_id, m.device, m.stream_index, m.correlation_id, m.direction, m.bytes, m.device_begin_ns,"
+      " m.device_end_ns FROM copies m LEFT JOIN api_calls c ON c.correlation_id = m.correlation_id WHERE " +
+      filter.activity_condition("m") + " ORDER BY m.correlation_id");
   filter.bind(st);
   CsvWriter csv(out);
   while (st.step()) {
-    const std::string direction(st.column_text(5));
-    const bool timed = !st.column_is_null(7) && !st.column_is_null(8);
-    csv.row({direction == "Memset" ? "MEMORY_SET" : "MEMORY_COPY", st.column_text(0), num(pid), maybe(st, 1),
-             num(st.column_int(2)), num(st.column_int(3)), num(st.column_int(4)), direction, num(st.column_int(6)),
-             maybe(st, 7), maybe(st, 8), duration(st, 7, 8),
-             timed ? bandwidth_text(st.column_int(6), st.column_int(8) - st.column_int(7)) : ""});
+    auto it = directions.find(st.column_int(4));
+    const std::string direction = it != directions.end() ? it->second : "Direction " + num(st.column_int(4));
+    const bool timed = !st.column_is_null(6) && !st.column_is_null(7);
+    csv.row({direction == "Memset" ? "MEMORY_SET" : "MEMORY_COPY", runtime_of(runtimes, st.column_int(2)), num(pid),
+             maybe(st, 0), num(st.column_int(1)), num(st.column_int(2)), num(st.column_int(3)), direction,
+             num(st.column_int(5)), maybe(st, 6), maybe(st, 7), duration(st, 6, 7),
+             timed ? bandwidth_text(st.column_int(5), st.column_int(7) - st.column_int(6)) : ""});
   }
 }
 
@@ -100,17 +128,51 @@ void write_api_trace_header(TextSink& out) {
 }
 
 void write_api_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
+  // Names come from a small map, not a join per row; rows in the table's own order (correlation id:
+  // no sort, a sequential scan). `Sequence` gives the global call order.
+  std::map<int64_t, std::string> prefix;  // api_id -> "domain,function,pid,"
+  {
+    Statement names = db.prepare(
+        "SELECT n.api_id, COALESCE(r.name, ''), n.name FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
+        "n.runtime_id");
+    while (names.step())
+      prefix[names.column_int(0)] = csv_field(names.column_text(1)) + "," + csv_field(names.column_text(2)) + "," +
+                                    num(pid) + ",";
+  }
   Statement st = db.prepare(
-      "SELECT COALESCE(r.name, ''), COALESCE(n.name, 'unknown API ' || c.api_id), c.thread_id, c.correlation_id,"
-      " c.sequence, c.begin_ns, c.end_ns, c.result, c.device, c.stream_index, c.bytes FROM api_calls c"
-      " LEFT JOIN api_names n ON n.api_id = c.api_id LEFT JOIN runtimes r ON r.runtime_id = n.runtime_id WHERE " +
-      filter.api_condition("c") + " ORDER BY c.begin_ns, c.thread_id, c.correlation_id");
+      "SELECT c.api_id, c.thread_id, c.correlation_id, c.sequence, c.begin_ns, c.end_ns, c.result, c.device,"
+      " c.stream_index, c.bytes FROM api_calls c WHERE " +
+      filter.api_condition("c") + " ORDER BY c.correlation_id");
   filter.bind(st);
-  CsvWriter csv(out);
+  std::string line;
   while (st.step()) {
-    csv.row({st.column_text(0), st.column_text(1), num(pid), num(st.column_int(2)), num(st.column_int(3)),
-             maybe(st, 4), num(st.column_int(5)), num(st.column_int(6)), num(st.column_int(6) - st.column_int(5)),
-             num(st.column_int(7)), num(st.column_int(8)), maybe(st, 9), num(st.column_int(10))});
+    line.clear();
+    const int64_t api = st.column_int(0);
+    auto it = prefix.find(api);
+    if (it == prefix.end())
+      it = prefix.emplace(api, ",unknown API " + num(api) + "," + num(pid) + ",").first;
+    line += it->second;
+    append_int(line, st.column_int(1));
+    line += ',';
+    append_int(line, st.column_int(2));
+    line += ',';
+    if (!st.column_is_null(3)) append_int(line, st.column_int(3));
+    line += ',';
+    append_int(line, st.column_int(4));
+    line += ',';
+    append_int(line, st.column_int(5));
+    line += ',';
+    append_int(line, st.column_int(5) - st.column_int(4));
+    line += ',';
+    append_int(line, st.column_int(6));
+    line += ',';
+    append_int(line, st.column_int(7));
+    line += ',';
+    if (!st.column_is_null(8)) append_int(line, st.column_int(8));
+    line += ',';
+    append_int(line, st.column_int(9));
+    line += '\n';
+    out.write(line);
   }
 }
 

@@ -53,8 +53,8 @@ class TraceOutputsTest(unittest.TestCase):
             self.assertEqual([int(r[f"Workgroup_Size_{a}"]) for a in "XYZ"], [k["block_x"], k["block_y"], k["block_z"]])
             self.assertEqual(int(r["Shared_Memory_Bytes"]), k["shared_mem_bytes"])
             self.assertIn(r["Kernel_Name"], names, "demangled as in the kernel statistics")
-        starts = [int(r["Start_Timestamp"]) for r in rows(self.paths["kernel_trace"])]
-        self.assertEqual(starts, sorted(starts), "in device start order")
+        ids = [int(r["Correlation_Id"]) for r in rows(self.paths["kernel_trace"])]
+        self.assertEqual(ids, sorted(ids), "in launch order")
 
     def test_copy_trace_and_copy_stats(self):
         directions = dict(self.db.execute("SELECT direction, name FROM copy_directions").fetchall())
@@ -83,7 +83,9 @@ class TraceOutputsTest(unittest.TestCase):
     def test_api_trace_has_every_call_in_order(self):
         trace = rows(self.paths["api_trace"])
         self.assertEqual(len(trace), e2e.scalar(self.db, "SELECT COUNT(*) FROM api_calls"))
-        self.assertEqual([int(r["Sequence"]) for r in trace], list(range(1, len(trace) + 1)))
+        self.assertEqual(sorted(int(r["Sequence"]) for r in trace), list(range(1, len(trace) + 1)))
+        ids = [int(r["Correlation_Id"]) for r in trace]
+        self.assertEqual(ids, sorted(ids), "in correlation id order")
         calls = {c["correlation_id"]: c for c in self.db.execute(
             "SELECT c.*, n.name FROM api_calls c JOIN api_names n USING (api_id)")}
         for r in trace:
