@@ -8,6 +8,7 @@
 #include "runtimes/api_id.hpp"
 #include "runtimes/hip/hip_abi.hpp"
 #include "runtimes/musa/musa_abi.hpp"
+#include "runtimes/cnrt/cnrt_abi.hpp"
 
 namespace prof::interpose {
 
@@ -29,6 +30,14 @@ struct ApiTraits;
   };
 #include "runtimes/musa/musa_api.def"
 #undef PROF_MUSA_API
+#define PROF_CNRT_API(name, ret, params, ...)                     \
+  template <>                                                     \
+  struct ApiTraits<ApiId::name> {                                 \
+    using Fn = ret(*) params;                                     \
+    static constexpr const char* kName = #name;                   \
+  };
+#include "runtimes/cnrt/cnrt_api.def"
+#undef PROF_CNRT_API
 
 extern std::atomic<void*> g_real[kApiCount];
 void* resolve_real(ApiId id, const char* name) noexcept;

@@ -1,9 +1,10 @@
 #include "interpose/timing_adapter.hpp"
 #include "runtimes/hip/hip_adapter.hpp"
 #include "runtimes/musa/musa_adapter.hpp"
+#include "runtimes/cnrt/cnrt_adapter.hpp"
 
 namespace prof::interpose {
 
-const TimingAdapter* const kTimingAdapters[kRuntimeCount] = {&kHipTiming, &kMusaTiming};
+const TimingAdapter* const kTimingAdapters[kRuntimeCount] = {&kHipTiming, &kMusaTiming, &kCnrtTiming};
 
 }  // namespace prof::interpose

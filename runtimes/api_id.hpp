@@ -14,11 +14,11 @@
 namespace prof {
 
 // Stored in the db (runtimes.runtime_id); append-only.
-enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1 };
-inline constexpr size_t kRuntimeCount = 2;
+enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1, kCnrt = 2 };
+inline constexpr size_t kRuntimeCount = 3;
 inline constexpr uint16_t kRuntimeIdSpan = 1000;
 // As PROF_RUNTIMES and `prof --<name>-trace` spell them (runtimes.hpp checks the descriptions agree).
-inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa"};
+inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa", "cnrt"};
 
 namespace api_rows {
 namespace hip {
@@ -37,11 +37,21 @@ enum Row : uint16_t {
   kCount
 };
 }  // namespace musa
+namespace cnrt {
+enum Row : uint16_t {
+#define PROF_CNRT_API(name, ...) name,
+#include "runtimes/cnrt/cnrt_api.def"
+#undef PROF_CNRT_API
+  kCount
+};
+}  // namespace cnrt
 }  // namespace api_rows
 
 inline constexpr uint16_t kHipIdBase = 0 * kRuntimeIdSpan;
 inline constexpr uint16_t kMusaIdBase = 1 * kRuntimeIdSpan;
-static_assert(api_rows::hip::kCount <= kRuntimeIdSpan && api_rows::musa::kCount <= kRuntimeIdSpan);
+inline constexpr uint16_t kCnrtIdBase = 2 * kRuntimeIdSpan;
+static_assert(api_rows::hip::kCount <= kRuntimeIdSpan && api_rows::musa::kCount <= kRuntimeIdSpan &&
+              api_rows::cnrt::kCount <= kRuntimeIdSpan);
 
 enum class ApiId : uint16_t {
 #define PROF_HIP_API(name, ...) name = kHipIdBase + api_rows::hip::name,
@@ -50,10 +60,14 @@ enum class ApiId : uint16_t {
 #define PROF_MUSA_API(name, ...) name = kMusaIdBase + api_rows::musa::name,
 #include "runtimes/musa/musa_api.def"
 #undef PROF_MUSA_API
+#define PROF_CNRT_API(name, ...) name = kCnrtIdBase + api_rows::cnrt::name,
+#include "runtimes/cnrt/cnrt_api.def"
+#undef PROF_CNRT_API
 };
 
 // Every API of every runtime, densely: a slot is an index into the tables below.
-inline constexpr size_t kApiCount = size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount};
+inline constexpr size_t kApiCount =
+    size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount};
 
 // The `activity` column: which calls enqueue device work and whether they block until it is done.
 enum class HookActivity : uint8_t { kNone, kKernel, kCopy, kMemset, kCopySync, kMemsetSync };
@@ -78,6 +92,11 @@ inline constexpr std::array<ApiInfo, kApiCount> kApis = {{
    PROF_API_HAS_STREAM(stream)},
 #include "runtimes/musa/musa_api.def"
 #undef PROF_MUSA_API
+#define PROF_CNRT_API(name, ret, params, args, activity, stream, ...)                                      \
+  {static_cast<uint16_t>(ApiId::name), RuntimeId::kCnrt, #name, HookActivity::activity,                    \
+   PROF_API_HAS_STREAM(stream)},
+#include "runtimes/cnrt/cnrt_api.def"
+#undef PROF_CNRT_API
 }};
 #undef PROF_API_HAS_STREAM
 
@@ -86,6 +105,8 @@ constexpr size_t api_slot(uint16_t id) {
   if (id >= kHipIdBase && id < kHipIdBase + api_rows::hip::kCount) return id - kHipIdBase;
   if (id >= kMusaIdBase && id < kMusaIdBase + api_rows::musa::kCount)
     return size_t{api_rows::hip::kCount} + (id - kMusaIdBase);
+  if (id >= kCnrtIdBase && id < kCnrtIdBase + api_rows::cnrt::kCount)
+    return size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + (id - kCnrtIdBase);
   return kApiCount;
 }
 constexpr size_t api_slot(ApiId id) { return api_slot(static_cast<uint16_t>(id)); }

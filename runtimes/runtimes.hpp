@@ -5,15 +5,18 @@
 
 #include "runtimes/hip/hip_description.hpp"
 #include "runtimes/musa/musa_description.hpp"
+#include "runtimes/cnrt/cnrt_description.hpp"
 
 namespace prof {
 
-inline constexpr std::array<const RuntimeDescription*, kRuntimeCount> kRuntimeDescriptions = {&kHipDescription,
-                                                                                            &kMusaDescription};
+inline constexpr std::array<const RuntimeDescription*, kRuntimeCount> kRuntimeDescriptions = {
+    &kHipDescription, &kMusaDescription, &kCnrtDescription};
 
 static_assert(kHipDescription.name == std::string_view(kRuntimeNames[0]) &&
-              kMusaDescription.name == std::string_view(kRuntimeNames[1]));
-static_assert(kHipDescription.id == RuntimeId::kHip && kMusaDescription.id == RuntimeId::kMusa);
+              kMusaDescription.name == std::string_view(kRuntimeNames[1]) &&
+              kCnrtDescription.name == std::string_view(kRuntimeNames[2]));
+static_assert(kHipDescription.id == RuntimeId::kHip && kMusaDescription.id == RuntimeId::kMusa &&
+              kCnrtDescription.id == RuntimeId::kCnrt);
 
 inline const RuntimeDescription* find_runtime(int64_t id) {
   if (id < 0 || static_cast<size_t>(id) >= kRuntimeCount) return nullptr;

@@ -78,3 +78,19 @@ if(TARGET prof_sim_musa AND TARGET prof_sim_hip)
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
     SKIP_BUILD_RPATH ON)
 endif()
+
+# The C CNRT sample: cnrt* calls only, against the simulated libcnrt; one kernel lives in a library
+# of its own, so prof names kernels from more than one ELF file.
+if(TARGET prof_sim_cnrt)
+  add_library(prof_sample_cnrt_kernels SHARED ${PROF_SAMPLES_DIR}/cnrt_kernels.c)
+  set_target_properties(prof_sample_cnrt_kernels PROPERTIES
+    OUTPUT_NAME cnrt_kernels
+    LIBRARY_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR})
+  add_executable(prof_sample_cnrt_sample ${PROF_SAMPLES_DIR}/cnrt_sample.c)
+  target_link_libraries(prof_sample_cnrt_sample PRIVATE prof_sim_cnrt prof_sample_cnrt_kernels)
+  set_target_properties(prof_sample_cnrt_sample PROPERTIES
+    OUTPUT_NAME cnrt_sample
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    BUILD_RPATH ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH OFF)
+endif()

@@ -2,7 +2,8 @@
 //   daemon N PIDFILE   forks, and the child double-forks with setsid; the grandchild (a daemon)
 //                      writes its pid to PIDFILE, waits 300 ms (its parents have exited by then)
 //                      and makes N HIP calls. The launched process exits at once.
-//   linger SECONDS PIDFILE  forks a child that makes HIP calls for SECONDS and exits at once.
+//   linger SECONDS PIDFILE  forks a child that makes HIP calls (100 a millisecond) for SECONDS and
+//                      exits at once.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,7 +64,12 @@ int main(int argc, char** argv) {
     dup2(devnull, 0), dup2(devnull, 1), dup2(devnull, 2);
     write_pid(argv[3]);
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(n);
-    while (std::chrono::steady_clock::now() < end) calls(1000);
+    // About 100k calls a second: a process that keeps working, not a flood whose reports would
+    // dominate the test's timing of --wait-timeout.
+    while (std::chrono::steady_clock::now() < end) {
+      calls(100);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     return 0;
   }
   return 2;

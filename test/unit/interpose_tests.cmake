@@ -10,3 +10,7 @@ endif()
 # MUSA: no real header exists here, so the table is held against one written from the reference.
 prof_add_catch_test(musa_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/musa_abi_test.cpp
                     ${CMAKE_CURRENT_LIST_DIR}/musa_abi_ours.cpp ${CMAKE_CURRENT_LIST_DIR}/musa_abi_reference_c.c)
+
+# CNRT: likewise, against a header written from the reference (CNRT 6.14.1's cnrt.h).
+prof_add_catch_test(cnrt_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/cnrt_abi_test.cpp
+                    ${CMAKE_CURRENT_LIST_DIR}/cnrt_abi_ours.cpp ${CMAKE_CURRENT_LIST_DIR}/cnrt_abi_reference_c.c)
