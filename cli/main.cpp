@@ -45,6 +45,7 @@ struct Options {
   bool hip_trace = false;
   bool musa_trace = false;
   bool cnrt_trace = false;
+  bool acl_trace = false;
   bool sim = false;
   bool group_stream = false;
   bool no_device_timing = false;
@@ -253,7 +254,7 @@ int run(const Options& o) {
   launch.sigpipe_ignored = sigpipe_before.sa_handler == SIG_IGN;
   signal(SIGPIPE, SIG_IGN);
   // --<runtime>-trace flags select runtimes; none selects every runtime prof knows.
-  const bool selected[kRuntimeCount] = {o.hip_trace, o.musa_trace, o.cnrt_trace};
+  const bool selected[kRuntimeCount] = {o.hip_trace, o.musa_trace, o.cnrt_trace, o.acl_trace};
   const bool any = std::find(std::begin(selected), std::end(selected), true) != std::end(selected);
   for (size_t i = 0; i < kRuntimeCount; ++i)
     if (!any || selected[i]) launch.runtimes += (launch.runtimes.empty() ? "" : ",") + std::string(kRuntimeNames[i]);
@@ -314,13 +315,14 @@ int main(int argc, char** argv) {
   using namespace prof::cli;
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug
   Options o;
-  CLI::App app{"prof: a launcher-profiler for accelerator runtimes (HIP, MUSA, CNRT)"};
+  CLI::App app{"prof: a launcher-profiler for accelerator runtimes (HIP, MUSA, CNRT, ACL)"};
   app.footer(
       "Examples:\n"
       "  prof ./app 1024                       trace every runtime the program calls\n"
       "  prof --hip-trace ./app 1024           trace only the HIP runtime\n"
       "  prof --musa-trace ./app 1024          trace only the MUSA runtime\n"
       "  prof --cnrt-trace ./app               trace only Cambricon CNRT (queues, notifiers, MLUs)\n"
+      "  prof --acl-trace ./app                trace only Ascend ACL (operators, models, NPUs)\n"
       "  prof --sim ./app 1024                 run on prof's simulated devices (HIP, MUSA)\n"
       "  prof --sim -d out -o run1 ./app       outputs in out/, named run1.*\n"
       "  prof --db hip-prof-4242.db            regenerate the reports from a database\n"
@@ -337,7 +339,8 @@ int main(int argc, char** argv) {
   app.add_flag("--hip-trace", o.hip_trace, "Trace the HIP runtime API, kernels and copies");
   app.add_flag("--musa-trace", o.musa_trace, "Trace the MUSA runtime API, kernels and copies");
   app.add_flag("--cnrt-trace", o.cnrt_trace, "Trace the Cambricon CNRT API, kernels, copies and notifiers");
-  app.add_flag("--sim", o.sim, "Run the program on prof's simulated devices (HIP, MUSA, CNRT)");
+  app.add_flag("--acl-trace", o.acl_trace, "Trace the Ascend ACL API, operators, models, kernels and copies");
+  app.add_flag("--sim", o.sim, "Run the program on prof's simulated devices (HIP, MUSA, CNRT, ACL)");
   app.add_option("-d,--output-dir", o.output_dir, "Directory for the outputs (default: current directory)");
   app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>");
   app.add_flag("--group-stream", o.group_stream, "Also write <base>_stream.json: copies and kernels by stream");

@@ -212,7 +212,7 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
     if (times) st.bind(first, times->first).bind(first + 1, times->second);
     else st.bind_null(first).bind_null(first + 1);
   };
-  if (activity == HookActivity::kKernel) {
+  if (activity == HookActivity::kKernel || activity == HookActivity::kKernelSync) {
     uint64_t function = launch ? launch->function : 0;
     insert_kernel_.bind(1, corr);
     if (auto name = kernel_name_id(function)) insert_kernel_.bind(2, *name);

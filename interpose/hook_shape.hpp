@@ -81,7 +81,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
     return call();
   }
   DepthGuard depth_guard;
-  if constexpr (kId == Adapter::kDeviceReset) timing_before_device_reset();
+  if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize) timing_before_device_reset();
   const uint64_t corr = buffer->next_correlation_id();
   const HookContext ctx{buffer, corr, static_cast<uint16_t>(kId)};
   TimingTicket ticket;
@@ -128,6 +128,10 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
 #define prof_on_graph_instantiate(exec, ret) \
   if ((ret) == Adapter::kSuccess && (exec)) on_graph_instantiate(ctx, to_u64(*(exec)))
 #define prof_on_graph_launch(exec) on_graph_launch(ctx, exec)
+#define prof_on_named_launch(name) on_named_launch(ctx, name)
+#define prof_on_model_load(path, id, ret) \
+  if ((ret) == Adapter::kSuccess && (id)) on_model_load(ctx, path, *(id))
+#define prof_on_model_launch(id) on_model_launch(ctx, id)
 
 // One exported hook from one table row. ADAPTER is the runtime's adapter type.
 #define PROF_DEFINE_HOOK(ADAPTER, NAME, RET, PARAMS, ARGS, ACTIVITY, STREAM, BYTES, AUX, POST)                 \

@@ -16,7 +16,8 @@ namespace prof::interpose {
 
 constexpr Activity to_activity(HookActivity a) {
   switch (a) {
-    case HookActivity::kKernel: return Activity::kKernel;
+    case HookActivity::kKernel:
+    case HookActivity::kKernelSync: return Activity::kKernel;
     case HookActivity::kCopy:
     case HookActivity::kCopySync: return Activity::kCopy;
     case HookActivity::kMemset:
@@ -24,7 +25,9 @@ constexpr Activity to_activity(HookActivity a) {
     default: return Activity::kNone;
   }
 }
-constexpr bool is_blocking(HookActivity a) { return a == HookActivity::kCopySync || a == HookActivity::kMemsetSync; }
+constexpr bool is_blocking(HookActivity a) {
+  return a == HookActivity::kCopySync || a == HookActivity::kMemsetSync || a == HookActivity::kKernelSync;
+}
 
 // An out-parameter's value after a successful call, as a record field; 0 when the call failed
 // or the pointer is null (the hook never dereferences what the runtime did not fill). Every
@@ -64,5 +67,16 @@ void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 blo
 inline constexpr const char* kGraphLaunchName = "[graph launch]";
 void on_graph_instantiate(const HookContext& ctx, uint64_t exec) noexcept;
 void on_graph_launch(const HookContext& ctx, const void* exec) noexcept;
+// Work named by a string rather than a function (ACL's operators: the op type): keyed by the
+// name's hash (kNamedWorkTag in the top byte, never a user-space address), its name sent once per
+// thread and key (a small per-thread table; a full table sends it again, never loses it).
+inline constexpr uint64_t kNamedWorkTag = 0xA5ull << 56;
+void on_named_launch(const HookContext& ctx, const char* name) noexcept;
+// Models loaded from a file and executed by id (ACL's aclmdl*): the load notes id -> file name
+// (a fixed process-wide table), an execution is a kernel keyed kModelTag | id, named
+// "model <file name>" (or "model <id>" for a model this process did not load from a file).
+inline constexpr uint64_t kModelTag = 0xA6ull << 56;
+void on_model_load(const HookContext& ctx, const char* path, uint32_t id) noexcept;
+void on_model_launch(const HookContext& ctx, uint32_t id) noexcept;
 
 }  // namespace prof::interpose

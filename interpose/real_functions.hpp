@@ -9,6 +9,7 @@
 #include "runtimes/hip/hip_abi.hpp"
 #include "runtimes/musa/musa_abi.hpp"
 #include "runtimes/cnrt/cnrt_abi.hpp"
+#include "runtimes/acl/acl_abi.hpp"
 
 namespace prof::interpose {
 
@@ -38,6 +39,14 @@ struct ApiTraits;
   };
 #include "runtimes/cnrt/cnrt_api.def"
 #undef PROF_CNRT_API
+#define PROF_ACL_API(name, ret, params, ...)                      \
+  template <>                                                     \
+  struct ApiTraits<ApiId::name> {                                 \
+    using Fn = ret(*) params;                                     \
+    static constexpr const char* kName = #name;                   \
+  };
+#include "runtimes/acl/acl_api.def"
+#undef PROF_ACL_API
 
 extern std::atomic<void*> g_real[kApiCount];
 void* resolve_real(ApiId id, const char* name) noexcept;

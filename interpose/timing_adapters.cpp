@@ -2,9 +2,10 @@
 #include "runtimes/hip/hip_adapter.hpp"
 #include "runtimes/musa/musa_adapter.hpp"
 #include "runtimes/cnrt/cnrt_adapter.hpp"
+#include "runtimes/acl/acl_adapter.hpp"
 
 namespace prof::interpose {
 
-const TimingAdapter* const kTimingAdapters[kRuntimeCount] = {&kHipTiming, &kMusaTiming, &kCnrtTiming};
+const TimingAdapter* const kTimingAdapters[kRuntimeCount] = {&kHipTiming, &kMusaTiming, &kCnrtTiming, &kAclTiming};
 
 }  // namespace prof::interpose

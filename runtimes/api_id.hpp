@@ -14,11 +14,11 @@
 namespace prof {
 
 // Stored in the db (runtimes.runtime_id); append-only.
-enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1, kCnrt = 2 };
-inline constexpr size_t kRuntimeCount = 3;
+enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1, kCnrt = 2, kAcl = 3 };
+inline constexpr size_t kRuntimeCount = 4;
 inline constexpr uint16_t kRuntimeIdSpan = 1000;
 // As PROF_RUNTIMES and `prof --<name>-trace` spell them (runtimes.hpp checks the descriptions agree).
-inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa", "cnrt"};
+inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa", "cnrt", "acl"};
 
 namespace api_rows {
 namespace hip {
@@ -45,13 +45,22 @@ enum Row : uint16_t {
   kCount
 };
 }  // namespace cnrt
+namespace acl {
+enum Row : uint16_t {
+#define PROF_ACL_API(name, ...) name,
+#include "runtimes/acl/acl_api.def"
+#undef PROF_ACL_API
+  kCount
+};
+}  // namespace acl
 }  // namespace api_rows
 
 inline constexpr uint16_t kHipIdBase = 0 * kRuntimeIdSpan;
 inline constexpr uint16_t kMusaIdBase = 1 * kRuntimeIdSpan;
 inline constexpr uint16_t kCnrtIdBase = 2 * kRuntimeIdSpan;
+inline constexpr uint16_t kAclIdBase = 3 * kRuntimeIdSpan;
 static_assert(api_rows::hip::kCount <= kRuntimeIdSpan && api_rows::musa::kCount <= kRuntimeIdSpan &&
-              api_rows::cnrt::kCount <= kRuntimeIdSpan);
+              api_rows::cnrt::kCount <= kRuntimeIdSpan && api_rows::acl::kCount <= kRuntimeIdSpan);
 
 enum class ApiId : uint16_t {
 #define PROF_HIP_API(name, ...) name = kHipIdBase + api_rows::hip::name,
@@ -63,14 +72,19 @@ enum class ApiId : uint16_t {
 #define PROF_CNRT_API(name, ...) name = kCnrtIdBase + api_rows::cnrt::name,
 #include "runtimes/cnrt/cnrt_api.def"
 #undef PROF_CNRT_API
+#define PROF_ACL_API(name, ...) name = kAclIdBase + api_rows::acl::name,
+#include "runtimes/acl/acl_api.def"
+#undef PROF_ACL_API
 };
 
 // Every API of every runtime, densely: a slot is an index into the tables below.
 inline constexpr size_t kApiCount =
-    size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount};
+    size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
+    size_t{api_rows::acl::kCount};
 
 // The `activity` column: which calls enqueue device work and whether they block until it is done.
-enum class HookActivity : uint8_t { kNone, kKernel, kCopy, kMemset, kCopySync, kMemsetSync };
+// kKernelSync: work that has run when the call returns (ACL's aclmdlExecute), timed like a blocking copy.
+enum class HookActivity : uint8_t { kNone, kKernel, kCopy, kMemset, kCopySync, kMemsetSync, kKernelSync };
 
 struct ApiInfo {
   uint16_t id;
@@ -97,6 +111,11 @@ inline constexpr std::array<ApiInfo, kApiCount> kApis = {{
    PROF_API_HAS_STREAM(stream)},
 #include "runtimes/cnrt/cnrt_api.def"
 #undef PROF_CNRT_API
+#define PROF_ACL_API(name, ret, params, args, activity, stream, ...)                                       \
+  {static_cast<uint16_t>(ApiId::name), RuntimeId::kAcl, #name, HookActivity::activity,                     \
+   PROF_API_HAS_STREAM(stream)},
+#include "runtimes/acl/acl_api.def"
+#undef PROF_ACL_API
 }};
 #undef PROF_API_HAS_STREAM
 
@@ -107,6 +126,9 @@ constexpr size_t api_slot(uint16_t id) {
     return size_t{api_rows::hip::kCount} + (id - kMusaIdBase);
   if (id >= kCnrtIdBase && id < kCnrtIdBase + api_rows::cnrt::kCount)
     return size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + (id - kCnrtIdBase);
+  if (id >= kAclIdBase && id < kAclIdBase + api_rows::acl::kCount)
+    return size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
+           (id - kAclIdBase);
   return kApiCount;
 }
 constexpr size_t api_slot(ApiId id) { return api_slot(static_cast<uint16_t>(id)); }

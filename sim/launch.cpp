@@ -72,6 +72,38 @@ hipError_t launch(uint64_t function, dim3 grid, dim3 block, uint64_t shared_mem_
 uint64_t address(const void* p) noexcept { return reinterpret_cast<uint64_t>(p); }
 
 }  // namespace
+
+// A kernel whose call returns when it has run (ACL's aclmdlExecute): run on the calling thread like
+// a blocking copy (run_inline), so the call returns at the kernel's end and a late return moves the
+// truth's end with it, as for blocking copies.
+hipError_t launch_blocking(const void* function, dim3 grid, dim3 block, hipStream_t handle) noexcept {
+  if (function == nullptr) return hipErrorInvalidDeviceFunction;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
+      uint64_t{block.x} * block.y * block.z > kMaxThreadsPerBlock) {
+    return hipErrorInvalidConfiguration;
+  }
+  Stream* stream = resolve_stream(handle);
+  if (stream == nullptr) return handle == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle;
+  Op op;
+  op.kind = OpKind::kKernel;
+  op.grid = grid;
+  op.block = block;
+  op.function = address(function);
+  op.name = function_name(op.function);
+  const unsigned __int128 threads = static_cast<unsigned __int128>(uint64_t{grid.x} * grid.y) * grid.z *
+                                    (uint64_t{block.x} * block.y * block.z);
+  Op here;
+  {
+    Runtime& rt = runtime();
+    std::lock_guard<std::mutex> guard(rt.lock);
+    if (const hipError_t ret = check_not_capturing_locked(stream); ret != hipSuccess) return ret;
+    if (const hipError_t ret = check_legacy_capture_locked(stream); ret != hipSuccess) return ret;
+    submit_locked(stream, std::move(op), kernel_duration_ns(threads), take_call_entry(), &here);
+  }
+  run_inline(stream, here);
+  return hipSuccess;
+}
+
 }  // namespace prof::sim
 
 using namespace prof::sim;

@@ -167,6 +167,14 @@ hipError_t finish(hipError_t ret) noexcept;
 // clock. Submit times stay ordered per stream: an op begins at max(submit, the stream's tail).
 void note_call_entry() noexcept;
 uint64_t take_call_entry() noexcept;
+// A face whose own work before reaching the model takes time (ACL's operator lookup) holds one of
+// these for the whole call: the op's submit time is the face's entry, not the model's.
+struct CallEntry {
+  CallEntry() noexcept;
+  ~CallEntry();
+  CallEntry(const CallEntry&) = delete;
+  CallEntry& operator=(const CallEntry&) = delete;
+};
 
 // Resolves an application stream handle for the current thread. Null on an invalid handle.
 // Takes the scheduling lock only to create a per-thread stream the first time.
@@ -187,6 +195,8 @@ Event* resolve_event(hipEvent_t handle) noexcept;
 uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns = 0,
                        Op* run_here = nullptr);
 void run_inline(Stream* stream, Op& op) noexcept;
+// A kernel whose call returns when it has run, executed like a blocking copy (launch.cpp).
+hipError_t launch_blocking(const void* function, dim3 grid, dim3 block, hipStream_t stream) noexcept;
 void start_worker(Stream* stream);
 // Caller holds the scheduling lock. Adds a dependency (time and completion) for later work.
 void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns);

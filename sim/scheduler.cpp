@@ -175,12 +175,26 @@ namespace {
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_call_entry_ns = 0;
 }  // namespace
 
-void note_call_entry() noexcept { t_call_entry_ns = now_ns(); }
+__attribute__((tls_model("initial-exec"))) thread_local bool t_call_entry_pinned = false;
+
+void note_call_entry() noexcept {
+  if (!t_call_entry_pinned) t_call_entry_ns = now_ns();
+}
 
 uint64_t take_call_entry() noexcept {
   const uint64_t entry = t_call_entry_ns;
   t_call_entry_ns = 0;
+  t_call_entry_pinned = false;
   return entry != 0 ? entry : now_ns();
+}
+
+CallEntry::CallEntry() noexcept {
+  t_call_entry_ns = now_ns();
+  t_call_entry_pinned = true;
+}
+CallEntry::~CallEntry() {
+  t_call_entry_pinned = false;
+  t_call_entry_ns = 0;
 }
 
 uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns, Op* run_here) {

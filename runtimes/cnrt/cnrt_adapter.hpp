@@ -75,6 +75,7 @@ struct CnrtAdapter {
   static constexpr Status kSuccess = cnrtSuccess;
   static constexpr Status kNoLibrary = cnrtErrorInit;  // no loaded library defines the function
   static constexpr ApiId kDeviceReset = ApiId::cnrtDeviceReset;  // destroys every notifier: flush timing first
+  static constexpr ApiId kFinalize = kDeviceReset;  // no separate teardown call
   static constexpr const TimingAdapter& kTiming = kCnrtTiming;
 };
 

@@ -72,6 +72,7 @@ struct HipAdapter {
   static constexpr Status kSuccess = hipSuccess;
   static constexpr Status kNoLibrary = hipErrorNotInitialized;  // no loaded library defines the function
   static constexpr ApiId kDeviceReset = ApiId::hipDeviceReset;  // destroys every event: flush timing first
+  static constexpr ApiId kFinalize = kDeviceReset;  // no separate teardown call
   static constexpr const TimingAdapter& kTiming = kHipTiming;
 };
 

@@ -72,6 +72,7 @@ struct MusaAdapter {
   static constexpr Status kSuccess = musaSuccess;
   static constexpr Status kNoLibrary = musaErrorInitializationError;  // no loaded library defines the function
   static constexpr ApiId kDeviceReset = ApiId::musaDeviceReset;  // destroys every event: flush timing first
+  static constexpr ApiId kFinalize = kDeviceReset;  // no separate teardown call
   static constexpr const TimingAdapter& kTiming = kMusaTiming;
 };
 

@@ -94,3 +94,23 @@ if(TARGET prof_sim_cnrt)
     BUILD_RPATH ${PROF_TEST_BIN_DIR}
     SKIP_BUILD_RPATH OFF)
 endif()
+
+# The C ACL sample: acl* calls only, against the simulated libascendcl.
+if(TARGET prof_sim_acl)
+  add_executable(prof_sample_acl_sample ${PROF_SAMPLES_DIR}/acl_sample.c)
+  target_link_libraries(prof_sample_acl_sample PRIVATE prof_sim_acl)
+  set_target_properties(prof_sample_acl_sample PROPERTIES
+    OUTPUT_NAME acl_sample
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+endif()
+
+# A program that calls HIP and ACL: one database and one timeline for both (e2e:acl).
+if(TARGET prof_sim_acl AND TARGET prof_sim_hip)
+  add_executable(prof_sample_hip_acl ${PROF_SAMPLES_DIR}/hip_acl.cpp)
+  target_link_libraries(prof_sample_hip_acl PRIVATE prof_sim_hip prof_sim_acl prof::headers prof_warnings)
+  set_target_properties(prof_sample_hip_acl PROPERTIES
+    OUTPUT_NAME hip_acl
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+endif()

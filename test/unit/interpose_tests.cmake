@@ -14,3 +14,7 @@ prof_add_catch_test(musa_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/musa_ab
 # CNRT: likewise, against a header written from the reference (CNRT 6.14.1's cnrt.h).
 prof_add_catch_test(cnrt_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/cnrt_abi_test.cpp
                     ${CMAKE_CURRENT_LIST_DIR}/cnrt_abi_ours.cpp ${CMAKE_CURRENT_LIST_DIR}/cnrt_abi_reference_c.c)
+
+# ACL: likewise, against a header written from the reference (acl_rt.h 1.17, acl_mdl.h/acl_op.h 1.15).
+prof_add_catch_test(acl_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/acl_abi_test.cpp
+                    ${CMAKE_CURRENT_LIST_DIR}/acl_abi_ours.cpp)

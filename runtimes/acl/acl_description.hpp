@@ -1,0 +1,18 @@
+// ACL as prof's runtime-neutral core names it: labels, file names, the calls that create streams.
+#pragma once
+#include "runtimes/runtime_description.hpp"
+
+namespace prof {
+
+inline constexpr ApiId kAclStreamCreators[] = {ApiId::aclrtCreateStream, ApiId::aclrtCreateStreamWithConfig};
+
+inline constexpr MemoryCall kAclMemoryCalls[] = {{ApiId::aclrtMalloc, MemoryRole::kAllocDevice},
+                                                 {ApiId::aclrtFree, MemoryRole::kFree},
+                                                 {ApiId::aclrtMallocHost, MemoryRole::kAllocHost},
+                                                 {ApiId::aclrtFreeHost, MemoryRole::kFree}};
+
+// acl-prof-<pid>.db, <base>.acltrace.csv; Ascend's words: streams on NPUs.
+inline constexpr RuntimeDescription kAclDescription{
+    RuntimeId::kAcl, "acl", "ACL API", "Stream", "NPU", "acltrace", kAclStreamCreators, {}, kAclMemoryCalls};
+
+}  // namespace prof

@@ -1,0 +1,167 @@
+"""e2e: `prof --sim` on the C ACL sample (acl* calls only, no vendor SDK), checked against the
+sample's own counts (its EXPECT line), its output without prof, and the simulated NPU's ground
+truth (PROF_SIM_TRUTH): exact API counts, operator and model names, copy sizes (`count`, never
+`destMax`) and directions in ACL's 0..7 numbering, device times within 1 us of the truth, flows,
+ACL's output names and labels, the program's error state untouched by prof; and a program that
+calls HIP and ACL in one process, recorded in one database and one timeline.
+
+    python3 test/e2e/test_acl.py --prof build/bin/prof --bin-dir build/test-bin
+"""
+import os
+import shutil
+import tempfile
+import unittest
+
+import e2e_common as e2e
+
+APP = "acl_sample"
+KERNELS = {"Add": 1, "Mul": 1, "Relu": 2, "Cast": 1, "model tiny_resnet.om": 2, "vector_scale_kernel": 4,
+           "[graph launch]": 2}
+# (direction, bytes) as issued: count bytes (the sample's destMax is twice that), ACL kinds mapped.
+COPIES = [("H2D", 262144), ("Memset", 262144), ("Memset", 262144), ("H2D", 262144), ("D2D", 262144),
+          ("D2H", 262144), ("H2H", 1024), ("Default", 262144)]
+
+
+class AclSampleTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.app = e2e.sample(APP)
+        if not os.access(cls.app, os.X_OK):
+            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-acl-")
+        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
+        cls.out = os.path.join(cls.tmp, "out")
+        cwd = os.path.join(cls.tmp, "cwd")
+        os.makedirs(cls.out)
+        os.makedirs(cwd)
+        cls.truth_path = os.path.join(cls.tmp, "truth.jsonl")
+        cls.direct = e2e.run_on_sim([cls.app], cwd=cwd)
+        cls.profiled = e2e.run_prof(["--sim", "-d", cls.out, cls.app], cwd=cwd, env={"PROF_SIM_TRUTH": cls.truth_path})
+        try:
+            cls.expect = e2e.parse_expect(cls.profiled.stdout)
+            cls.pid = e2e.parse_pid(cls.profiled.stdout)
+        except AssertionError as error:
+            raise AssertionError(f"{error}{e2e.describe(cls.profiled)}") from None
+        base = os.path.join(cls.out, f"result_{cls.pid}")
+        cls.paths = {"db": os.path.join(cls.out, f"acl-prof-{cls.pid}.db"), "acltrace": base + ".acltrace.csv",
+                     "kernel": base + ".kernel.csv", "json": base + "_copy.json"}
+        cls.db = e2e.open_db(cls.paths["db"]) if os.path.exists(cls.paths["db"]) else None
+        if cls.db:
+            cls.addClassCleanup(cls.db.close)
+
+    def require_db(self):
+        self.assertIsNotNone(self.db, f"no {self.paths['db']}; {e2e.list_dir(self.out)}" + e2e.describe(self.profiled))
+        return self.db
+
+    def test_exit_status_and_output_are_the_programs(self):
+        """Same output without prof, including the error codes, the last error and the recent
+        message (prof's timing events in between leave them as the program's calls left them)."""
+        self.assertEqual((self.profiled.returncode, self.direct.returncode), (0, 0), e2e.describe(self.profiled))
+        own = e2e.normalise_sample_output(e2e.program_stdout(self.direct.stdout))
+        self.assertEqual(e2e.normalise_sample_output(e2e.program_stdout(self.profiled.stdout)), own)
+        self.assertIn("last error: peek 100000, get 100000, then 0; message present; then none", own)
+        self.assertIn("while running: stream 1, event 0", own)
+        self.assertEqual(self.profiled.stderr.strip(), self.direct.stderr.strip())
+
+    def test_outputs_and_labels_are_acls(self):
+        for kind, path in self.paths.items():
+            self.assertTrue(os.path.isfile(path), f"{kind}: {path} missing; {e2e.list_dir(self.out)}")
+        db = self.require_db()
+        self.assertEqual([tuple(r) for r in db.execute(
+            "SELECT runtime_id, name, api_title, stream_label, device_label, api_csv_stem FROM runtimes")],
+            [(3, "acl", "ACL API", "Stream", "NPU", "acltrace")])
+        names = {e["args"]["name"] for e in e2e.read_json(self.paths["json"])["traceEvents"]
+                 if e.get("ph") == "M" and e.get("name") == "process_name"}
+        self.assertIn("Compute on NPU 0", names)
+
+    def test_db_holds_exactly_the_samples_calls(self):
+        db = self.require_db()
+        for table, key in (("api_calls", "api_calls"), ("kernels", "kernels"), ("copies", "copies")):
+            self.assertEqual(e2e.scalar(db, f"SELECT COUNT(*) FROM {table}"), self.expect[key], table)
+        failed = sorted(tuple(r) for r in db.execute(
+            "SELECT n.name, a.result FROM api_calls a JOIN api_names n USING (api_id) WHERE a.result != 0 "
+            "AND n.name NOT LIKE '%LastError'"))
+        self.assertEqual(failed, [("aclrtGetDeviceCount", 100001), ("aclrtMemcpy", 100000),
+                                  ("aclrtSynchronizeStream", 107000)])
+        # The queries' answers are their out-parameters (aux): not ready while running, then done.
+        stream_answers = [r[0] for r in db.execute("SELECT a.aux FROM api_calls a JOIN api_names n USING (api_id) "
+                                                   "WHERE n.name = 'aclrtStreamQuery' ORDER BY a.sequence")]
+        event_answers = [r[0] for r in db.execute("SELECT a.aux FROM api_calls a JOIN api_names n USING (api_id) "
+                                                  "WHERE n.name = 'aclrtQueryEventStatus' ORDER BY a.sequence")]
+        self.assertEqual((stream_answers, event_answers), ([1, 0], [0, 1]))
+
+    def test_operators_and_models_are_the_kernels(self):
+        db = self.require_db()
+        got = {}
+        for (name,) in db.execute("SELECT s.value FROM kernels k LEFT JOIN strings s ON s.string_id = k.name_id"):
+            got[name] = got.get(name, 0) + 1
+        self.assertEqual(got, KERNELS)
+        _, rows = e2e.read_csv(self.paths["kernel"])
+        self.assertEqual({r["Name"]: int(r["Calls"]) for r in rows}, KERNELS)
+
+    def test_copies_move_count_bytes_with_acl_kinds(self):
+        db = self.require_db()
+        got = [(r[0], r[1]) for r in db.execute(
+            "SELECT d.name, m.bytes FROM copies m JOIN copy_directions d USING (direction) ORDER BY m.correlation_id")]
+        self.assertEqual(got, COPIES)
+        calls = {r[0]: r[1] for r in db.execute(
+            "SELECT n.name, MAX(a.bytes) FROM api_calls a JOIN api_names n USING (api_id) "
+            "WHERE n.name IN ('aclrtMemcpy', 'aclrtMemcpyAsync', 'aclrtMemset', 'aclrtMemsetAsync') GROUP BY n.name")}
+        self.assertTrue(all(b <= 262144 for b in calls.values()), f"bytes are count, not destMax: {calls}")
+
+    def test_device_work_matches_the_truth(self):
+        db = self.require_db()
+        truth = e2e.read_truth(self.truth_path)
+        self.assertEqual(len(truth), self.expect["kernels"] - 2 + 4 + self.expect["copies"],
+                         "truth: each graph launch is its two operators")
+        graph = [r["correlation_id"] for r in db.execute(
+            "SELECT k.correlation_id FROM kernels k JOIN strings s ON s.string_id = k.name_id "
+            "WHERE s.value = '[graph launch]'")]
+        # The truth has the graph's nodes, prof one slice per launch: compare everything else.
+        graph_streams = {r[0] for r in db.execute("SELECT stream_index FROM kernels WHERE correlation_id IN (%s)"
+                                                  % ",".join(map(str, graph)))}
+        handles = {r[0] for r in db.execute("SELECT stream_handle FROM streams WHERE stream_index IN (%s)"
+                                            % ",".join(map(str, graph_streams)))}
+        # Operators and models are sized by the runtime (the program gives buffers, not a grid).
+        off = e2e.truth_mismatches(self, db, [t for t in truth if t["stream"] not in handles],
+                                   geometry=lambda op: op.get("name") == "vector_scale_kernel")
+        self.assertEqual(off, [], "device times vs the simulated NPU's truth")
+
+    def test_flows_from_calls_to_work(self):
+        events = e2e.read_json(self.paths["json"])["traceEvents"]
+        names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+        api_pid = {name: pid for pid, name in names.items()}["Runtime API"]
+        work = [e for e in events if e.get("ph") == "X" and e["pid"] != api_pid]
+        self.assertEqual(len(work), self.expect["kernels"] + self.expect["copies"])
+        starts = {str(e["id"]) for e in events if e.get("ph") == "s"}
+        for event in work:
+            self.assertIn(str(event["args"]["correlation_id"]), starts, f"no flow to {event}")
+
+    def test_hip_and_acl_in_one_process(self):
+        app = e2e.require_sample(self, "hip_acl")
+        out = os.path.join(self.tmp, "both")
+        os.makedirs(out)
+        truth = os.path.join(self.tmp, "both.jsonl")
+        done = e2e.run_prof(["--sim", "-d", out, app], cwd=self.tmp, env={"PROF_SIM_TRUTH": truth})
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        pid, expect = e2e.parse_pid(done.stdout), e2e.parse_expect(done.stdout)
+        self.assertEqual(sorted(f for f in os.listdir(out) if f.endswith(".db")), [f"prof-{pid}.db"])
+        for stem in ("hiptrace", "acltrace"):
+            self.assertTrue(os.path.isfile(os.path.join(out, f"result_{pid}.{stem}.csv")))
+        with e2e.open_db(os.path.join(out, f"prof-{pid}.db")) as db:
+            per_runtime = dict(db.execute("SELECT r.name, COUNT(*) FROM api_calls a JOIN api_names n USING (api_id) "
+                                          "JOIN runtimes r USING (runtime_id) GROUP BY r.name").fetchall())
+            self.assertEqual(per_runtime, {"hip": expect["hip_calls"], "acl": expect["acl_calls"]})
+            names = {r[0] for r in db.execute("SELECT s.value FROM kernels k JOIN strings s ON s.string_id = k.name_id")}
+            self.assertEqual(names, {"hip_scale", "Relu"})
+            self.assertEqual(e2e.truth_mismatches(self, db, e2e.read_truth(truth),
+                                                  geometry=lambda op: op.get("name") != "Relu"), [])
+        events = e2e.read_json(os.path.join(out, f"result_{pid}_copy.json"))["traceEvents"]
+        lanes = {e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+        self.assertIn("Compute on Device/NPU 0", lanes)
+        self.assertIn("HIP API (", done.stdout)
+        self.assertIn("ACL API (", done.stdout)
+
+
+if __name__ == "__main__":
+    e2e.main()
