@@ -187,6 +187,10 @@ LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& pr
   std::vector<char*> argv_ptrs, env_ptrs;
   for (const auto& a : options.argv) argv_ptrs.push_back(const_cast<char*>(a.c_str()));
   argv_ptrs.push_back(nullptr);
+  // Built before fork (no allocation in the child): /bin/sh <program> <args> for ENOEXEC.
+  std::vector<char*> sh_argv = {const_cast<char*>("/bin/sh"), const_cast<char*>(program_path.c_str())};
+  for (size_t i = 1; i + 1 < argv_ptrs.size(); ++i) sh_argv.push_back(argv_ptrs[i]);
+  sh_argv.push_back(nullptr);
   for (const auto& e : env) env_ptrs.push_back(const_cast<char*>(e.c_str()));
   env_ptrs.push_back(nullptr);
 
@@ -215,6 +219,11 @@ LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& pr
     close(pipe_fds[0]);
     execve(program_path.c_str(), argv_ptrs.data(), env_ptrs.data());
     int err = errno;
+    if (err == ENOEXEC) {
+      // A script without a #! line: run it with /bin/sh, as a shell and execvp do.
+      execve("/bin/sh", sh_argv.data(), env_ptrs.data());
+      err = errno;
+    }
     ssize_t ignored = write(pipe_fds[1], &err, sizeof err);
     (void)ignored;
     _exit(kExitNotExecutable);

@@ -1,5 +1,7 @@
 // prof: run a program under the profiler, or regenerate reports from a database.
+#include <dirent.h>
 #include <fcntl.h>
+#include <climits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,6 +64,9 @@ struct Options {
   std::string min_time = "10us";
   std::string format = "text";
   bool ignore_call_count = false;
+  bool force = false;
+  bool strict = false;
+  std::string summary_output = "stdout";
   std::vector<std::string> program;
 };
 
@@ -79,27 +84,88 @@ std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text) 
   return std::make_pair(a, b);
 }
 
-// An output directory must exist and be writable before anything runs.
-bool check_output_dir(const std::string& dir, std::string& message) {
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0) {
-    message = "-d " + dir + ": no such directory";
+// The output directory: created when missing (with its parents, mode 0755 less the umask, as
+// rocprofv3 and nsys do), followed through symlinks like every other tool, and proved writable
+// before anything runs. `dir` becomes its canonical path: SQLite refuses a path with a symlink in it.
+bool prepare_output_dir(std::string& dir, std::string& message, const char* option = "-d") {
+  std::string partial;
+  size_t at = 0;
+  while (at != std::string::npos) {
+    at = dir.find('/', at + 1);
+    partial = dir.substr(0, at);
+    if (partial.empty()) continue;
+    struct stat st;
+    if (stat(partial.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        message = std::string(option) + " " + dir + ": " + partial + " is not a directory";
+        return false;
+      }
+      continue;
+    }
+    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      message = std::string(option) + " " + dir + ": cannot create " + partial + " (" + std::strerror(errno) + ")";
+      return false;
+    }
+  }
+  char resolved[PATH_MAX];
+  if (realpath(dir.c_str(), resolved) == nullptr) {
+    message = std::string(option) + " " + dir + ": " + std::strerror(errno);
     return false;
   }
-  if (!S_ISDIR(st.st_mode)) {
-    message = "-d " + dir + ": not a directory";
-    return false;
-  }
+  dir = resolved;
   // access() says yes to root everywhere; only creating a file proves the directory takes one.
   std::string probe = dir + "/.prof-probe-" + std::to_string(getpid());
   int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
-    message = "-d " + dir + ": not writable (" + std::strerror(errno) + ")";
+    message = std::string(option) + " " + dir + ": not writable (" + std::strerror(errno) + ")";
     return false;
   }
   close(fd);
   unlink(probe.c_str());
   return true;
+}
+
+// -o NAME: a base name, or a path whose directory is created like -d's (relative to -d).
+bool split_output_name(Options& o, std::string& message) {
+  if (o.output_name.empty()) return true;
+  const size_t slash = o.output_name.rfind('/');
+  std::string base = slash == std::string::npos ? o.output_name : o.output_name.substr(slash + 1);
+  if (base.empty() || base == "." || base == "..") {
+    message = "-o " + o.output_name + ": expected a file name (such as run1), or a path ending in one";
+    return false;
+  }
+  if (slash != std::string::npos) {
+    const std::string dir = o.output_name.substr(0, slash);
+    o.output_dir = dir.empty() ? "/" : dir[0] == '/' ? dir : o.output_dir + "/" + dir;
+  }
+  o.output_name = base;
+  return true;
+}
+
+// Whether an earlier run's reports use `base` in `dir` (any <base>.* or <base>_* file).
+bool base_taken(const std::string& dir, const std::string& base) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return false;
+  bool taken = false;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name.size() > base.size() && name.compare(0, base.size(), base) == 0 &&
+        (name[base.size()] == '.' || name[base.size()] == '_') && name.rfind(".db") != name.size() - 3) {
+      taken = true;
+      break;
+    }
+  }
+  closedir(d);
+  return taken;
+}
+
+// Where the summary goes (--summary-output): stdout, stderr, a file (opened once), or nowhere.
+std::FILE* summary_stream(const Options& o) {
+  if (o.summary_output == "stdout") return stdout;
+  if (o.summary_output == "stderr") return stderr;
+  if (o.summary_output == "none") return nullptr;
+  static std::FILE* file = std::fopen(o.summary_output.c_str(), "w");
+  return file;
 }
 
 report::ReportOptions report_options(const Options& o, const std::string& base) {
@@ -124,9 +190,10 @@ int regenerate(const Options& o) {
   std::string base = o.output_name;
   if (base.empty()) base = std::regex_match(file, m, db_name) ? "result_" + m[1].str() : file.substr(0, file.rfind('.'));
   std::string message;
-  if (!check_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, message);
+  Options out = o;
+  if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
   try {
-    print_warnings(report::write_reports(o.db, report_options(o, base), stdout));
+    print_warnings(report::write_reports(o.db, report_options(out, base), summary_stream(o)));
   } catch (const report::ReportError& e) {
     return fail(report_exit_code(e), e.what());
   }
@@ -138,9 +205,11 @@ int merge(const Options& o) {
   struct stat st;
   if (stat(o.db_merge.c_str(), &st) != 0) return fail(kExitNoInput, "--db-merge " + o.db_merge + ": no such directory");
   if (!S_ISDIR(st.st_mode)) return fail(kExitBadInput, "--db-merge " + o.db_merge + ": not a directory");
-  if (!check_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, message);
-  return merge_databases({o.db_merge, o.recursive, PROF_VERSION},
-                         report_options(o, o.output_name.empty() ? "result_merged" : o.output_name));
+  Options out = o;
+  if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
+  return merge_databases({o.db_merge, o.recursive, PROF_VERSION, !o.strict},
+                         report_options(out, o.output_name.empty() ? "result_merged" : o.output_name),
+                         summary_stream(o));
 }
 
 // The processes of one run share its id (meta run_id): `prof --compare` treats a folder's dbs with one
@@ -227,9 +296,10 @@ int compare(const Options& o) {
   return result.regressions ? kCompareRegressed : 0;
 }
 
-int run(const Options& o) {
+int run(const Options& options) {
   std::string message;
-  if (!check_output_dir(o.output_dir, message)) return fail(kExitProfFailed, message);
+  Options o = options;
+  if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, message);
   int not_found_code = 0;
   std::string program = resolve_program(o.program[0], not_found_code, message);
   if (program.empty()) return fail(not_found_code, message);
@@ -271,6 +341,7 @@ int run(const Options& o) {
 
   collector::CollectorOptions collecting{run_dir->path(), run_dir->fallback_path(), o.output_dir, PROF_VERSION};
   collecting.run_id = make_run_id();
+  collecting.replace_existing = o.force;
   collector::Collector collector(collecting);
   collector.start();
   // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
@@ -289,18 +360,35 @@ int run(const Options& o) {
   if (result.pid < 0) return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
   for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
 
-  // The launched process first, then its children, each under its own name.
+  // The launched process first, then its children, each under its own name. A name an earlier
+  // run's reports hold gets the next free <base>.2, .3, ... (unless --force).
   std::stable_partition(dbs.begin(), dbs.end(), [&](const auto& d) { return d.pid == result.pid; });
+  std::vector<std::string> lost;
+  if (collector.output_lost()) lost.push_back("a database could not be written (above)");
   for (const auto& db : dbs) {
-    std::string base = o.output_name.empty() ? "result_" + std::to_string(db.pid)
-                       : db.pid == result.pid ? o.output_name
-                                              : o.output_name + "_" + std::to_string(db.pid);
+    const std::string wanted = o.output_name.empty() ? "result_" + std::to_string(db.pid)
+                               : db.pid == result.pid ? o.output_name
+                                                      : o.output_name + "_" + std::to_string(db.pid);
+    std::string base = wanted;
+    for (int n = 2; !o.force && base_taken(o.output_dir, base); ++n) base = wanted + "." + std::to_string(n);
+    if (base != wanted)
+      std::fprintf(stderr, "prof: %s/%s.* belong to an earlier run: this run's reports are %s.* (--force replaces)\n",
+                   o.output_dir.c_str(), wanted.c_str(), base.c_str());
     try {
       std::fflush(stdout);
-      print_warnings(report::write_reports(db.db_path, report_options(o, base), stdout));
+      print_warnings(report::write_reports(db.db_path, report_options(o, base), summary_stream(o)));
     } catch (const report::ReportError& e) {
       std::fprintf(stderr, "prof: %s\n", e.what());
+      lost.push_back(std::string("reports of process ") + std::to_string(db.pid) + " not written");
     }
+  }
+  if (!lost.empty()) {
+    // A lost profile must not look like a good one to a script: prof's own "cannot write" status.
+    std::string what;
+    for (const std::string& l : lost) what += (what.empty() ? "" : "; ") + l;
+    std::fprintf(stderr, "prof: outputs incomplete (%s); exiting %d instead of the program's status %d\n",
+                 what.c_str(), kExitCannotWrite, result.exit_status);
+    return kExitCannotWrite;
   }
   if (dbs.empty() && collector.errors().empty())
     std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n", o.program[0].c_str(),
@@ -349,7 +437,18 @@ int main(int argc, char** argv) {
   app.add_flag("--recursive", o.recursive, "With --db-merge: also search DIR's subdirectories");
   app.add_option("--json-max-events", o.json_max_events,
                  "Split each timeline into parts <base>_copy.1.json, ... of at most N events (default: one file)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            long long n = 0;
+            char* end = nullptr;
+            n = std::strtoll(text.c_str(), &end, 10);
+            return end != text.c_str() && *end == '\0' && n >= 1 ? "" : "expected a whole number of events, at least 1";
+          },
+          "N"));
+  app.add_flag("--force", o.force, "Replace the databases and reports of an earlier run with the same names");
+  app.add_option("--summary-output", o.summary_output,
+                 "Where the summary goes: stdout (default), stderr, none, or a file");
+  app.add_flag("--strict", o.strict, "With --db-merge: a database that cannot be merged is an error, not skipped");
   CLI::Option* index_range = app.add_option("--index-range", o.index_range, "Only API calls with sequence numbers A..B (A:B, inclusive)");
   app.add_option("--compare", o.compare,
                  "Compare two profiles (dbs, <base>.summary.json files, or folders of them): BASE NEW; exit 0 "
@@ -376,9 +475,21 @@ int main(int argc, char** argv) {
     return fail(kExitUsage, e.what() + std::string(" (see prof --help)"));
   }
   o.program = app.remaining();
+  // `--` ends prof's options (rocprofv3 requires it); what follows is the program.
+  const bool dashdash = !o.program.empty() && o.program[0] == "--";
+  if (dashdash) o.program.erase(o.program.begin());
   // Options go before the program: a leading '-' here is an option prof does not know.
-  if (!o.program.empty() && o.program[0].size() > 1 && o.program[0][0] == '-')
+  if (!dashdash && !o.program.empty() && o.program[0].size() > 1 && o.program[0][0] == '-')
     return fail(kExitUsage, o.program[0] + ": unknown option (see prof --help)");
+  {
+    std::string message;
+    if (!split_output_name(o, message)) return fail(kExitUsage, message);
+  }
+  if (o.summary_output != "stdout" && o.summary_output != "stderr" && o.summary_output != "none") {
+    if (o.summary_output.empty()) return fail(kExitUsage, "--summary-output: expected stdout, stderr, none or a file");
+    if (summary_stream(o) == nullptr)
+      return fail(kExitCannotWrite, "--summary-output " + o.summary_output + ": " + std::strerror(errno));
+  }
   if (index_range->count() > 0 && !parse_range(o.index_range))
     return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 1 <= A <= B");
   if (!o.compare.empty()) {

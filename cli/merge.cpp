@@ -38,9 +38,9 @@ void print_warnings(const report::ReportResult& result) {
   for (const std::string& warning : result.warnings) std::fprintf(stderr, "prof: warning: %s\n", warning.c_str());
 }
 
-int merge_databases(const report::MergeOptions& merge, const report::ReportOptions& opt) {
+int merge_databases(const report::MergeOptions& merge, const report::ReportOptions& opt, std::FILE* summary_out) {
   try {
-    print_warnings(report::merge_reports(merge, opt, stdout));
+    print_warnings(report::merge_reports(merge, opt, summary_out));
   } catch (const report::ReportError& e) {
     std::fprintf(stderr, "prof: %s\n", e.what());
     return report_exit_code(e);

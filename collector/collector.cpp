@@ -16,6 +16,17 @@
 #include "collector/process_info.hpp"
 
 namespace prof::collector {
+
+// <stem><ext>, or the first of <stem>.2<ext>, <stem>.3<ext>, ... that no file (or symlink) holds:
+// no run replaces an earlier run's database unless asked to.
+std::string free_name(const std::string& stem, const std::string& ext, bool replace_existing) {
+  struct stat st;
+  std::string path = stem + ext;
+  if (replace_existing) return path;
+  for (int n = 2; lstat(path.c_str(), &st) == 0; ++n) path = stem + "." + std::to_string(n) + ext;
+  return path;
+}
+
 namespace {
 
 // "<pid>.<image>.<thread index>.buf" / "<pid>.<image>.info" / "<pid>.<image>.maps"
@@ -58,6 +69,13 @@ std::vector<std::string> Collector::errors() const {
   return errors_;
 }
 
+bool Collector::output_lost() const {
+  std::lock_guard lock(mutex_);
+  for (const auto& [pid, proc] : processes_)
+    if (proc.failed) return true;
+  return false;
+}
+
 // <runtime>-prof-<pid>.db, named after the runtime of the call that created the buffer seen
 // first; finish() renames it prof-<pid>.db if the process called more than one runtime.
 Collector::Process* Collector::process(int pid, uint32_t first_runtime) {
@@ -65,7 +83,8 @@ Collector::Process* Collector::process(int pid, uint32_t first_runtime) {
   if (proc.writer || proc.failed) return &proc;
   const RuntimeDescription* runtime = find_runtime(first_runtime);
   if (!runtime) runtime = kRuntimeDescriptions[0];  // a newer preload library's runtime: never expected
-  proc.db_path = options_.output_dir + "/" + std::string(runtime->name) + "-prof-" + std::to_string(pid) + ".db";
+  proc.db_path = free_name(options_.output_dir + "/" + std::string(runtime->name) + "-prof-" + std::to_string(pid),
+                           ".db", options_.replace_existing);
   try {
     proc.writer = std::make_unique<DbWriter>(proc.db_path, pid, options_.prof_version, runtime->id);
     if (!options_.run_id.empty()) proc.writer->set_meta("run_id", options_.run_id);
@@ -302,7 +321,8 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
         const bool several = proc.writer->runtimes_called() > 1;
         proc.writer.reset();  // closes the file before a rename
         if (several) {
-          std::string renamed = options_.output_dir + "/prof-" + std::to_string(pid) + ".db";
+          std::string renamed =
+              free_name(options_.output_dir + "/prof-" + std::to_string(pid), ".db", options_.replace_existing);
           if (std::rename(proc.db_path.c_str(), renamed.c_str()) == 0) proc.db_path = renamed;
           else errors_.push_back(proc.db_path + ": cannot rename to " + renamed + ": " + std::strerror(errno));
         }

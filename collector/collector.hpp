@@ -22,7 +22,14 @@ struct CollectorOptions {
   int drain_interval_ms = 20;
   // meta run_id of every database: the processes of one prof invocation (or one MPI job) share it.
   std::string run_id;
+  // false: a database name taken by an earlier run (same pid: a container, a pid namespace) gets a
+  // free one, <rt>-prof-<pid>.2.db, .3, ...; true (prof --force): an earlier prof db is replaced.
+  bool replace_existing = false;
 };
+
+// <stem><ext>, or <stem>.2<ext>, <stem>.3<ext>, ...: the first name no file holds (any name when
+// `replace_existing`).
+std::string free_name(const std::string& stem, const std::string& ext, bool replace_existing);
 
 struct CollectedProcess {
   int pid;
@@ -40,6 +47,8 @@ class Collector {
   std::vector<CollectedProcess> finish(const std::vector<int>& cut_short = {});
   // Errors that cost data (a database that could not be written); empty when all is well.
   std::vector<std::string> errors() const;
+  // Whether a process's database could not be created or written (some of its records are lost).
+  bool output_lost() const;
 
  private:
   struct Source {

@@ -1,5 +1,7 @@
 #include "report/merge.hpp"
 
+#include <climits>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -44,7 +46,8 @@ bool is_single_prof_db(const std::string& path) {
   }
 }
 
-void scan(const std::string& dir, bool recursive, bool top, std::vector<std::string>& found) {
+void scan(const std::string& dir, bool recursive, bool top, std::vector<std::string>& found,
+          std::vector<std::string>* skipped) {
   std::unique_ptr<DIR, int (*)(DIR*)> handle(::opendir(dir.c_str()), ::closedir);
   if (!handle) {
     int error = errno;
@@ -62,12 +65,24 @@ void scan(const std::string& dir, bool recursive, bool top, std::vector<std::str
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0) continue;
     if (S_ISDIR(st.st_mode)) {
-      if (recursive) scan(path, recursive, false, found);
+      if (recursive) scan(path, recursive, false, found, skipped);
       continue;
     }
-    // A symlink to a db is followed (stat); one to a directory is not, so recursion cannot loop.
-    if (S_ISLNK(st.st_mode) && (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))) continue;
-    if (S_ISREG(st.st_mode) && is_single_prof_db(path)) found.push_back(path);
+    // A symlink to a db is followed (its target is opened: SQLite refuses paths through links);
+    // one to a directory is not, so recursion cannot loop.
+    if (S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::realpath(path.c_str(), target) == nullptr)
+        continue;
+      path = target;
+    }
+    if (!S_ISREG(st.st_mode)) continue;
+    try {
+      if (is_single_prof_db(path)) found.push_back(path);
+    } catch (const ReportError& e) {
+      if (!skipped) throw;
+      skipped->push_back(e.what());
+    }
   }
 }
 
@@ -132,9 +147,9 @@ struct Source {
 
 }  // namespace
 
-std::vector<std::string> find_prof_dbs(const std::string& dir, bool recursive) {
+std::vector<std::string> find_prof_dbs(const std::string& dir, bool recursive, std::vector<std::string>* skipped) {
   std::vector<std::string> found;
-  scan(dir, recursive, true, found);
+  scan(dir, recursive, true, found, skipped);
   return found;
 }
 
@@ -142,14 +157,23 @@ ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, 
   if (opt.base_name.empty() || opt.base_name.find('/') != std::string::npos)
     throw ReportError("report name '" + opt.base_name + "' must be a non-empty file name without '/'");
   std::vector<Source> sources;
-  for (const std::string& path : find_prof_dbs(merge.input_dir, merge.recursive)) {
-    std::unique_ptr<Database> db = open_report_db(path);  // the full check: version, tables
+  std::vector<std::string> skipped;
+  std::vector<std::string>* skip = merge.skip_bad ? &skipped : nullptr;
+  for (const std::string& path : find_prof_dbs(merge.input_dir, merge.recursive, skip)) {
     try {
-      sources.push_back({path, process_from_meta(*db)});
-    } catch (const DbError& e) {
-      throw as_report_error(e);
+      std::unique_ptr<Database> db = open_report_db(path);  // the full check: version, tables
+      try {
+        sources.push_back({path, process_from_meta(*db)});
+      } catch (const DbError& e) {
+        throw as_report_error(e);
+      }
+    } catch (const ReportError& e) {
+      if (!skip) throw;
+      skipped.push_back(e.what());
     }
   }
+  if (sources.empty() && !skipped.empty())
+    throw ReportError("--db-merge " + merge.input_dir + ": no database could be merged (" + skipped.front() + ")");
   if (sources.empty())
     throw ReportMissingInput("--db-merge " + merge.input_dir + ": no prof databases in the directory" +
                              (merge.recursive ? "" : " (--recursive also searches its subdirectories)"));
@@ -176,15 +200,26 @@ ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, 
         copy_process(merged, "source", source.process, source.path.substr(source.path.rfind('/') + 1));
         merged.exec("COMMIT");
       } catch (const DbError& e) {
-        rethrow_copy_error(merged, e, source.path);
+        if (!skip || sqlite3_get_autocommit(merged.handle()) != 0) rethrow_copy_error(merged, e, source.path);
+        // Corrupt part-way: this source's rows are rolled back, the merge goes on without it.
+        skipped.push_back(source.path + ": " + sqlite3_errmsg(merged.handle()) + " (the database is corrupt or "
+                          "truncated)");
+        merged.exec("ROLLBACK");
+        source.process.process_id = -1;
       }
       merged.exec("DETACH DATABASE source");
     }
     if (opt.progress)
       opt.progress("merging databases", static_cast<int64_t>(sources.size()), static_cast<int64_t>(sources.size()));
-    finish_merged_db(merged, static_cast<int64_t>(sources.size()), merge.prof_version);
+    int64_t merged_count = 0;
+    for (const Source& source : sources) merged_count += source.process.process_id > 0;
+    if (merged_count == 0)
+      throw ReportError("--db-merge " + merge.input_dir + ": no database could be merged");
+    finish_merged_db(merged, merged_count, merge.prof_version);
     merged.exec("PRAGMA synchronous = NORMAL");
-    return write_reports_from(merged, opt, summary_out, [&temp] { return temp.commit(); });
+    ReportResult result = write_reports_from(merged, opt, summary_out, [&temp] { return temp.commit(); });
+    for (const std::string& why : skipped) result.warnings.push_back("skipped " + why);
+    return result;
   } catch (const DbError& e) {
     throw ReportOutputError(e.what());
   }

@@ -13,12 +13,17 @@ struct MergeOptions {
   std::string input_dir;
   bool recursive = false;    // also look in subdirectories (never through symlinked ones)
   std::string prof_version;  // written to the merged db's meta
+  // true: a db that cannot be merged (corrupt, truncated, not readable) is skipped and named in
+  // the result's warnings; false (--strict): it fails the merge.
+  bool skip_bad = true;
 };
 
 // The prof databases in `dir` (any regular file whose meta says it is a single-process prof db;
 // merged dbs, other SQLite files and non-SQLite files are skipped), sorted by path. Throws
 // ReportMissingInput when `dir` does not exist, ReportError when a prof db there is damaged.
-std::vector<std::string> find_prof_dbs(const std::string& dir, bool recursive);
+// With `skipped`, a damaged db is listed there ("<path>: <why>") instead of throwing.
+std::vector<std::string> find_prof_dbs(const std::string& dir, bool recursive,
+                                       std::vector<std::string>* skipped = nullptr);
 
 // Writes <base>.db (the merged database) and the reports of write_reports over it, all or
 // nothing. Sources are ordered by rank, pid and host (then path), so the result does not depend

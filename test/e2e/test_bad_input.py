@@ -39,15 +39,16 @@ class BadInputTest(unittest.TestCase):
         os.chmod(path, 0o644)
         self.assert_failure(["--sim", path], 126, path)
 
-    def test_unusable_output_dir_is_125_and_launches_nothing(self):
+    def test_unusable_output_dir_is_73_and_launches_nothing(self):
+        # A missing -d is created (issue 16); a path through a file, or a directory that refuses new
+        # files (/proc, even to root), cannot be written: prof's "cannot write" status, 73.
         app = e2e.require_sample(self, "exit_status")
         a_file = os.path.join(self.tmp, "a-file")
         open(a_file, "w").close()
-        # /proc refuses new files even to root, which chmod 0555 does not.
-        for directory in ("/nonexistent/dir", a_file, "/proc"):
+        for directory in (a_file, os.path.join(a_file, "below"), "/proc"):
             with self.subTest(directory=directory):
                 marker = os.path.join(self.tmp, "marker")
-                self.assert_failure(["--sim", "-d", directory, app, "0", marker], 125, directory)
+                self.assert_failure(["--sim", "-d", directory, app, "0", marker], 73, directory)
                 self.assertFalse(os.path.exists(marker), "prof launched the program although it cannot write")
 
     def test_unknown_option_is_2(self):

@@ -248,8 +248,14 @@ class ReportsCliTest(unittest.TestCase):
                 shutil.copy(self.runs[0][1], os.path.join(inputs, "good.db"))
                 shutil.copy(path, os.path.join(inputs, "bad.db"))
                 out = tempfile.mkdtemp(dir=self.tmp)
-                line = self.assert_refused(["--db-merge", inputs, "-d", out], EXIT_BAD_INPUT, "bad.db", out)
+                line = self.assert_refused(["--db-merge", inputs, "--strict", "-d", out], EXIT_BAD_INPUT, "bad.db",
+                                           out)
                 self.assertIn(words, line)
+                # Without --strict the good db is merged and the bad one named as skipped.
+                merged = e2e.run_prof(["--db-merge", inputs, "-d", out], cwd=self.tmp)
+                self.assertEqual(merged.returncode, 0, e2e.describe(merged))
+                self.assertIn("skipped", merged.stderr)
+                self.assertIn("bad.db", merged.stderr)
 
     def test_directory_errors(self):
         out = self.out_dir()
@@ -264,7 +270,9 @@ class ReportsCliTest(unittest.TestCase):
     def test_unwritable_output_dir(self):
         _, db, _ = self.runs[0]
         inputs = os.path.dirname(db)
-        for directory in ("/proc", os.path.join(self.tmp, "no-such-dir")):
+        a_file = os.path.join(self.tmp, "a-file")
+        open(a_file, "w").close()
+        for directory in ("/proc", os.path.join(a_file, "below")):
             with self.subTest(directory=directory):
                 watch = self.tmp  # /proc cannot be listed for changes; the test dir must stay clean
                 self.assert_refused(["--db", db, "-d", directory], EXIT_CANNOT_WRITE, directory, watch)

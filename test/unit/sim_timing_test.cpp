@@ -29,6 +29,11 @@ const std::string kTruthPath = [] {
   setenv("PROF_SIM_TRUTH", path.c_str(), 1);
   return path;
 }();
+// The tests leave nothing in /tmp: destroyed after the simulator's own exit flush (registered
+// later, so run earlier).
+struct RemoveTruthAtExit {
+  ~RemoveTruthAtExit() { std::remove(kTruthPath.c_str()); }
+} g_remove_truth_at_exit;
 
 constexpr size_t kBigBytes = size_t{64} << 20;  // 5.6 ms at 12 GB/s: long enough to observe
 
