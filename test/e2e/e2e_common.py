@@ -12,9 +12,11 @@ import glob
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import unittest
 
 CSV_HEADER = ["Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage", "MinNs", "MaxNs", "StdDevNs"]
@@ -118,6 +120,36 @@ def parse_pid(stdout):
     if not match:
         raise AssertionError(f"no PID line in the sample's output:\n{stdout}")
     return int(match.group(1))
+
+
+def profile_sample(cls, app, runtime):
+    """For a test class: runs the sample `app` on the simulator alone and under `prof --sim` (with a
+    truth file), and sets cls.tmp, out, truth_path, direct, profiled, expect, pid, paths (db, the
+    runtime's API CSV, kernel CSV, timeline) and db (open read-only, or None). Skips when the sample
+    is not built."""
+    cls.app = sample(app)
+    if not os.access(cls.app, os.X_OK):
+        raise unittest.SkipTest(f"sample {cls.app} is not built")
+    cls.tmp = tempfile.mkdtemp(prefix=f"prof-e2e-{runtime}-")
+    cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
+    cls.out = os.path.join(cls.tmp, "out")
+    cwd = os.path.join(cls.tmp, "cwd")
+    os.makedirs(cls.out)
+    os.makedirs(cwd)
+    cls.truth_path = os.path.join(cls.tmp, "truth.jsonl")
+    cls.direct = run_on_sim([cls.app], cwd=cwd)
+    cls.profiled = run_prof(["--sim", "-d", cls.out, cls.app], cwd=cwd, env={"PROF_SIM_TRUTH": cls.truth_path})
+    try:
+        cls.expect = parse_expect(cls.profiled.stdout)
+        cls.pid = parse_pid(cls.profiled.stdout)
+    except AssertionError as error:
+        raise AssertionError(f"{error}{describe(cls.profiled)}") from None
+    base = os.path.join(cls.out, f"result_{cls.pid}")
+    cls.paths = {"db": os.path.join(cls.out, f"{runtime}-prof-{cls.pid}.db"), f"{runtime}trace": base + f".{runtime}trace.csv",
+                 "kernel": base + ".kernel.csv", "json": base + "_copy.json"}
+    cls.db = open_db(cls.paths["db"]) if os.path.exists(cls.paths["db"]) else None
+    if cls.db:
+        cls.addClassCleanup(cls.db.close)
 
 
 def normalise_sample_output(lines):

@@ -8,8 +8,6 @@ calls HIP and ACL in one process, recorded in one database and one timeline.
     python3 test/e2e/test_acl.py --prof build/bin/prof --bin-dir build/test-bin
 """
 import os
-import shutil
-import tempfile
 import unittest
 
 import e2e_common as e2e
@@ -25,29 +23,7 @@ COPIES = [("H2D", 262144), ("Memset", 262144), ("Memset", 262144), ("H2D", 26214
 class AclSampleTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample(APP)
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
-        cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-acl-")
-        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
-        cls.out = os.path.join(cls.tmp, "out")
-        cwd = os.path.join(cls.tmp, "cwd")
-        os.makedirs(cls.out)
-        os.makedirs(cwd)
-        cls.truth_path = os.path.join(cls.tmp, "truth.jsonl")
-        cls.direct = e2e.run_on_sim([cls.app], cwd=cwd)
-        cls.profiled = e2e.run_prof(["--sim", "-d", cls.out, cls.app], cwd=cwd, env={"PROF_SIM_TRUTH": cls.truth_path})
-        try:
-            cls.expect = e2e.parse_expect(cls.profiled.stdout)
-            cls.pid = e2e.parse_pid(cls.profiled.stdout)
-        except AssertionError as error:
-            raise AssertionError(f"{error}{e2e.describe(cls.profiled)}") from None
-        base = os.path.join(cls.out, f"result_{cls.pid}")
-        cls.paths = {"db": os.path.join(cls.out, f"acl-prof-{cls.pid}.db"), "acltrace": base + ".acltrace.csv",
-                     "kernel": base + ".kernel.csv", "json": base + "_copy.json"}
-        cls.db = e2e.open_db(cls.paths["db"]) if os.path.exists(cls.paths["db"]) else None
-        if cls.db:
-            cls.addClassCleanup(cls.db.close)
+        e2e.profile_sample(cls, APP, "acl")
 
     def require_db(self):
         self.assertIsNotNone(self.db, f"no {self.paths['db']}; {e2e.list_dir(self.out)}" + e2e.describe(self.profiled))

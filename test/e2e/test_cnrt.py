@@ -9,8 +9,6 @@ to its work, CNRT's output names and labels, and the program's last error untouc
 """
 import os
 import re
-import shutil
-import tempfile
 import unittest
 
 import e2e_common as e2e
@@ -26,29 +24,7 @@ COPIES = [("H2D", 262144), ("Memset", 262144), ("D2D", 262144), ("D2H", 262144),
 class CnrtSampleTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample(APP)
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
-        cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-cnrt-")
-        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
-        cls.out = os.path.join(cls.tmp, "out")
-        cwd = os.path.join(cls.tmp, "cwd")
-        os.makedirs(cls.out)
-        os.makedirs(cwd)
-        cls.truth_path = os.path.join(cls.tmp, "truth.jsonl")
-        cls.direct = e2e.run_on_sim([cls.app], cwd=cwd)
-        cls.profiled = e2e.run_prof(["--sim", "-d", cls.out, cls.app], cwd=cwd, env={"PROF_SIM_TRUTH": cls.truth_path})
-        try:
-            cls.expect = e2e.parse_expect(cls.profiled.stdout)
-            cls.pid = e2e.parse_pid(cls.profiled.stdout)
-        except AssertionError as error:
-            raise AssertionError(f"{error}{e2e.describe(cls.profiled)}") from None
-        base = os.path.join(cls.out, f"result_{cls.pid}")
-        cls.paths = {"db": os.path.join(cls.out, f"cnrt-prof-{cls.pid}.db"), "cnrttrace": base + ".cnrttrace.csv",
-                     "kernel": base + ".kernel.csv", "json": base + "_copy.json"}
-        cls.db = e2e.open_db(cls.paths["db"]) if os.path.exists(cls.paths["db"]) else None
-        if cls.db:
-            cls.addClassCleanup(cls.db.close)
+        e2e.profile_sample(cls, APP, "cnrt")
 
     def require_db(self):
         self.assertIsNotNone(self.db, f"no {self.paths['db']}; {self.out} holds {e2e.list_dir(self.out)}"

@@ -2,15 +2,9 @@
 #include <cstdint>
 
 #include "runtimes/acl/acl_abi.hpp"
+#include "test/unit/acl_abi_values.hpp"
 
 namespace prof::test::acl {
-struct Values {
-  int64_t kinds[8];
-  int64_t status[4];
-  int64_t codes[2];
-  int64_t flags[2];
-};
-extern const Values kOurs;
 const Values kOurs = {{ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST,
                        ACL_MEMCPY_DEVICE_TO_DEVICE, ACL_MEMCPY_DEFAULT, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
                        ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE},

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "test/unit/acl_abi_values.hpp"
+
 extern "C" {
 #define PROF_ACL_API(name, ret, params, ...) ret name params;
 #include "runtimes/acl/acl_api.def"
@@ -19,15 +21,6 @@ extern "C" {
 #include "runtimes/acl/acl_api.def"
 #undef PROF_ACL_API
 
-namespace prof::test::acl {
-struct Values {
-  int64_t kinds[8];
-  int64_t status[4];
-  int64_t codes[2];
-  int64_t flags[2];
-};
-extern const Values kOurs;
-}  // namespace prof::test::acl
 
 TEST_CASE("acl_abi: copy kinds 0..7, query statuses, not-complete codes and event flags equal the reference's") {
   using prof::test::acl::kOurs;
