@@ -193,7 +193,10 @@ int regenerate(const Options& o) {
   Options out = o;
   if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
   try {
-    print_warnings(report::write_reports(o.db, report_options(out, base), summary_stream(o)));
+    const report::ReportResult written = report::write_reports(o.db, report_options(out, base), summary_stream(o));
+    print_warnings(written);
+    for (const std::string& failed : written.failed) std::fprintf(stderr, "prof: %s\n", failed.c_str());
+    if (!written.failed.empty()) return kExitCannotWrite;
   } catch (const report::ReportError& e) {
     return fail(report_exit_code(e), e.what());
   }
@@ -376,7 +379,12 @@ int run(const Options& options) {
                    o.output_dir.c_str(), wanted.c_str(), base.c_str());
     try {
       std::fflush(stdout);
-      print_warnings(report::write_reports(db.db_path, report_options(o, base), summary_stream(o)));
+      const report::ReportResult written = report::write_reports(db.db_path, report_options(o, base), summary_stream(o));
+      print_warnings(written);
+      for (const std::string& failed : written.failed) {
+        std::fprintf(stderr, "prof: %s\n", failed.c_str());
+        lost.push_back("a report of process " + std::to_string(db.pid) + " not written");
+      }
     } catch (const report::ReportError& e) {
       std::fprintf(stderr, "prof: %s\n", e.what());
       lost.push_back(std::string("reports of process ") + std::to_string(db.pid) + " not written");

@@ -40,7 +40,10 @@ void print_warnings(const report::ReportResult& result) {
 
 int merge_databases(const report::MergeOptions& merge, const report::ReportOptions& opt, std::FILE* summary_out) {
   try {
-    print_warnings(report::merge_reports(merge, opt, summary_out));
+    const report::ReportResult written = report::merge_reports(merge, opt, summary_out);
+    print_warnings(written);
+    for (const std::string& failed : written.failed) std::fprintf(stderr, "prof: %s\n", failed.c_str());
+    if (!written.failed.empty()) return kExitCannotWrite;
   } catch (const report::ReportError& e) {
     std::fprintf(stderr, "prof: %s\n", e.what());
     return report_exit_code(e);

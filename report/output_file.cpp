@@ -36,6 +36,10 @@ void OutputFile::check_replaceable(const std::string& path, std::string_view sig
 
 OutputFile::OutputFile(std::string final_path, std::string_view signature)
     : final_path_(std::move(final_path)), temp_path_(final_path_ + ".tmp-" + std::to_string(::getpid())) {
+  open_temp(signature);
+}
+
+void OutputFile::open_temp(std::string_view signature) {
   check_replaceable(final_path_, signature);
   fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0) {
@@ -46,7 +50,26 @@ OutputFile::OutputFile(std::string final_path, std::string_view signature)
   buffer_.reserve(kFlushBytes + 4096);
 }
 
+OutputFile::OutputFile(std::string final_path, std::string_view signature, Tolerant)
+    : final_path_(std::move(final_path)), temp_path_(final_path_ + ".tmp-" + std::to_string(::getpid())), tolerant_(true) {
+  try {
+    open_temp(signature);
+  } catch (const ReportOutputError& e) {
+    refused_ = e.what();
+    committed_ = true;  // no temp file of ours to remove (a planted one stays as it is)
+  }
+}
+
 void OutputFile::rename_final(std::string final_path, std::string_view signature) {
+  if (tolerant_) {
+    try {
+      check_replaceable(final_path, signature);
+    } catch (const ReportOutputError& e) {
+      refused_ = e.what();
+    }
+    final_path_ = std::move(final_path);
+    return;
+  }
   check_replaceable(final_path, signature);
   final_path_ = std::move(final_path);
 }
@@ -59,6 +82,7 @@ void OutputFile::fail(std::string_view what, int error) const {
 
 void OutputFile::write(std::string_view text) {
   bytes_written_ += static_cast<int64_t>(text.size());
+  if (fd_ < 0 && !refused_.empty()) return;  // refused: nothing is kept
   buffer_.append(text);
   if (buffer_.size() >= kFlushBytes) flush();
 }
@@ -85,6 +109,10 @@ void OutputFile::finish() {
 }
 
 void OutputFile::commit() {
+  if (!refused_.empty()) {
+    discard();
+    return;
+  }
   finish();
   if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0) fail("cannot rename the finished report into place", errno);
   committed_ = true;

@@ -17,6 +17,10 @@ class OutputFile final : public TextSink {
   // file cannot be created (O_NOFOLLOW: a planted symlink is refused, never written through).
   // An empty signature accepts any existing regular file.
   explicit OutputFile(std::string final_path, std::string_view signature = {});
+  // The same, but a refusal does not throw: the file is kept as refused() (one line naming it and
+  // why), writes are dropped, and commit() does nothing. A report set writes its other files.
+  struct Tolerant {};
+  OutputFile(std::string final_path, std::string_view signature, Tolerant);
   ~OutputFile() override;
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -31,6 +35,8 @@ class OutputFile final : public TextSink {
   // Chooses another final name before commit() (a split JSON's parts are named at the end);
   // the new name is checked like the constructor's.
   void rename_final(std::string final_path, std::string_view signature);
+  // Why this file is not written ("" while it is); set by a Tolerant constructor or rename_final.
+  const std::string& refused() const { return refused_; }
   int64_t bytes_written() const { return bytes_written_; }
 
   const std::string& final_path() const { return final_path_; }
@@ -38,6 +44,7 @@ class OutputFile final : public TextSink {
 
  private:
   void flush();
+  void open_temp(std::string_view signature);
   [[noreturn]] void fail(std::string_view what, int error) const;
   static void check_replaceable(const std::string& path, std::string_view signature);
 
@@ -47,6 +54,8 @@ class OutputFile final : public TextSink {
   int64_t bytes_written_ = 0;
   int fd_ = -1;
   bool committed_ = false;
+  bool tolerant_ = false;
+  std::string refused_;
 };
 
 }  // namespace prof::report

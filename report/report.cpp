@@ -86,7 +86,7 @@ class TimelineFiles {
   OutputFile& next() {
     std::string path = join_path(opt_.output_dir, opt_.base_name + stem_ + ".json");
     if (!parts_.empty()) path += ".part" + std::to_string(parts_.size() + 1);  // named in finish_names()
-    files_.push_back(std::make_unique<OutputFile>(path, kJsonSignature));
+    files_.push_back(std::make_unique<OutputFile>(path, kJsonSignature, OutputFile::Tolerant{}));
     parts_.push_back(files_.back().get());
     return *parts_.back();
   }
@@ -168,7 +168,8 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
   RowFilter filter{opt.index_range};
   std::vector<std::unique_ptr<OutputFile>> files;
   auto add_file = [&](const std::string& suffix, std::string_view signature) -> OutputFile& {
-    files.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, opt.base_name + suffix), signature));
+    files.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, opt.base_name + suffix), signature,
+                                                 OutputFile::Tolerant{}));
     return *files.back();
   };
 
@@ -249,10 +250,22 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     std::string first = commit_first();
     if (!first.empty()) result.files_written.push_back(first);
   }
+  // A file that may not be written (a symlink or a foreign file at its name) costs only itself:
+  // the others are still written, and the caller is told which one was not (result.failed).
   for (auto& file : files) {
-    file->commit();
-    result.files_written.push_back(file->final_path());
+    if (!file->refused().empty()) {
+      result.failed.push_back(file->refused());
+      file->commit();  // removes its temp file
+      continue;
+    }
+    try {
+      file->commit();
+      result.files_written.push_back(file->final_path());
+    } catch (const ReportOutputError& e) {
+      result.failed.push_back(e.what());
+    }
   }
+  if (result.files_written.empty() && !result.failed.empty()) throw ReportOutputError(result.failed.front());
   if (opt.summary_to_stdout && summary_out) {
     FileSink sink(summary_out);
     std::vector<SummaryApiTable> api_tables;

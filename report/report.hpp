@@ -36,13 +36,17 @@ struct ReportOptions {
 struct ReportResult {
   std::vector<std::string> files_written;  // full paths, in the order written
   std::vector<std::string> warnings;       // one line each (a trace too large for viewers)
+  // Outputs that could not be written, one line each naming the file and why; the others were.
+  // (When none could be written, write_reports throws ReportOutputError instead.)
+  std::vector<std::string> failed;
 };
 
 // Writes <base>.<api_csv_stem>.csv per runtime (<base>.hiptrace.csv for HIP),
 // <base>.kernel.csv, <base>_copy.json (and <base>_stream.json) into
 // output_dir, then the summary to `summary_out` when summary_to_stdout (and summary_out) is set.
 // A merged database (report/merged_db.hpp) gives the same files over all its processes.
-// All files appear together or none does: each is written to a temp file and renamed at the end.
+// Each file is written to a temp file and renamed at the end; one whose name is taken by something
+// prof may not replace (a symlink, a foreign file) is left out and named in ReportResult::failed.
 // Throws ReportError (one line naming the file and what is wrong) on a bad database,
 // ReportOutputError when an output cannot be written or would replace a file that is not prof's.
 ReportResult write_reports(const std::string& db_path, const ReportOptions& opt, std::FILE* summary_out);

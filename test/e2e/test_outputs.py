@@ -62,6 +62,8 @@ class OutputsTest(unittest.TestCase):
         with open(victim) as f:
             self.assertEqual(f.read(), "keep me\n", "never written through the link")
         self.assertTrue(any(f.endswith(".db") for f in self.files(out)), "the database is kept")
+        self.assertIn("run.hiptrace.csv", self.files(out), "the other reports are still written")
+        self.assertIn("run_copy.json", self.files(out))
         # Without --force the name counts as taken: the reports go to run.2.* and prof exits 0.
         done = self.prof("--sim", "-d", out, "-o", "run", self.app)
         self.assertEqual(done.returncode, 0, e2e.describe(done))

@@ -300,7 +300,22 @@ class ReportsCliTest(unittest.TestCase):
                         stream.write("my own notes\n")
                 else:
                     os.symlink(victim, target)
-                self.assert_refused(args, EXIT_CANNOT_WRITE, target, out)
+                if name.endswith(".db"):
+                    # The merged db is the merge: refused, nothing is written.
+                    self.assert_refused(args, EXIT_CANNOT_WRITE, target, out)
+                else:
+                    # Issue 16: a refused report costs only itself; the others are written and
+                    # prof exits 73 with one line naming it.
+                    before = set(os.listdir(out))
+                    completed = e2e.run_prof(args, cwd=self.tmp)
+                    self.assertEqual(completed.returncode, EXIT_CANNOT_WRITE, e2e.describe(completed))
+                    lines = completed.stderr.splitlines()
+                    self.assertEqual(len(lines), 1, e2e.describe(completed))
+                    self.assertIn(target, lines[0])
+                    written = set(os.listdir(out)) - before
+                    self.assertGreaterEqual(len(written), 2, written)
+                    for extra in written:
+                        os.unlink(os.path.join(out, extra))
                 with open(victim) as stream:
                     self.assertEqual(stream.read(), "precious\n")
                 if kind == "file":
