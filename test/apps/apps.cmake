@@ -114,3 +114,31 @@ if(TARGET prof_sim_acl AND TARGET prof_sim_hip)
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
     SKIP_BUILD_RPATH ON)
 endif()
+
+# The ACL sample against a split runtime (e2e:acl): libascendcl.so defines nothing and depends on
+# libacl_rt.so, which exports every acl* function, as aclrt* live in libacl_rt.so in newer CANN.
+if(TARGET prof_sim_acl)
+  set(_prof_split_dir ${PROF_TEST_BIN_DIR}/acl_split)
+  add_library(prof_test_acl_rt SHARED $<TARGET_OBJECTS:prof_sim_model> ${CMAKE_SOURCE_DIR}/sim/acl_face.cpp)
+  set_target_properties(prof_test_acl_rt PROPERTIES
+    OUTPUT_NAME acl_rt
+    LIBRARY_OUTPUT_DIRECTORY ${_prof_split_dir}
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  target_link_libraries(prof_test_acl_rt PRIVATE prof::headers prof_warnings Threads::Threads)
+  target_link_options(prof_test_acl_rt PRIVATE -Wl,--version-script=${CMAKE_SOURCE_DIR}/sim/libascendcl.map)
+  add_library(prof_test_ascendcl_shim SHARED ${PROF_SAMPLES_DIR}/ascendcl_shim.c)
+  set_target_properties(prof_test_ascendcl_shim PROPERTIES
+    OUTPUT_NAME ascendcl
+    LIBRARY_OUTPUT_DIRECTORY ${_prof_split_dir})
+  target_link_libraries(prof_test_ascendcl_shim PRIVATE prof_test_acl_rt)
+  target_link_options(prof_test_ascendcl_shim PRIVATE -Wl,--no-as-needed)
+  add_executable(prof_sample_acl_split ${PROF_SAMPLES_DIR}/acl_sample.c)
+  # -lascendcl first, as programs link it; every acl* symbol is found in libacl_rt.so.
+  target_link_libraries(prof_sample_acl_split PRIVATE prof_test_ascendcl_shim prof_test_acl_rt)
+  target_link_options(prof_sample_acl_split PRIVATE -Wl,--no-as-needed)
+  set_target_properties(prof_sample_acl_split PROPERTIES
+    OUTPUT_NAME acl_sample
+    RUNTIME_OUTPUT_DIRECTORY ${_prof_split_dir}
+    BUILD_RPATH ${_prof_split_dir})
+endif()

@@ -8,6 +8,7 @@ calls HIP and ACL in one process, recorded in one database and one timeline.
     python3 test/e2e/test_acl.py --prof build/bin/prof --bin-dir build/test-bin
 """
 import os
+import shutil
 import unittest
 
 import e2e_common as e2e
@@ -128,6 +129,27 @@ class AclSampleTest(unittest.TestCase):
         starts = {str(e["id"]) for e in events if e.get("ph") == "s"}
         for event in work:
             self.assertIn(str(event["args"]["correlation_id"]), starts, f"no flow to {event}")
+
+    def test_functions_found_in_whichever_library_exports_them(self):
+        """Newer CANN: the program links libascendcl.so, and the aclrt* (here every acl*) functions
+        live in libacl_rt.so. prof hooks by symbol name and finds each real function wherever it is."""
+        split = os.path.join(e2e.Config.bin_dir, "acl_split")
+        app = os.path.join(split, "acl_sample")
+        if not os.access(app, os.X_OK):
+            self.skipTest("the split-library sample is not built")
+        if shutil.which("nm"):
+            exported = e2e.run(["nm", "-D", "--defined-only", os.path.join(split, "libascendcl.so")]).stdout
+            self.assertNotIn(" T acl", exported, "the stand-in libascendcl.so defines no acl* function")
+        out = os.path.join(self.tmp, "split")
+        os.makedirs(out)
+        done = e2e.run_prof(["-d", out, app], cwd=out)  # no --sim: the program's own RUNPATH finds both
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        expect, pid = e2e.parse_expect(done.stdout), e2e.parse_pid(done.stdout)
+        with e2e.open_db(os.path.join(out, f"acl-prof-{pid}.db")) as db:
+            self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) FROM api_calls"), expect["api_calls"])
+            self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) FROM kernels"), expect["kernels"])
+            self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) FROM kernels WHERE device_begin_ns IS NULL"), 0,
+                             "device timing found aclrtCreateEventWithFlag and friends in libacl_rt.so")
 
     def test_hip_and_acl_in_one_process(self):
         app = e2e.require_sample(self, "hip_acl")
