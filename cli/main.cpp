@@ -31,6 +31,7 @@
 #include "report/output_file.hpp"
 #include "report/report_files.hpp"
 #include "report/report.hpp"
+#include "report/timeline_parts.hpp"
 #include "report/report_error.hpp"
 #include "runtimes/api_id.hpp"
 
@@ -58,7 +59,7 @@ struct Options {
   std::string index_range;
   std::string db_merge;
   bool recursive = false;
-  int64_t json_max_events = 0;
+  int64_t json_max_events = report::kDefaultPartEvents;
   std::vector<std::string> compare;  // BASE NEW
   std::string threshold = "5%";
   std::string min_time = "10us";
@@ -444,7 +445,8 @@ int main(int argc, char** argv) {
   app.add_option("--db-merge", o.db_merge, "Merge every prof database in DIR into one db and one set of reports");
   app.add_flag("--recursive", o.recursive, "With --db-merge: also search DIR's subdirectories");
   app.add_option("--json-max-events", o.json_max_events,
-                 "Split each timeline into parts <base>_copy.1.json, ... of at most N events (default: one file)")
+                 "Split a timeline with more than N events by time into parts <base>_copy.1.json, ... of at most N events"
+                 " (default 500000, which a browser tab opens)")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             long long n = 0;

@@ -1,5 +1,6 @@
 #include "report/chrome_json_writer.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "report/json_escape.hpp"
@@ -48,40 +49,60 @@ void JsonObject::append_to(std::string& out) const {
   out.push_back('}');
 }
 
-void ChromeJsonWriter::begin() { start_part(); }
-
-void ChromeJsonWriter::start_part() {
-  sink_->write("{\"traceEvents\":[\n");
-  first_ = true;
-  events_in_part_ = 0;
-  if (!metadata_.empty()) {
-    sink_->write(metadata_);
-    first_ = false;
-  }
+ChromeJsonWriter::ChromeJsonWriter(std::vector<TextSink*> sinks, std::vector<int64_t> starts, int64_t origin_ns)
+    : origin_ns_(origin_ns) {
+  parts_.reserve(sinks.size());
+  for (size_t i = 0; i < sinks.size(); ++i) parts_.push_back(Part{sinks[i], i < starts.size() ? starts[i] : INT64_MAX});
+  if (!parts_.empty()) parts_.front().start_ns = INT64_MIN;
 }
 
-void ChromeJsonWriter::end_part() { sink_->write("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + other_data_ + "\n}\n"); }
+int ChromeJsonWriter::part_of(int64_t ns) const {
+  // The last part whose start is at or before ns (parts are few: a binary search is not worth it
+  // below a few dozen, but costs nothing either).
+  auto it = std::upper_bound(parts_.begin(), parts_.end(), ns,
+                             [](int64_t t, const Part& p) { return t < p.start_ns; });
+  return it == parts_.begin() ? 0 : static_cast<int>(it - parts_.begin()) - 1;
+}
 
-void ChromeJsonWriter::make_room(int64_t events) {
-  if (max_events_ <= 0 || !next_part_ || events_in_part_ == 0 || events_in_part_ + events <= max_events_) return;
-  end_part();
-  sink_ = &next_part_();
-  ++parts_;
-  start_part();
+std::pair<int64_t, int64_t> ChromeJsonWriter::part_span(int part) const {
+  const Part& p = parts_[part];
+  if (p.min_ns > p.max_ns) return {0, 0};
+  return {p.min_ns, p.max_ns};
+}
+
+void ChromeJsonWriter::begin() {
+  for (Part& part : parts_) start_part(part);
+}
+
+void ChromeJsonWriter::start_part(Part& part) {
+  part.sink->write("{\"traceEvents\":[\n");
+  part.first = true;
+}
+
+void ChromeJsonWriter::end_part(Part& part) {
+  part.sink->write("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + other_data_ + "\n}\n");
 }
 
 // One event per line keeps the files diffable and greppable.
-void ChromeJsonWriter::event_line() {
-  if (!first_) sink_->write(",\n");
-  first_ = false;
-  sink_->write(line_);
+void ChromeJsonWriter::event_line(Part& part) {
+  if (!part.first) part.sink->write(",\n");
+  part.first = false;
+  part.sink->write(line_);
 }
 
+void ChromeJsonWriter::count(Part& part, int64_t events, int64_t begin_ns, int64_t end_ns) {
+  part.events += events;
+  events_written_ += events;
+  part.min_ns = std::min(part.min_ns, begin_ns);
+  part.max_ns = std::max(part.max_ns, end_ns);
+}
+
+// Names go to every part: a part is a complete trace on its own.
 void ChromeJsonWriter::metadata(const std::string& text) {
   if (!metadata_.empty()) metadata_.append(",\n");
   metadata_.append(text);
   line_ = text;
-  event_line();
+  for (Part& part : parts_) event_line(part);
 }
 
 void ChromeJsonWriter::append_time(int64_t ns) {
@@ -130,9 +151,8 @@ void ChromeJsonWriter::thread_name(int64_t pid, int64_t tid, std::string_view na
   metadata(sort + "}}");
 }
 
-void ChromeJsonWriter::complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
-                                int64_t begin_ns, int64_t end_ns, const JsonObject& args) {
-  make_room(1);
+void ChromeJsonWriter::slice_line(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
+                                  int64_t begin_ns, int64_t end_ns) {
   line_.clear();
   line_.append("{\"ph\":\"X\",\"name\":");
   append_json_string(line_, name);
@@ -147,16 +167,20 @@ void ChromeJsonWriter::complete(int64_t pid, int64_t tid, std::string_view name,
   line_.append(",\"dur\":");
   append_time(end_ns - begin_ns);
   line_.append(",\"args\":");
-  args.append_to(line_);
-  line_.push_back('}');
-  event_line();
-  ++events_in_part_;
-  ++events_written_;
 }
 
-void ChromeJsonWriter::counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
-                               int64_t value) {
-  make_room(1);
+void ChromeJsonWriter::complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
+                                int64_t begin_ns, int64_t end_ns, const JsonObject& args) {
+  Part& part = parts_[part_of(begin_ns)];
+  slice_line(pid, tid, name, category, begin_ns, end_ns);
+  args.append_to(line_);
+  line_.push_back('}');
+  event_line(part);
+  count(part, 1, begin_ns, end_ns);
+}
+
+void ChromeJsonWriter::counter_line(Part& part, int64_t pid, std::string_view name, int64_t at_ns,
+                                    std::string_view series, int64_t value) {
   line_.clear();
   line_.append("{\"ph\":\"C\",\"name\":");
   append_json_string(line_, name);
@@ -169,14 +193,42 @@ void ChromeJsonWriter::counter(int64_t pid, std::string_view name, int64_t at_ns
   line_.push_back(':');
   append_int(line_, value);
   line_.append("}}");
-  event_line();
-  ++events_in_part_;
-  ++events_written_;
+  event_line(part);
+  count(part, 1, at_ns, at_ns);
+}
+
+void ChromeJsonWriter::counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
+                               int64_t value) {
+  int index = part_of(at_ns);
+  if (parts_.size() > 1) {
+    auto key = std::make_tuple(pid, std::string(name), std::string(series));
+    auto [it, added] = counters_.try_emplace(std::move(key), CounterTrack{index, value});
+    if (!added) {
+      // The parts between the last sample and this one start with the value the track held.
+      for (int p = it->second.part + 1; p <= index; ++p)
+        counter_line(parts_[p], pid, name, parts_[p].start_ns, series, it->second.value);
+      it->second = CounterTrack{index, value};
+    }
+  }
+  counter_line(parts_[index], pid, name, at_ns, series, value);
 }
 
 void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t from_ns, int64_t pid_to,
-                            int64_t tid_to, int64_t to_ns) {
-  make_room(2);  // both ends in one part, or a viewer draws half an arrow
+                            int64_t tid_to, int64_t to_ns, const FlowSource& source) {
+  int index = part_of(to_ns);
+  Part& part = parts_[index];
+  int from_part = part_of(from_ns);
+  if (from_part != index && part.repeated.insert(id).second) {
+    // The call lies in an earlier part: repeat its slice here, or this part draws half an arrow.
+    slice_line(pid_from, tid_from, source.name, source.category, source.begin_ns, source.end_ns);
+    line_.append("{\"correlation_id\":");
+    append_int(line_, id);
+    line_.append(",\"repeated_from_part\":");
+    append_int(line_, from_part + 1);
+    line_.append("}}");
+    event_line(part);
+    count(part, 1, source.begin_ns, source.end_ns);
+  }
   for (int end = 0; end < 2; ++end) {
     line_.clear();
     line_.append(end == 0 ? "{\"ph\":\"s\"," : "{\"ph\":\"f\",\"bp\":\"e\",");
@@ -189,10 +241,9 @@ void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int6
     line_.append(",\"ts\":");
     append_time((end == 0 ? from_ns : to_ns) - origin_ns_);
     line_.push_back('}');
-    event_line();
+    event_line(part);
   }
-  events_in_part_ += 2;
-  events_written_ += 2;
+  count(part, 2, from_ns, to_ns);
 }
 
 void ChromeJsonWriter::end(const JsonObject& other_data) {
@@ -200,6 +251,14 @@ void ChromeJsonWriter::end(const JsonObject& other_data) {
   end();
 }
 
-void ChromeJsonWriter::end() { end_part(); }
+void ChromeJsonWriter::end() {
+  // Parts after a counter track's last sample start with its last value.
+  for (const auto& [key, track] : counters_) {
+    const auto& [pid, name, series] = key;
+    for (size_t p = track.part + 1; p < parts_.size(); ++p)
+      counter_line(parts_[p], pid, name, parts_[p].start_ns, series, track.value);
+  }
+  for (Part& part : parts_) end_part(part);
+}
 
 }  // namespace prof::report

@@ -2,13 +2,19 @@
 // end(other_data). Loads in chrome://tracing and ui.perfetto.dev. Times are integer nanoseconds
 // on input and are written as microseconds with three decimals, so no precision is lost.
 //
-// A trace too large for a viewer can be split into parts of at most `max_events` events each:
-// every part is a complete JSON file that repeats the process and lane names seen so far.
+// A trace too large for a viewer is split by time into parts (report/timeline_parts.hpp plans
+// them): part i holds the events that begin in [starts[i], starts[i+1]). Every part is a complete
+// JSON file with every process and lane name, the same otherData, each counter track's value at
+// the part's start, and every flow arrow whose device end lies in it, whole: when the arrow's API
+// call lies in an earlier part, that call's slice is repeated in this one.
 #pragma once
+#include <climits>
 #include <cstdint>
-#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -37,16 +43,22 @@ class JsonObject {
 // Appends the decimal digits of `value` (std::to_chars: no locale, no allocation).
 void append_int(std::string& out, int64_t value);
 
+// The slice a flow arrow starts from (the API call), repeated in a later part that holds the
+// arrow's end but not the call.
+struct FlowSource {
+  std::string_view name;
+  std::string_view category;
+  int64_t begin_ns;
+  int64_t end_ns;
+};
+
 class ChromeJsonWriter {
  public:
-  // Called when a part is full: returns the sink for the next part.
-  using NextPart = std::function<TextSink&()>;
-
   // `origin_ns` becomes ts 0: every time written is (t - origin_ns).
-  ChromeJsonWriter(TextSink& sink, int64_t origin_ns) : sink_(&sink), origin_ns_(origin_ns) {}
-  // Splits into parts of at most `max_events` slice/flow events (0: never split).
-  ChromeJsonWriter(TextSink& first, int64_t origin_ns, int64_t max_events, NextPart next_part)
-      : sink_(&first), origin_ns_(origin_ns), max_events_(max_events), next_part_(std::move(next_part)) {}
+  ChromeJsonWriter(TextSink& sink, int64_t origin_ns) : ChromeJsonWriter({&sink}, {INT64_MIN}, origin_ns) {}
+  // Part i (sinks[i]) holds the events that begin in [starts[i], starts[i+1]); starts ascend and
+  // starts[0] is INT64_MIN.
+  ChromeJsonWriter(std::vector<TextSink*> sinks, std::vector<int64_t> starts, int64_t origin_ns);
 
   void set_origin(int64_t origin_ns) { origin_ns_ = origin_ns; }
   // otherData of every part; needed before the first event when the trace may be split.
@@ -63,34 +75,55 @@ class ChromeJsonWriter {
   // A counter ("C") sample: the track `name` of process `pid` holds `value` from `at_ns` on.
   void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series, int64_t value);
   // A flow arrow from the slice that encloses (pid_from, tid_from, from_ns) to the slice that
-  // encloses (pid_to, tid_to, to_ns) ("s" then "f" with binding point "e").
+  // encloses (pid_to, tid_to, to_ns) ("s" then "f" with binding point "e"), written in the part of
+  // to_ns. When from_ns lies in an earlier part, `source` (the slice at the start) is repeated in
+  // this part first, once per part and id, with args {"correlation_id", "repeated_from_part"}.
   void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t from_ns, int64_t pid_to, int64_t tid_to,
-            int64_t to_ns);
+            int64_t to_ns, const FlowSource& source);
   void end(const JsonObject& other_data);
   void end();
 
-  int64_t events_written() const { return events_written_; }  // slices and flow ends, all parts
-  int parts() const { return parts_; }
+  int64_t events_written() const { return events_written_; }  // slices, samples and flow ends, all parts
+  int parts() const { return static_cast<int>(parts_.size()); }
+  int64_t part_events(int part) const { return parts_[part].events; }
+  // The earliest begin and latest end of the events in a part (both 0 when it is empty).
+  std::pair<int64_t, int64_t> part_span(int part) const;
 
  private:
+  struct Part {
+    TextSink* sink;
+    int64_t start_ns;  // events that begin at or after this (and before the next part's start)
+    bool first = true;
+    int64_t events = 0;
+    int64_t min_ns = INT64_MAX;
+    int64_t max_ns = INT64_MIN;
+    std::unordered_set<int64_t> repeated;  // ids whose source slice this part repeats
+  };
+  struct CounterTrack {
+    int part;
+    int64_t value;
+  };
+  int part_of(int64_t ns) const;
   void metadata(const std::string& text);
-  void event_line();  // writes line_ as the next event
-  void start_part();
-  void end_part();
-  void make_room(int64_t events);  // opens the next part when `events` more would overflow this one
+  void event_line(Part& part);  // writes line_ as the part's next event
+  void start_part(Part& part);
+  void end_part(Part& part);
+  void slice_line(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
+                  int64_t end_ns);  // line_ up to and including ",\"args\":"
+  void counter_line(Part& part, int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
+                    int64_t value);
+  void count(Part& part, int64_t events, int64_t begin_ns, int64_t end_ns);
   void append_time(int64_t ns);
 
-  TextSink* sink_;
+  std::vector<Part> parts_;
   int64_t origin_ns_;
-  int64_t max_events_ = 0;
-  NextPart next_part_;
-  bool first_ = true;
-  int64_t events_in_part_ = 0;
   int64_t events_written_ = 0;
-  int parts_ = 1;
   std::string line_;
-  std::string metadata_;  // every metadata event so far, replayed at the top of each new part
+  std::string metadata_;  // every metadata event so far (process_named looks here)
   std::string other_data_ = "{}";
+  // Each counter track's last sample: (pid, name, series) -> its part and value, so a later part
+  // starts with the value the track holds at its start.
+  std::map<std::tuple<int64_t, std::string, std::string>, CounterTrack> counters_;
 };
 
 }  // namespace prof::report

@@ -16,6 +16,7 @@
 #include "report/stats_csv.hpp"
 #include "report/summary.hpp"
 #include "report/timeline.hpp"
+#include "report/timeline_parts.hpp"
 #include "report/trace_csv.hpp"
 
 namespace prof::report {
@@ -78,46 +79,29 @@ int64_t count_rows(Database& db, const RowFilter& filter) {
   return st.step() ? st.column_int(0) : 0;
 }
 
-// The parts of one timeline file: <base><suffix> when it fits, else <base><stem>.1.json, ...
-class TimelineFiles {
- public:
-  TimelineFiles(const ReportOptions& opt, std::string stem, std::vector<std::unique_ptr<OutputFile>>& files)
-      : opt_(opt), stem_(std::move(stem)), files_(files) {}
-  OutputFile& next() {
-    std::string path = join_path(opt_.output_dir, opt_.base_name + stem_ + ".json");
-    if (!parts_.empty()) path += ".part" + std::to_string(parts_.size() + 1);  // named in finish_names()
-    files_.push_back(std::make_unique<OutputFile>(path, kJsonSignature, OutputFile::Tolerant{}));
-    parts_.push_back(files_.back().get());
-    return *parts_.back();
-  }
-  void finish_names() {
-    if (parts_.size() < 2) return;
-    for (size_t i = 0; i < parts_.size(); ++i)
-      parts_[i]->rename_final(
-          join_path(opt_.output_dir, opt_.base_name + stem_ + "." + std::to_string(i + 1) + ".json"), kJsonSignature);
-  }
-  const std::vector<OutputFile*>& parts() const { return parts_; }
-
- private:
-  const ReportOptions& opt_;
-  std::string stem_;
-  std::vector<std::unique_ptr<OutputFile>>& files_;
-  std::vector<OutputFile*> parts_;
-};
-
+// One timeline view (<base>_copy.json or <base>_stream.json), as one file or, when it is too big
+// for a viewer, as parts <base>_copy.1.json, ... split by time (report/timeline_parts.hpp).
 void write_timeline(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
-                    bool merged, bool stream_view, const ReportOptions& opt,
+                    bool merged, bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt,
                     std::vector<std::unique_ptr<OutputFile>>& files, const std::function<void(int64_t)>* progress,
                     int64_t& rows_before, ReportResult& result) {
   std::string_view view = stream_view ? "stream" : "copy";
-  TimelineFiles parts(opt, stream_view ? "_stream" : "_copy", files);
+  const std::string stem = opt.base_name + (stream_view ? "_stream" : "_copy");
+  std::vector<TextSink*> sinks;
+  std::vector<OutputFile*> outputs;
+  for (size_t i = 0; i < part_starts.size(); ++i) {
+    std::string name = part_starts.size() == 1 ? stem + ".json" : stem + "." + std::to_string(i + 1) + ".json";
+    files.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, name), kJsonSignature, OutputFile::Tolerant{}));
+    outputs.push_back(files.back().get());
+    sinks.push_back(files.back().get());
+  }
   int64_t origin_ns = INT64_MAX;
   for (const SourceProcess& p : processes) {
     select_process(db, p.process_id);
     origin_ns = std::min(origin_ns, timeline_origin_ns(db, filter));
   }
   if (processes.empty()) origin_ns = 0;
-  ChromeJsonWriter writer(parts.next(), origin_ns, opt.json_max_events, [&parts]() -> TextSink& { return parts.next(); });
+  ChromeJsonWriter writer(sinks, part_starts, origin_ns);
   if (merged) {
     writer.set_other_data(merged_other_data(db, processes, view, origin_ns));
   } else {
@@ -145,15 +129,28 @@ void write_timeline(Database& db, const RowFilter& filter, const std::vector<Sou
     rows_before += ctx.rows;
   }
   writer.end();
-  parts.finish_names();
-  if (writer.parts() == 1) {
-    int64_t bytes = parts.parts().front()->bytes_written();
-    if (writer.events_written() > kViewerMaxEvents || bytes > kViewerMaxBytes)
-      result.warnings.push_back(parts.parts().front()->final_path() + " holds " +
-                                std::to_string(writer.events_written()) + " events (" + std::to_string(bytes >> 20) +
-                                " MB), more than chrome://tracing handles (about 1M events / 256 MB); "
-                                "--json-max-events 500000 splits it into parts");
+  int64_t largest_bytes = 0, largest_events = 0;
+  for (int i = 0; i < writer.parts(); ++i) {
+    auto [begin_ns, end_ns] = writer.part_span(i);
+    const std::string& path = outputs[static_cast<size_t>(i)]->final_path();
+    result.timeline_parts.push_back(
+        {path, std::string(view), begin_ns - origin_ns, end_ns - origin_ns, writer.part_events(i)});
+    largest_bytes = std::max(largest_bytes, outputs[static_cast<size_t>(i)]->bytes_written());
+    largest_events = std::max(largest_events, writer.part_events(i));
   }
+  if (writer.parts() > 1) {
+    result.notes.push_back(stem + ".json would hold " + std::to_string(writer.events_written()) +
+                           " events, more than a browser tab opens: split by time into " +
+                           std::to_string(writer.parts()) + " parts of at most " +
+                           std::to_string(opt.json_max_events) + " events and " +
+                           std::to_string(kPartMaxBytes >> 20) + " MB each, " + stem + ".1.json to ." +
+                           std::to_string(writer.parts()) + ".json (--json-max-events N sets the part size)");
+  }
+  if (largest_events > kViewerMaxEvents || largest_bytes > kViewerMaxBytes)
+    result.warnings.push_back(outputs.front()->final_path() + " holds " + std::to_string(largest_events) +
+                              " events (" + std::to_string(largest_bytes >> 20) +
+                              " MB), more than a trace viewer opens (about 1M events / 256 MB); a smaller"
+                              " --json-max-events splits it into more parts");
 }
 
 }  // namespace
@@ -235,9 +232,12 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       opt.progress("writing reports", 0, total_rows * views);
     }
     const std::function<void(int64_t)>* progress_ptr = opt.progress ? &progress : nullptr;
-    write_timeline(db, filter, processes, merged, false, opt, files, progress_ptr, rows_before, result);
+    const std::vector<int64_t> part_starts =
+        plan_timeline_parts(db, filter, processes, opt.json_max_events, kPartMaxBytes);
+    write_timeline(db, filter, processes, merged, false, part_starts, opt, files, progress_ptr, rows_before, result);
     if (opt.group_stream)
-      write_timeline(db, filter, processes, merged, true, opt, files, progress_ptr, rows_before, result);
+      write_timeline(db, filter, processes, merged, true, part_starts, opt, files, progress_ptr, rows_before,
+                     result);
     if (opt.progress) opt.progress("writing reports", total_rows * views, total_rows * views);
     db.exec("COMMIT");
     for (auto& file : files) file->finish();
@@ -273,6 +273,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     SummaryInput input{std::move(api_tables), kernels, {drops.begin(), drops.end()}, result.files_written};
     input.memory = memory.series;
     input.device_label = timeline_labels(runtimes).device;
+    input.notes = result.notes;
     write_summary(input, sink);
     std::fflush(summary_out);
   }

@@ -14,7 +14,7 @@
 
 namespace prof::report {
 
-// A trace this large is more than chrome://tracing handles; the report says so (ReportResult::warnings).
+// A timeline file this large is more than a trace viewer opens; the report says so (ReportResult::warnings).
 inline constexpr int64_t kViewerMaxEvents = 1'000'000;
 inline constexpr int64_t kViewerMaxBytes = 256ll << 20;
 
@@ -25,17 +25,29 @@ struct ReportOptions {
   bool group_stream = false;  // also <base>_stream.json
   // Only API calls with sequence in [first, last] and the kernels/copies they enqueued.
   std::optional<std::pair<int64_t, int64_t>> index_range;
-  // Each timeline is split into parts <base>_copy.1.json, .2.json, ... of at most this many
-  // events when it holds more; 0 never splits.
-  int64_t json_max_events = 0;
+  // A timeline with more events than this (or more than kPartMaxBytes) is split by time into
+  // parts <base>_copy.1.json, .2.json, ... of at most this many events (report/timeline_parts.hpp);
+  // 0 never splits.
+  int64_t json_max_events = 500'000;
   // Called now and then with what is being done and how far it is (rows written of rows in
   // all, databases merged of databases): a terminal's progress line.
   std::function<void(std::string_view stage, int64_t done, int64_t total)> progress;
 };
 
+// One timeline file: a whole view, or one part of it. Times are ns from the timeline's ts 0.
+struct TimelinePartFile {
+  std::string path;
+  std::string view;  // "copy" or "stream"
+  int64_t begin_ns;  // earliest event in it
+  int64_t end_ns;    // latest event end in it
+  int64_t events;
+};
+
 struct ReportResult {
   std::vector<std::string> files_written;  // full paths, in the order written
   std::vector<std::string> warnings;       // one line each (a trace too large for viewers)
+  std::vector<std::string> notes;          // what was written differently and why (a split timeline)
+  std::vector<TimelinePartFile> timeline_parts;
   // Outputs that could not be written, one line each naming the file and why; the others were.
   // (When none could be written, write_reports throws ReportOutputError instead.)
   std::vector<std::string> failed;

@@ -112,6 +112,7 @@ void write_summary(const SummaryInput& input, TextSink& sink) {
   }
   sink.write("\nFiles written:\n");
   for (const std::string& file : input.files_written) sink.write("  " + terminal_name(file, 4096) + "\n");
+  for (const std::string& note : input.notes) sink.write("Note: " + terminal_name(note, 4096) + "\n");
 }
 
 }  // namespace prof::report

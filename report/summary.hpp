@@ -24,6 +24,7 @@ struct SummaryInput {
   std::vector<std::string> files_written;
   std::vector<MemorySeries> memory = {};  // peak and at-exit bytes per device and kind
   std::string device_label = "Device";    // the runtimes' word for a device ("Device", "MLU/NPU")
+  std::vector<std::string> notes = {};    // after the files: what was written differently and why
 };
 
 inline constexpr size_t kSummaryNameWidth = 60;  // code points; longer names end in "..."

@@ -85,13 +85,25 @@ void write_api_events(TimelineContext& ctx) {
 
 namespace {
 
-// The API call's thread and begin come from a LEFT JOIN: a kernel whose call was not recorded
-// (dropped) still shows, without an arrow.
+// The API call's thread, begin, end and name (kApiCallColumns) come from a LEFT JOIN: a kernel
+// whose call was not recorded (dropped) still shows, without an arrow.
+constexpr const char* kApiCallColumns = "c.thread_id, c.begin_ns, c.end_ns, COALESCE(n.name, 'unknown API ' || c.api_id)";
+constexpr const char* kApiCallJoin =
+    " LEFT JOIN api_calls c ON c.correlation_id = {}.correlation_id LEFT JOIN api_names n ON n.api_id = c.api_id";
+
+std::string api_call_join(std::string_view alias) {
+  std::string join = kApiCallJoin;
+  join.replace(join.find("{}"), 2, alias);
+  return join;
+}
+
 void write_flow(TimelineContext& ctx, const Statement& st, int api_column, int64_t correlation_id, Lane lane,
                 int64_t device_begin_ns) {
   if (st.column_is_null(api_column)) return;
-  ctx.writer.flow(correlation_id, ctx.api_pid(), st.column_int(api_column), st.column_int(api_column + 1),
-                  lane.pid, lane.tid, device_begin_ns);
+  const int64_t call_begin_ns = st.column_int(api_column + 1);
+  FlowSource source{st.column_text(api_column + 3), "api", call_begin_ns, st.column_int(api_column + 2)};
+  ctx.writer.flow(correlation_id, ctx.api_pid(), st.column_int(api_column), call_begin_ns, lane.pid, lane.tid,
+                  device_begin_ns, source);
 }
 
 }  // namespace
@@ -99,9 +111,8 @@ void write_flow(TimelineContext& ctx, const Statement& st, int api_column, int64
 void write_copy_events(TimelineContext& ctx, const CopyPlacement& place) {
   Statement st = ctx.db.prepare(
       "SELECT m.correlation_id, m.device, m.stream_index, m.direction, m.bytes, m.device_begin_ns,"
-      " m.device_end_ns, COALESCE(d.name, 'Direction ' || m.direction), c.thread_id, c.begin_ns FROM copies m"
-      " LEFT JOIN copy_directions d ON d.direction = m.direction"
-      " LEFT JOIN api_calls c ON c.correlation_id = m.correlation_id"
+      " m.device_end_ns, COALESCE(d.name, 'Direction ' || m.direction), " + std::string(kApiCallColumns) +
+      " FROM copies m LEFT JOIN copy_directions d ON d.direction = m.direction" + api_call_join("m") +
       " WHERE m.device_begin_ns IS NOT NULL AND m.device_end_ns IS NOT NULL AND " +
       ctx.filter.activity_condition("m") + " ORDER BY m.device, m.device_begin_ns, m.correlation_id");
   ctx.filter.bind(st);
@@ -125,9 +136,8 @@ void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place) {
       "SELECT k.correlation_id, k.device, k.stream_index, k.name_id, CASE WHEN k.name_id IS NULL THEN"
       " printf('unknown kernel at 0x%x', k.function_address) ELSE COALESCE(s.value, 'unknown kernel ' ||"
       " k.name_id) END, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z, k.shared_mem_bytes,"
-      " k.device_begin_ns, k.device_end_ns, c.thread_id, c.begin_ns FROM kernels k"
-      " LEFT JOIN strings s ON s.string_id = k.name_id"
-      " LEFT JOIN api_calls c ON c.correlation_id = k.correlation_id"
+      " k.device_begin_ns, k.device_end_ns, " + std::string(kApiCallColumns) + " FROM kernels k"
+      " LEFT JOIN strings s ON s.string_id = k.name_id" + api_call_join("k") +
       " WHERE k.device_begin_ns IS NOT NULL AND k.device_end_ns IS NOT NULL AND " +
       ctx.filter.activity_condition("k") + " ORDER BY k.device, k.device_begin_ns, k.correlation_id");
   ctx.filter.bind(st);

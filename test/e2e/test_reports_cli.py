@@ -109,16 +109,33 @@ class ReportsCliTest(unittest.TestCase):
         parts = sorted(n for n in os.listdir(out) if n.startswith(f"result_{pid}_copy."))
         self.assertGreater(len(parts), 1, parts)
         self.assertNotIn(f"result_{pid}_copy.json", parts)
-        slices = 0
+        slices, flows, previous_end = [], set(), None
         for index, name in enumerate(sorted(parts, key=lambda n: int(n.split(".")[-2])), start=1):
             self.assertEqual(name, f"result_{pid}_copy.{index}.json")
             trace = e2e.read_json(os.path.join(out, name))
             events = [e for e in trace["traceEvents"] if e["ph"] != "M"]
             self.assertLessEqual(len(events), 40)
             self.assertTrue(any(e["name"] == "process_name" for e in trace["traceEvents"]), "each part names its lanes")
-            slices += sum(1 for e in events if e["ph"] == "X")
+            own = [e for e in events if e["ph"] == "X" and "repeated_from_part" not in e["args"]]
+            # Split by time: each part's own slices begin after the previous part's.
+            if own and previous_end is not None:
+                self.assertGreaterEqual(min(e["ts"] for e in own), previous_end)
+            if own:
+                previous_end = max(e["ts"] for e in own)
+            slices += own
+            # Every arrow is whole in its part and starts inside a slice of this part.
+            starts = {e["id"]: e for e in events if e["ph"] == "s"}
+            ends = {e["id"]: e for e in events if e["ph"] == "f"}
+            self.assertEqual(set(starts), set(ends), name)
+            for flow_id, start in starts.items():
+                self.assertTrue(any(e["ph"] == "X" and e["pid"] == start["pid"] and e["tid"] == start["tid"]
+                                    and e["ts"] <= start["ts"] <= e["ts"] + e["dur"] for e in events),
+                                f"{name}: arrow {flow_id} starts outside every slice")
+            flows |= set(starts)
         whole_trace = e2e.read_json(os.path.join(whole, f"result_{pid}_copy.json"))
-        self.assertEqual(slices, sum(1 for e in whole_trace["traceEvents"] if e["ph"] == "X"))
+        whole_slices = [e for e in whole_trace["traceEvents"] if e["ph"] == "X"]
+        self.assertEqual(len(slices), len(whole_slices))
+        self.assertEqual(flows, {e["id"] for e in whole_trace["traceEvents"] if e["ph"] == "s"})
 
     # --- merge --------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ TEST_CASE("Chrome JSON events: metadata, slices, flows and otherData", "[report]
   JsonObject args;
   args.add("bytes", int64_t{16}).add("name", "a\"b").add_null("stream");
   writer.complete(1, 42, "k<\"x\">", "api", 1'001'234, 1'003'000, args);
-  writer.flow(7, 1, 42, 1'001'234, 3, 1, 1'002'000);
+  writer.flow(7, 1, 42, 1'001'234, 3, 1, 1'002'000, FlowSource{"k", "api", 1'001'234, 1'003'000});
   JsonObject other;
   other.add("pid", "4242");
   writer.end(other);
@@ -36,4 +36,47 @@ TEST_CASE("an empty trace is still a valid document", "[report][json]") {
   writer.begin();
   writer.end(JsonObject{});
   CHECK(sink.text() == "{\"traceEvents\":[\n\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{}\n}\n");
+}
+
+namespace {
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("a timeline split by time: every part names every lane, keeps its arrows whole and its counters' values",
+          "[report][json]") {
+  StringSink first, second, third;
+  ChromeJsonWriter writer({&first, &second, &third}, {INT64_MIN, 10'000, 20'000}, 0);
+  writer.begin();
+  writer.process_name(1, "Runtime API", 0);
+  JsonObject args;
+  writer.complete(1, 5, "hipLaunchKernel", "api", 1'000, 2'000, args);   // part 1
+  writer.complete(1, 5, "hipMemcpy", "api", 12'000, 13'000, args);       // part 2
+  writer.complete(3, 1, "kernel", "kernel", 21'000, 22'000, args);       // part 3
+  // The launch in part 1, its kernel in part 3: the call's slice is repeated in part 3, once.
+  writer.flow(8, 1, 5, 1'000, 3, 1, 21'000, FlowSource{"hipLaunchKernel", "api", 1'000, 2'000});
+  writer.flow(8, 1, 5, 1'000, 3, 1, 21'500, FlowSource{"hipLaunchKernel", "api", 1'000, 2'000});
+  writer.counter(2, "Device memory in use", 500, "bytes", 64);  // part 1 only: parts 2 and 3 start at 64
+  writer.thread_name(3, 1, "Stream 0", 0);                        // a name after events still reaches every part
+  writer.end(JsonObject{});
+  for (const StringSink* part : {&first, &second, &third}) {
+    CHECK(count_of(part->text(), "\"process_name\"") == 1);
+    CHECK(count_of(part->text(), "\"Stream 0\"") == 1);
+    CHECK(part->text().rfind("{\"traceEvents\":[\n", 0) == 0);
+  }
+  CHECK(count_of(first.text(), "\"ph\":\"X\"") == 1);
+  CHECK(count_of(first.text(), "\"ph\":\"s\"") == 0);
+  CHECK(count_of(second.text(), "\"ph\":\"C\"") == 1);
+  CHECK(count_of(second.text(), "\"ts\":10.000,\"args\":{\"bytes\":64}") == 1);
+  CHECK(count_of(third.text(), "\"repeated_from_part\":1") == 1);
+  CHECK(count_of(third.text(), "\"ph\":\"s\"") == 2);
+  CHECK(count_of(third.text(), "\"ph\":\"f\"") == 2);
+  CHECK(count_of(third.text(), "\"ts\":20.000,\"args\":{\"bytes\":64}") == 1);
+  CHECK(writer.parts() == 3);
+  CHECK(writer.part_events(0) == 2);  // the slice and the counter sample
+  CHECK(writer.part_span(2).first == 1'000);  // the repeated call
+  CHECK(writer.part_span(2).second == 22'000);
 }

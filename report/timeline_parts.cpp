@@ -1,0 +1,181 @@
+#include "report/timeline_parts.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <functional>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "report/memory.hpp"
+
+namespace prof::report {
+
+namespace {
+
+// What one event costs in a part: events, and bytes as the timeline writer lays them out (an API
+// slice with its args is about 190 bytes plus its name, a kernel slice about 230 plus its name,
+// a flow's two ends about 220, a counter sample about 110). A kernel or copy counts its slice,
+// its arrow's two ends and the API slice the part may have to repeat for the arrow (at most 4).
+struct Weight {
+  int64_t events = 0;
+  int64_t bytes = 0;
+  void add(const Weight& w) {
+    events += w.events;
+    bytes += w.bytes;
+  }
+};
+
+constexpr int64_t kApiBytes = 190, kKernelBytes = 230, kCopyBytes = 230, kFlowBytes = 220, kCounterBytes = 110,
+                  kRepeatedBytes = 180;
+constexpr int64_t kBins = 4096;
+
+using Visit = std::function<void(int64_t at_ns, const Weight& w)>;
+
+// Every event that begins in [lo, hi), with its weight, for each process.
+class EventTimes {
+ public:
+  EventTimes(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes)
+      : db_(db), filter_(filter), processes_(processes) {}
+
+  void visit(int64_t lo, int64_t hi, const Visit& visit) {
+    for (const SourceProcess& p : processes_) {
+      select_process(db_, p.process_id);
+      std::unordered_map<int64_t, int64_t> api_name_bytes, kernel_name_bytes;
+      {
+        Statement st = db_.prepare("SELECT api_id, length(name) FROM api_names");
+        while (st.step()) api_name_bytes[st.column_int(0)] = st.column_int(1);
+      }
+      {
+        Statement st = db_.prepare(
+            "SELECT DISTINCT k.name_id, length(s.value) FROM kernels k JOIN strings s ON s.string_id = k.name_id");
+        while (st.step()) kernel_name_bytes[st.column_int(0)] = st.column_int(1);
+      }
+      Statement api = prepare("SELECT c.begin_ns, c.api_id FROM api_calls c WHERE " + filter_.api_condition("c") +
+                              " AND c.begin_ns >= ?3 AND c.begin_ns < ?4", lo, hi);
+      while (api.step()) {
+        auto name = api_name_bytes.find(api.column_int(1));
+        visit(api.column_int(0), {1, kApiBytes + (name == api_name_bytes.end() ? 16 : name->second)});
+      }
+      Statement kernels = prepare(
+          "SELECT k.device_begin_ns, k.name_id FROM kernels k WHERE k.device_begin_ns IS NOT NULL AND"
+          " k.device_end_ns IS NOT NULL AND " + filter_.activity_condition("k") +
+          " AND k.device_begin_ns >= ?3 AND k.device_begin_ns < ?4", lo, hi);
+      while (kernels.step()) {
+        int64_t name_bytes = 40;
+        if (!kernels.column_is_null(1)) {
+          auto name = kernel_name_bytes.find(kernels.column_int(1));
+          if (name != kernel_name_bytes.end()) name_bytes = name->second;
+        }
+        visit(kernels.column_int(0), {4, kKernelBytes + kFlowBytes + kRepeatedBytes + name_bytes});
+      }
+      Statement copies = prepare(
+          "SELECT m.device_begin_ns FROM copies m WHERE m.device_begin_ns IS NOT NULL AND"
+          " m.device_end_ns IS NOT NULL AND " + filter_.activity_condition("m") +
+          " AND m.device_begin_ns >= ?3 AND m.device_begin_ns < ?4", lo, hi);
+      while (copies.step()) visit(copies.column_int(0), {4, kCopyBytes + kFlowBytes + kRepeatedBytes});
+      read_memory(db_, [&](const MemorySeries&, int64_t at_ns, int64_t) {
+        if (at_ns >= lo && at_ns < hi) visit(at_ns, {1, kCounterBytes});
+      });
+    }
+  }
+
+ private:
+  Statement prepare(const std::string& sql, int64_t lo, int64_t hi) {
+    Statement st = db_.prepare(sql);
+    filter_.bind(st);
+    st.bind(3, lo);
+    st.bind(4, hi);
+    return st;
+  }
+
+  Database& db_;
+  const RowFilter& filter_;
+  const std::vector<SourceProcess>& processes_;
+};
+
+// Fills parts in time order and starts a new one when the next bin would overflow the budget.
+class Greedy {
+ public:
+  Greedy(int64_t max_events, int64_t max_bytes) : max_events_(max_events), max_bytes_(max_bytes) {}
+  bool fits(const Weight& w) const {
+    return current_.events + w.events <= max_events_ && current_.bytes + w.bytes <= max_bytes_;
+  }
+  bool fits_alone(const Weight& w) const { return w.events <= max_events_ && w.bytes <= max_bytes_; }
+  void cut(int64_t at_ns) {
+    if (current_.events == 0) return;
+    starts_.push_back(at_ns);
+    current_ = {};
+  }
+  void add(const Weight& w) { current_.add(w); }
+  std::vector<int64_t> take() { return std::move(starts_); }
+
+ private:
+  int64_t max_events_, max_bytes_;
+  Weight current_;
+  std::vector<int64_t> starts_{INT64_MIN};
+};
+
+// [lo, hi) in kBins bins; a bin that alone exceeds the budget is planned again in finer bins.
+void plan_range(EventTimes& events, int64_t lo, int64_t hi, Greedy& greedy) {
+  const int64_t span = hi - lo;
+  const int64_t width = std::max<int64_t>(1, (span + kBins - 1) / kBins);
+  const int64_t bins = (span + width - 1) / width;
+  std::vector<Weight> weights(static_cast<size_t>(bins));
+  events.visit(lo, hi, [&](int64_t at_ns, const Weight& w) { weights[static_cast<size_t>((at_ns - lo) / width)].add(w); });
+  for (int64_t b = 0; b < bins; ++b) {
+    const Weight& w = weights[static_cast<size_t>(b)];
+    if (w.events == 0) continue;
+    const int64_t bin_lo = lo + b * width;
+    if (greedy.fits(w)) {
+      greedy.add(w);
+    } else if (!greedy.fits_alone(w) && width > 1) {
+      plan_range(events, bin_lo, std::min(hi, bin_lo + width), greedy);
+    } else {
+      greedy.cut(bin_lo);
+      greedy.add(w);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> plan_timeline_parts(Database& db, const RowFilter& filter,
+                                         const std::vector<SourceProcess>& processes, int64_t max_events,
+                                         int64_t max_bytes) {
+  if (max_events <= 0) return {INT64_MIN};
+  // Small timelines (nearly all) are settled by counting rows: at most 4 events each.
+  int64_t rows = 0, lo = INT64_MAX, hi = INT64_MIN;
+  std::set<std::tuple<int64_t, int, int64_t>> tracks;  // counter tracks: each part may start with a sample of each
+  for (const SourceProcess& p : processes) {
+    select_process(db, p.process_id);
+    Statement st = db.prepare(
+        "SELECT COUNT(*), MIN(t), MAX(t) FROM ("
+        " SELECT c.begin_ns AS t FROM api_calls c WHERE " + filter.api_condition("c") +
+        " UNION ALL SELECT k.device_begin_ns FROM kernels k WHERE k.device_begin_ns IS NOT NULL AND " +
+        filter.activity_condition("k") +
+        " UNION ALL SELECT m.device_begin_ns FROM copies m WHERE m.device_begin_ns IS NOT NULL AND " +
+        filter.activity_condition("m") + ")");
+    filter.bind(st);
+    if (st.step() && st.column_int(0) > 0) {
+      rows += st.column_int(0);
+      lo = std::min(lo, st.column_int(1));
+      hi = std::max(hi, st.column_int(2));
+    }
+    read_memory(db, [&](const MemorySeries& series, int64_t at_ns, int64_t) {
+      tracks.emplace(p.process_id, static_cast<int>(series.kind), series.device);
+      ++rows;
+      lo = std::min(lo, at_ns);
+      hi = std::max(hi, at_ns);
+    });
+  }
+  const int64_t worst_event_bytes = 1024;
+  if (rows == 0 || (rows * 4 <= max_events && rows * 4 * worst_event_bytes <= max_bytes)) return {INT64_MIN};
+  EventTimes events(db, filter, processes);
+  const int64_t reserved = static_cast<int64_t>(tracks.size());
+  Greedy greedy(std::max<int64_t>(1, max_events - reserved), max_bytes - reserved * kCounterBytes);
+  plan_range(events, lo, hi + 1, greedy);
+  return greedy.take();
+}
+
+}  // namespace prof::report
