@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "interpose/dl_hooks.hpp"
+
 namespace prof::interpose {
 
 std::atomic<void*> g_real[kApiCount];
@@ -31,7 +33,7 @@ int search_object(dl_phdr_info* info, size_t, void* data) {
   if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;  // the program: in the global scope
   void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
   if (handle == nullptr) return 0;
-  void* p = dlsym(handle, search->name);
+  void* p = real_dlsym(handle, search->name);  // not the hooked dlsym: that would answer with prof's hook
   dlclose(handle);
   if (p == nullptr || is_self(p, search->self_base)) return 0;
   search->found = p;
@@ -50,7 +52,7 @@ void* resolve_real(ApiId id, const char* name) noexcept {
   // library in the global scope defines it, the loaded objects' local scopes are searched. A miss
   // is not cached: a runtime loaded later is found on the next call. Two threads may race here;
   // both find the same address.
-  void* p = dlsym(RTLD_NEXT, name);
+  void* p = real_dlsym(RTLD_NEXT, name);
   if (p == nullptr) {
     Search search{name, self_base(), nullptr};
     dl_iterate_phdr(search_object, &search);

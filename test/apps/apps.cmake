@@ -69,6 +69,16 @@ if(TARGET prof_sim_hip)
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR})
 endif()
 
+# HIP reached only through dlopen + dlsym/dlvsym (e2e:dlsym): the program links only libdl, and
+# finds the simulated libamdhip64.so.5 through LD_LIBRARY_PATH (prof --sim sets it).
+if(TARGET prof_sim_hip)
+  add_executable(prof_sample_dlsym_hip ${PROF_SAMPLES_DIR}/dlsym_hip.c)
+  target_link_libraries(prof_sample_dlsym_hip PRIVATE ${CMAKE_DL_LIBS})
+  set_target_properties(prof_sample_dlsym_hip PROPERTIES
+    OUTPUT_NAME dlsym_hip
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR})
+endif()
+
 # A program that calls HIP and MUSA: one database and one timeline for both (e2e:two_runtimes).
 if(TARGET prof_sim_musa AND TARGET prof_sim_hip)
   add_executable(prof_sample_two_runtimes ${PROF_SAMPLES_DIR}/two_runtimes.cpp)
