@@ -49,6 +49,7 @@ struct Options {
   bool musa_trace = false;
   bool cnrt_trace = false;
   bool acl_trace = false;
+  bool mpi_trace = false;
   bool sim = false;
   bool group_stream = false;
   bool no_device_timing = false;
@@ -327,11 +328,14 @@ int run(const Options& options) {
   sigaction(SIGPIPE, nullptr, &sigpipe_before);
   launch.sigpipe_ignored = sigpipe_before.sa_handler == SIG_IGN;
   signal(SIGPIPE, SIG_IGN);
-  // --<runtime>-trace flags select runtimes; none selects every runtime prof knows.
-  const bool selected[kRuntimeCount] = {o.hip_trace, o.musa_trace, o.cnrt_trace, o.acl_trace};
-  const bool any = std::find(std::begin(selected), std::end(selected), true) != std::end(selected);
+  // --<runtime>-trace flags select device runtimes; none selects every device runtime prof knows.
+  // MPI is recorded only with --mpi-trace.
+  const bool selected[kRuntimeCount] = {o.hip_trace, o.musa_trace, o.cnrt_trace, o.acl_trace, o.mpi_trace};
+  const size_t mpi = static_cast<size_t>(prof::RuntimeId::kMpi);
+  const bool any = std::find(std::begin(selected), std::begin(selected) + mpi, true) != std::begin(selected) + mpi;
   for (size_t i = 0; i < kRuntimeCount; ++i)
-    if (!any || selected[i]) launch.runtimes += (launch.runtimes.empty() ? "" : ",") + std::string(kRuntimeNames[i]);
+    if (selected[i] || (!any && i != mpi))
+      launch.runtimes += (launch.runtimes.empty() ? "" : ",") + std::string(kRuntimeNames[i]);
 
   std::optional<RunDirectory> run_dir;
   try {
@@ -437,6 +441,8 @@ int main(int argc, char** argv) {
   app.add_flag("--musa-trace", o.musa_trace, "Trace the MUSA runtime API, kernels and copies");
   app.add_flag("--cnrt-trace", o.cnrt_trace, "Trace the Cambricon CNRT API, kernels, copies and notifiers");
   app.add_flag("--acl-trace", o.acl_trace, "Trace the Ascend ACL API, operators, models, kernels and copies");
+  app.add_flag("--mpi-trace", o.mpi_trace,
+               "Also trace MPI calls (bytes, peer, tag) and align the ranks' clocks for --db-merge");
   app.add_flag("--sim", o.sim, "Run the program on prof's simulated devices (HIP, MUSA, CNRT, ACL)");
   app.add_option("-d,--output-dir", o.output_dir, "Directory for the outputs (default: current directory)");
   app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>");

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <fstream>
 #include <cstring>
@@ -207,6 +208,10 @@ void Collector::drain(Source& source, Process& proc) {
         db.on_activity(rec.activity, source.correlation_base);
         ++i;
         break;
+      case RecordType::kArgs:
+        db.on_args(rec.args, source.correlation_base);
+        ++i;
+        break;
       case RecordType::kString: {
         const uint64_t chunk = sizeof(rec.string_data.text);
         const uint64_t parts = (rec.string.length + chunk - 1) / chunk;
@@ -317,6 +322,19 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
                         std::to_string(drops.device_timings) + " device timings dropped");
     if (proc.writer) {
       try {
+        // <pid>.<image>.clock: the MPI clock offsets the preload measured (interpose/mpi_clock.cpp).
+        const std::string clock_path = proc.maps_path.substr(0, proc.maps_path.size() - 5) + ".clock";
+        if (std::FILE* clock = std::fopen(clock_path.c_str(), "r")) {
+          char line[256];
+          while (std::fgets(line, sizeof line, clock)) {
+            std::string text(line);
+            if (!text.empty() && text.back() == '\n') text.pop_back();
+            const size_t eq = text.find('=');
+            if (eq != std::string::npos && text.rfind("clock_", 0) == 0)
+              proc.writer->set_meta(text.substr(0, eq), text.substr(eq + 1));
+          }
+          std::fclose(clock);
+        }
         proc.writer->finalize(proc.maps_path, drops, end_ns);
         const bool several = proc.writer->runtimes_called() > 1;
         proc.writer.reset();  // closes the file before a rename

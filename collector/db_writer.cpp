@@ -67,7 +67,8 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
       insert_stream_(db_,
                      "INSERT INTO streams (stream_index, stream_handle, device, runtime_id) VALUES (?1, ?2, ?3, ?4)"),
       insert_thread_(db_, "INSERT OR IGNORE INTO threads (thread_id, thread_index, created_ns) VALUES (?1, ?2, ?3)"),
-      upsert_meta_(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)") {
+      upsert_meta_(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)"),
+      insert_args_(db_, "INSERT OR REPLACE INTO api_args (correlation_id, name, value) VALUES (?1, ?2, ?3)") {
   db_.exec("BEGIN");
   {
     Statement names(db_, "INSERT INTO api_names (api_id, name, runtime_id) VALUES (?1, ?2, ?3)");
@@ -250,6 +251,15 @@ size_t DbWriter::runtimes_called() const {
   size_t n = 0;
   for (bool called : runtimes_called_) n += called;
   return n;
+}
+
+void DbWriter::on_args(const ArgsRecord& r, uint64_t correlation_base) {
+  const ApiInfo* api = find_api(r.api_id);
+  if (!api) return;
+  const auto names = kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->arg_names;
+  const uint64_t corr = correlation_base | r.correlation_id;
+  for (size_t i = 0; i < r.count && i < names.size() && i < 6; ++i)
+    insert_args_.bind(1, corr).bind(2, names[i]).bind(3, r.values[i]).run();
 }
 
 void DbWriter::on_activity(const ActivityRecord& r, uint64_t correlation_base) {

@@ -44,6 +44,8 @@ class DbWriter {
   // `correlation_base` separates program images that shared this pid (exec).
   void on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base, const LaunchRecord* launch);
   void on_activity(const ActivityRecord& r, uint64_t correlation_base);
+  // A call's named arguments (api_args), named by its runtime's description.
+  void on_args(const ArgsRecord& r, uint64_t correlation_base);
   void on_string(StringKind kind, uint64_t key, const std::string& text);
 
   // Names the kernels still unnamed (ELF fallback over the given maps), numbers the calls,
@@ -62,7 +64,7 @@ class DbWriter {
 
   Database db_;
   Statement insert_api_, insert_kernel_, insert_copy_, update_kernel_time_, update_copy_time_;
-  Statement insert_string_, find_string_, insert_stream_, insert_thread_, upsert_meta_;
+  Statement insert_string_, find_string_, insert_stream_, insert_thread_, upsert_meta_, insert_args_;
   std::unordered_map<std::string, int64_t> strings_;
   struct StreamEntry {
     int64_t index;

@@ -8,7 +8,8 @@
 namespace prof::schema {
 
 // 2: the runtimes table, api_names.runtime_id and streams.runtime_id (several runtimes per database).
-inline constexpr int kSchemaVersion = 2;
+// 3: the api_args table (named integer arguments of a call: MPI's peer, tag, comm_size).
+inline constexpr int kSchemaVersion = 3;
 
 inline constexpr std::string_view kCreateSql = R"sql(
 CREATE TABLE meta (
@@ -88,6 +89,12 @@ CREATE TABLE copies (
 CREATE TABLE drops (
   cause TEXT PRIMARY KEY,
   count INTEGER NOT NULL
+);
+CREATE TABLE api_args (
+  correlation_id INTEGER NOT NULL,
+  name           TEXT NOT NULL,
+  value          INTEGER NOT NULL,
+  PRIMARY KEY (correlation_id, name)
 );
 )sql";
 

@@ -24,6 +24,7 @@ enum class RecordType : uint8_t {
   kActivity = 3,    // ActivityRecord: device begin/end of a kernel, copy or memset
   kString = 4,      // StringRecord header; `length` bytes of text follow in the next records
   kStringData = 5,  // raw text continuation (64 bytes each, last one padded)
+  kArgs = 6,        // ArgsRecord: named integer arguments of the call whose ApiRecord follows it
 };
 
 enum class StringKind : uint8_t {
@@ -91,6 +92,17 @@ struct ActivityRecord {
   uint64_t reserved2[4];
 };
 
+// Up to six integer arguments of one call, named by its runtime's description (arg_names): MPI's
+// peer, tag and communicator size. Written just before the call's ApiRecord, as LaunchRecord is.
+struct ArgsRecord {
+  uint8_t type;   // RecordType::kArgs
+  uint8_t count;  // values used
+  uint16_t api_id;
+  uint32_t reserved0;
+  uint64_t correlation_id;
+  int64_t values[6];
+};
+
 struct StringRecord {
   uint8_t type;  // RecordType::kString
   uint8_t kind;  // StringKind
@@ -110,6 +122,7 @@ union Record {
   ApiRecord api;
   LaunchRecord launch;
   ActivityRecord activity;
+  ArgsRecord args;
   StringRecord string;
   StringDataRecord string_data;
   unsigned char raw[kRecordBytes];
@@ -118,6 +131,7 @@ static_assert(sizeof(ApiRecord) == kRecordBytes);
 static_assert(sizeof(LaunchRecord) == kRecordBytes);
 static_assert(sizeof(ActivityRecord) == kRecordBytes);
 static_assert(sizeof(StringRecord) == kRecordBytes);
+static_assert(sizeof(ArgsRecord) == kRecordBytes);
 static_assert(sizeof(StringDataRecord) == kRecordBytes);
 static_assert(sizeof(Record) == kRecordBytes);
 

@@ -4,7 +4,6 @@
 #include <link.h>
 
 #include <cstdint>
-#include <cstring>
 
 #include "interpose/dl_hooks.hpp"
 
@@ -12,55 +11,61 @@ namespace prof::interpose {
 
 namespace {
 
-// A symbol of libc's dynamic symbol table, read from memory (libc is mapped whole): its GNU hash
-// table gives the number of symbols, and the first defined symbol of that name is taken (dlsym
-// and dlvsym each have two versions at one address).
-struct LibcLookup {
-  const char* name;
-  void* found = nullptr;
-};
+// Early callers (ASan's and other tools' interceptor set-up calls dlsym before any constructor
+// runs, and intercepts dl_iterate_phdr itself) rule out calling anything here: the loader's
+// r_debug list is read directly, and nothing is instrumented.
+#define PROF_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
 
-int find_in_libc(dl_phdr_info* info, size_t, void* data) {
-  auto* lookup = static_cast<LibcLookup*>(data);
-  if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "/libc.so") == nullptr) return 0;
-  const ElfW(Dyn)* dyn = nullptr;
-  for (int i = 0; i < info->dlpi_phnum; ++i)
-    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-      dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-  if (dyn == nullptr) return 0;
-  const ElfW(Sym)* symtab = nullptr;
-  const char* strtab = nullptr;
-  const uint32_t* gnu_hash = nullptr;
-  // The dynamic section's addresses are already relocated by the loader on glibc.
-  for (; dyn->d_tag != DT_NULL; ++dyn) {
-    if (dyn->d_tag == DT_SYMTAB) symtab = reinterpret_cast<const ElfW(Sym)*>(dyn->d_un.d_ptr);
-    if (dyn->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(dyn->d_un.d_ptr);
-    if (dyn->d_tag == DT_GNU_HASH) gnu_hash = reinterpret_cast<const uint32_t*>(dyn->d_un.d_ptr);
-  }
-  if (symtab == nullptr || strtab == nullptr || gnu_hash == nullptr) return 0;
-  const uint32_t nbuckets = gnu_hash[0], symoffset = gnu_hash[1], bloom_size = gnu_hash[2];
-  const uint32_t* buckets = gnu_hash + 4 + bloom_size * (sizeof(ElfW(Addr)) / 4);
-  const uint32_t* chain = buckets + nbuckets;
-  uint32_t count = 0;
-  for (uint32_t b = 0; b < nbuckets; ++b) count = buckets[b] > count ? buckets[b] : count;
-  if (count >= symoffset)
-    while ((chain[count - symoffset] & 1) == 0) ++count;
-  for (uint32_t i = 0; i <= count; ++i) {
-    const ElfW(Sym)& sym = symtab[i];
-    if (sym.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym.st_info) != STT_FUNC) continue;
-    if (std::strcmp(strtab + sym.st_name, lookup->name) == 0) {
-      lookup->found = reinterpret_cast<void*>(info->dlpi_addr + sym.st_value);
-      return 1;
+PROF_NO_SANITIZE bool has_libc_name(const char* name) {
+  if (name == nullptr) return false;
+  // ".../libc.so.6": the last path component starts with "libc.so".
+  const char* base = name;
+  for (const char* p = name; *p; ++p)
+    if (*p == '/') base = p + 1;
+  const char want[] = "libc.so";
+  for (size_t i = 0; i + 1 < sizeof want; ++i)
+    if (base[i] != want[i]) return false;
+  return true;
+}
+
+PROF_NO_SANITIZE bool same_name(const char* a, const char* b) {
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+PROF_NO_SANITIZE void* find_in_libc(const char* name) {
+  for (const link_map* map = _r_debug.r_map; map != nullptr; map = map->l_next) {
+    if (!has_libc_name(map->l_name) || map->l_ld == nullptr) continue;
+    const ElfW(Sym)* symtab = nullptr;
+    const char* strtab = nullptr;
+    const uint32_t* gnu_hash = nullptr;
+    // The dynamic section's addresses are already relocated by the loader on glibc.
+    for (const ElfW(Dyn)* dyn = map->l_ld; dyn->d_tag != DT_NULL; ++dyn) {
+      if (dyn->d_tag == DT_SYMTAB) symtab = reinterpret_cast<const ElfW(Sym)*>(dyn->d_un.d_ptr);
+      if (dyn->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(dyn->d_un.d_ptr);
+      if (dyn->d_tag == DT_GNU_HASH) gnu_hash = reinterpret_cast<const uint32_t*>(dyn->d_un.d_ptr);
     }
+    if (symtab == nullptr || strtab == nullptr || gnu_hash == nullptr) return nullptr;
+    // The GNU hash table gives the number of symbols: the largest bucket's chain, to its end bit.
+    const uint32_t nbuckets = gnu_hash[0], symoffset = gnu_hash[1], bloom_size = gnu_hash[2];
+    const uint32_t* buckets = gnu_hash + 4 + bloom_size * (sizeof(ElfW(Addr)) / 4);
+    const uint32_t* chain = buckets + nbuckets;
+    uint32_t count = 0;
+    for (uint32_t b = 0; b < nbuckets; ++b) count = buckets[b] > count ? buckets[b] : count;
+    if (count >= symoffset)
+      while ((chain[count - symoffset] & 1) == 0) ++count;
+    // The first defined function of that name (dlsym and dlvsym each have two versions at one address).
+    for (uint32_t i = 0; i <= count; ++i) {
+      const ElfW(Sym)& sym = symtab[i];
+      if (sym.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym.st_info) != STT_FUNC) continue;
+      if (same_name(strtab + sym.st_name, name)) return reinterpret_cast<void*>(map->l_addr + sym.st_value);
+    }
+    return nullptr;
   }
-  return 0;
+  return nullptr;
 }
 
-void* libc_function(const char* name) {
-  LibcLookup lookup{name};
-  dl_iterate_phdr(find_in_libc, &lookup);
-  return lookup.found;
-}
+PROF_NO_SANITIZE void* libc_function(const char* name) { return find_in_libc(name); }
 
 }  // namespace
 
@@ -72,7 +77,7 @@ extern "C" {
 __attribute__((visibility("hidden"))) void* prof_real_dlsym_fn = nullptr;
 __attribute__((visibility("hidden"))) void* prof_real_dlvsym_fn = nullptr;
 
-__attribute__((visibility("hidden"))) void prof_dl_init() noexcept {
+__attribute__((visibility("hidden"))) PROF_NO_SANITIZE void prof_dl_init() noexcept {
   if (prof_real_dlsym_fn == nullptr) prof_real_dlsym_fn = prof::interpose::libc_function("dlsym");
   if (prof_real_dlvsym_fn == nullptr) prof_real_dlvsym_fn = prof::interpose::libc_function("dlvsym");
 }

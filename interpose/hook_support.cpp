@@ -48,6 +48,22 @@ void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 blo
   ctx.buffer->commit();
 }
 
+void on_args(const HookContext& ctx, std::initializer_list<int64_t> values) noexcept {
+  Record* r = ctx.buffer->reserve();
+  if (!r) return;
+  ArgsRecord& a = r->args;
+  a.type = static_cast<uint8_t>(RecordType::kArgs);
+  a.api_id = ctx.api_id;
+  a.correlation_id = ctx.correlation_id;
+  uint8_t n = 0;
+  for (int64_t v : values) {
+    if (n == 6) break;
+    a.values[n++] = v;
+  }
+  a.count = n;
+  ctx.buffer->commit();
+}
+
 void on_graph_instantiate(const HookContext& ctx, uint64_t exec) noexcept {
   // Once per instantiation (an exec handle may be reused after its graph exec is destroyed).
   emit_string(*ctx.buffer, StringKind::kModuleFunction, exec, kGraphLaunchName);

@@ -4,6 +4,7 @@
 // what is its own (copy-kind numbering). All noexcept and allocation-free; those that emit
 // strings run only at registration time.
 #pragma once
+#include <initializer_list>
 #include <cstdint>
 #include <type_traits>
 
@@ -63,6 +64,8 @@ void on_register_function(const HookContext& ctx, const void* host_function, con
 void on_module_get_function(const HookContext& ctx, uint64_t function_handle, const char* name) noexcept;
 void on_module_load(const HookContext& ctx, const char* path) noexcept;
 void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 block, size_t shared_mem_bytes) noexcept;
+// The call's named integer arguments (its runtime's arg_names), published before its ApiRecord.
+void on_args(const HookContext& ctx, std::initializer_list<int64_t> values) noexcept;
 // Graph launches are kernels named kGraphLaunchName, keyed by their executable graph's handle.
 inline constexpr const char* kGraphLaunchName = "[graph launch]";
 void on_graph_instantiate(const HookContext& ctx, uint64_t exec) noexcept;

@@ -77,6 +77,12 @@ void load_config() noexcept {
   g_config.full_wait_ms = env_u64("PROF_BUFFER_WAIT_MS", 10000);
   g_config.image_token = now_ns();
   g_config.enabled = true;
+  // Test only: PROF_TEST_CLOCK_SKEW=<rank>:<ns> runs that rank's clock <ns> ahead (common/clock.hpp).
+  if (const char* skew = getenv("PROF_TEST_CLOCK_SKEW")) {
+    char* end = nullptr;
+    const long rank = strtol(skew, &end, 10);
+    if (end != skew && *end == ':' && rank == mpi_rank()) g_test_clock_skew_ns = strtoll(end + 1, nullptr, 10);
+  }
 }
 
 __attribute__((constructor)) static void prof_interpose_init() {

@@ -63,7 +63,7 @@ bool copy_file(int out, const char* from) {
 
 // The process's rank in an MPI job, from the variables the launchers set (Open MPI, MPICH/PMI,
 // PMIx, MVAPICH, Slurm); -1 outside a job. Digits only: anything else is not a rank.
-static int mpi_rank() noexcept {
+int mpi_rank() noexcept {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
     const char* value = getenv(name);
     if (value == nullptr || *value == '\0' || strlen(value) > 9) continue;
@@ -92,6 +92,11 @@ void write_info_file() noexcept {
     // The command line follows as /proc/self/cmdline has it: arguments separated by NUL bytes.
     return n > 0 && write_all(fd, text, static_cast<size_t>(n)) && copy_file(fd, "/proc/self/cmdline");
   });
+}
+
+void write_clock_file(const char* text) noexcept {
+  if (!g_config.enabled) return;
+  write_file("clock", [text](int fd) { return write_all(fd, text, strlen(text)); });
 }
 
 void write_maps_snapshot() noexcept {

@@ -7,5 +7,9 @@ namespace prof::interpose {
 
 void write_info_file() noexcept;
 void write_maps_snapshot() noexcept;
+// <pid>.<image>.clock: key=value lines the collector adds to the db's meta (the MPI clock offsets).
+void write_clock_file(const char* text) noexcept;
+// This process's rank from the MPI launcher's environment; -1 outside a job.
+int mpi_rank() noexcept;
 
 }  // namespace prof::interpose

@@ -10,6 +10,7 @@
 #include "runtimes/musa/musa_abi.hpp"
 #include "runtimes/cnrt/cnrt_abi.hpp"
 #include "runtimes/acl/acl_abi.hpp"
+#include "runtimes/mpi/mpi_abi.hpp"
 
 namespace prof::interpose {
 
@@ -47,6 +48,14 @@ struct ApiTraits;
   };
 #include "runtimes/acl/acl_api.def"
 #undef PROF_ACL_API
+#define PROF_MPI_API(name, ret, params, ...)                      \
+  template <>                                                     \
+  struct ApiTraits<ApiId::name> {                                 \
+    using Fn = ret(*) params;                                     \
+    static constexpr const char* kName = #name;                   \
+  };
+#include "runtimes/mpi/mpi_api.def"
+#undef PROF_MPI_API
 
 extern std::atomic<void*> g_real[kApiCount];
 void* resolve_real(ApiId id, const char* name) noexcept;

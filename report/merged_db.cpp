@@ -1,6 +1,7 @@
 #include "report/merged_db.hpp"
 
 #include <charconv>
+#include <cstdio>
 
 #include "collector/schema.hpp"
 #include "report/runtime_labels.hpp"
@@ -128,12 +129,47 @@ void copy_process(Database& db, const std::string& source_schema, const SourcePr
   for (const TableShape& shape : table_shapes()) {
     std::string columns = column_list(shape);
     std::string merged_name = shape.name == "meta" ? "process_meta" : shape.name;
+    if (!v1 || (shape.name != "runtimes" && shape.name != "api_names" && shape.name != "streams")) {
+      // A table newer than the source (api_args before schema 3) has no rows to copy.
+      Statement exists = db.prepare("SELECT 1 FROM " + source_schema + ".sqlite_master WHERE type = 'table' AND name = ?1");
+      exists.bind(1, std::string_view(shape.name));
+      if (!exists.step()) continue;
+    }
     // Sorted by the source's primary key, so each row lands at the end of the merged b-tree.
     Statement copy = db.prepare("INSERT INTO main." + merged_name + " (process_id, " + columns + ") SELECT ?1, " +
                                 columns + " FROM " + source_table(shape.name) + " ORDER BY 2");
     copy.bind(1, process.process_id);
     copy.run();
   }
+  apply_clock_offset(db, source_schema, process.process_id);
+}
+
+void apply_clock_offset(Database& db, const std::string& source_schema, int64_t process_id) {
+  // Measured at MPI_Init and MPI_Finalize (interpose/mpi_clock.cpp): the mean of what there is.
+  Statement st = db.prepare("SELECT value FROM " + source_schema +
+                            ".meta WHERE key IN ('clock_offset_init_ns', 'clock_offset_finalize_ns')");
+  int64_t sum = 0, count = 0;
+  while (st.step()) {
+    long long value = 0;
+    if (std::sscanf(std::string(st.column_text(0)).c_str(), "%lld", &value) == 1) {
+      sum += value;
+      ++count;
+    }
+  }
+  const int64_t offset = count ? sum / count : 0;
+  if (offset == 0) return;
+  const std::string id = std::to_string(process_id), by = std::to_string(offset);
+  db.exec("UPDATE main.api_calls SET begin_ns = begin_ns + " + by + ", end_ns = end_ns + " + by +
+          " WHERE process_id = " + id + ";"
+          "UPDATE main.kernels SET device_begin_ns = device_begin_ns + " + by + ", device_end_ns = device_end_ns + " +
+          by + " WHERE process_id = " + id + ";"
+          "UPDATE main.copies SET device_begin_ns = device_begin_ns + " + by + ", device_end_ns = device_end_ns + " +
+          by + " WHERE process_id = " + id + ";"
+          "UPDATE main.threads SET created_ns = created_ns + " + by + " WHERE process_id = " + id + ";"
+          "UPDATE main.process_meta SET value = CAST(CAST(value AS INTEGER) + " + by +
+          " AS TEXT) WHERE process_id = " + id + " AND key IN ('start_ns', 'end_ns');"
+          "INSERT OR REPLACE INTO main.process_meta (process_id, key, value) VALUES (" + id +
+          ", 'clock_offset_applied_ns', '" + by + "');");
 }
 
 void finish_merged_db(Database& db, int64_t process_count, const std::string& prof_version) {
@@ -153,6 +189,7 @@ void select_process(Database& db, int64_t process_id) {
   std::string id = std::to_string(process_id), sql;
   for (const TableShape& shape : table_shapes()) {
     std::string merged_name = shape.name == "meta" ? "process_meta" : shape.name;
+    if (!db.table_exists(merged_name)) continue;  // a merged db of an older schema (no api_args)
     sql += "DROP VIEW IF EXISTS temp." + shape.name + ";\nCREATE TEMP VIEW " + shape.name + " AS SELECT " +
            column_list(shape) + " FROM main." + merged_name + " WHERE process_id = " + id + ";\n";
   }

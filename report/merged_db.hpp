@@ -42,6 +42,10 @@ void create_merged_schema(Database& db);
 void copy_process(Database& db, const std::string& source_schema, const SourceProcess& process,
                   const std::string& source_file);
 
+// Adds the rank's measured offset to rank 0's clock (meta clock_offset_{init,finalize}_ns, their
+// mean; --mpi-trace) to every time of the copied process, so ranks on different hosts share one
+// timeline; records it as process meta clock_offset_applied_ns. Nothing when none was measured.
+void apply_clock_offset(Database& db, const std::string& source_schema, int64_t process_id);
 // Records how many processes the merged db holds (its meta); called once, after every copy_process.
 void finish_merged_db(Database& db, int64_t process_count, const std::string& prof_version);
 

@@ -30,13 +30,17 @@ TimelineLabels timeline_labels(const std::vector<RuntimeLabels>& runtimes) {
   if (runtimes.empty()) return {};
   auto join = [&](std::string RuntimeLabels::*field) {
     std::vector<std::string> seen;
+    // A runtime without devices (MPI) has empty labels and names no lane.
     for (const RuntimeLabels& r : runtimes)
-      if (std::find(seen.begin(), seen.end(), r.*field) == seen.end()) seen.push_back(r.*field);
+      if (!(r.*field).empty() && std::find(seen.begin(), seen.end(), r.*field) == seen.end()) seen.push_back(r.*field);
     std::string text;
     for (const std::string& s : seen) text += (text.empty() ? "" : "/") + s;
     return text;
   };
-  return {join(&RuntimeLabels::stream_label), join(&RuntimeLabels::device_label)};
+  TimelineLabels labels{join(&RuntimeLabels::stream_label), join(&RuntimeLabels::device_label)};
+  if (labels.stream.empty()) labels.stream = TimelineLabels{}.stream;
+  if (labels.device.empty()) labels.device = TimelineLabels{}.device;
+  return labels;
 }
 
 int64_t schema_version(Database& db, const std::string& schema) {

@@ -1,7 +1,11 @@
 #include "report/timeline_events.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "common/record.hpp"
 
@@ -43,22 +47,52 @@ JsonObject timeline_drops(Database& db) {
 
 void write_api_process_metadata(TimelineContext& ctx) {
   ctx.writer.process_name(ctx.api_pid(), ctx.process_name("Runtime API"), ctx.pid_base);
+  std::unordered_map<int64_t, std::pair<int64_t, std::string>> runtime_of_api;  // api_id -> runtime, its title
+  {
+    Statement st = ctx.db.prepare(
+        "SELECT n.api_id, n.runtime_id, COALESCE(r.api_title, '') FROM api_names n"
+        " LEFT JOIN runtimes r ON r.runtime_id = n.runtime_id");
+    while (st.step()) runtime_of_api[st.column_int(0)] = {st.column_int(1), std::string(st.column_text(2))};
+  }
+  // Each thread's runtimes (distinct pairs are few), then its lanes in thread order.
+  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, std::string>> lanes;  // (order, thread) -> runtime
+  std::set<std::tuple<int64_t, int64_t, int64_t>> seen;                          // (order, thread, runtime)
+  std::map<int64_t, std::string> titles;
   Statement st = ctx.db.prepare(
-      "SELECT DISTINCT c.thread_id, COALESCE(t.thread_index, c.thread_id) AS thread_order FROM api_calls c"
+      "SELECT DISTINCT c.thread_id, c.api_id, COALESCE(t.thread_index, c.thread_id) AS thread_order FROM api_calls c"
       " LEFT JOIN threads t ON t.thread_id = c.thread_id WHERE " + ctx.filter.api_condition("c") +
       " ORDER BY thread_order, c.thread_id");
   ctx.filter.bind(st);
   while (st.step()) {
-    int64_t tid = st.column_int(0);
-    ctx.writer.thread_name(ctx.api_pid(), tid, "Thread " + std::to_string(tid), st.column_int(1));
+    const int64_t tid = st.column_int(0), order = st.column_int(2);
+    auto api = runtime_of_api.find(st.column_int(1));
+    const int64_t runtime = api == runtime_of_api.end() ? 0 : api->second.first;
+    if (api != runtime_of_api.end()) titles[runtime] = api->second.second;
+    seen.emplace(order, tid, runtime);
+    auto [first, added] = ctx.thread_first_runtime.try_emplace(tid, runtime);
+    if (!added && runtime < first->second) first->second = runtime;
   }
+  for (const auto& [order, tid, runtime] : seen) {
+    const int64_t lane = ctx.lane_tid(tid, runtime);
+    if (lane == tid)
+      ctx.writer.thread_name(ctx.api_pid(), tid, "Thread " + std::to_string(tid), order);
+    else
+      ctx.writer.thread_name(ctx.api_pid(), lane, titles[runtime] + " (Thread " + std::to_string(tid) + ")", order);
+  }
+  ctx.has_api_args = ctx.db.table_exists("api_args") && [&] {
+    Statement any = ctx.db.prepare("SELECT 1 FROM api_args LIMIT 1");
+    return any.step();
+  }();
 }
 
 void write_api_events(TimelineContext& ctx) {
   Statement st = ctx.db.prepare(
       "SELECT COALESCE(n.name, 'unknown API ' || c.api_id), c.thread_id, c.begin_ns, c.end_ns, c.sequence,"
-      " c.correlation_id, c.result, c.stream_index, c.device, c.bytes, c.aux FROM api_calls c"
-      " LEFT JOIN api_names n ON n.api_id = c.api_id WHERE " + ctx.filter.api_condition("c") +
+      " c.correlation_id, c.result, c.stream_index, c.device, c.bytes, c.aux, COALESCE(n.runtime_id, 0), " +
+      std::string(ctx.has_api_args ? "(SELECT group_concat(a.name || ':' || a.value, ',') FROM api_args a"
+                                     " WHERE a.correlation_id = c.correlation_id)"
+                                   : "NULL") +
+      " FROM api_calls c LEFT JOIN api_names n ON n.api_id = c.api_id WHERE " + ctx.filter.api_condition("c") +
       // sequence is this very order (collector/schema.hpp kAssignSequenceSql) and is indexed, so
       // SQLite walks the index instead of sorting; the rest only orders calls without one.
       " ORDER BY c.sequence, c.begin_ns, c.thread_id, c.correlation_id");
@@ -77,9 +111,23 @@ void write_api_events(TimelineContext& ctx) {
     else
       args.add("stream", st.column_int(7));
     args.add("device", st.column_int(8)).add("bytes", st.column_int(9)).add("aux", st.column_int(10));
+    if (!st.column_is_null(12)) {
+      // name:value pairs of api_args (names are the runtime descriptions' identifiers).
+      std::string_view pairs = st.column_text(12);
+      while (!pairs.empty()) {
+        const size_t comma = pairs.find(','), colon = pairs.find(':');
+        std::string_view pair = pairs.substr(0, comma);
+        if (colon < pair.size()) {
+          long long value = 0;
+          std::from_chars(pair.data() + colon + 1, pair.data() + pair.size(), value);
+          args.add(pair.substr(0, colon), static_cast<int64_t>(value));
+        }
+        pairs = comma == std::string_view::npos ? std::string_view() : pairs.substr(comma + 1);
+      }
+    }
     ctx.count_row();
-    ctx.writer.complete(pid, st.column_int(1), st.column_text(0), "api", st.column_int(2),
-                        st.column_int(3), args);
+    ctx.writer.complete(pid, ctx.lane_tid(st.column_int(1), st.column_int(11)), st.column_text(0), "api",
+                        st.column_int(2), st.column_int(3), args);
   }
 }
 
@@ -87,7 +135,8 @@ namespace {
 
 // The API call's thread, begin, end and name (kApiCallColumns) come from a LEFT JOIN: a kernel
 // whose call was not recorded (dropped) still shows, without an arrow.
-constexpr const char* kApiCallColumns = "c.thread_id, c.begin_ns, c.end_ns, COALESCE(n.name, 'unknown API ' || c.api_id)";
+constexpr const char* kApiCallColumns =
+    "c.thread_id, c.begin_ns, c.end_ns, COALESCE(n.name, 'unknown API ' || c.api_id), COALESCE(n.runtime_id, 0)";
 constexpr const char* kApiCallJoin =
     " LEFT JOIN api_calls c ON c.correlation_id = {}.correlation_id LEFT JOIN api_names n ON n.api_id = c.api_id";
 
@@ -102,8 +151,9 @@ void write_flow(TimelineContext& ctx, const Statement& st, int api_column, int64
   if (st.column_is_null(api_column)) return;
   const int64_t call_begin_ns = st.column_int(api_column + 1);
   FlowSource source{st.column_text(api_column + 3), "api", call_begin_ns, st.column_int(api_column + 2)};
-  ctx.writer.flow(correlation_id, ctx.api_pid(), st.column_int(api_column), call_begin_ns, lane.pid, lane.tid,
-                  device_begin_ns, source);
+  const int64_t call_lane = ctx.lane_tid(st.column_int(api_column), st.column_int(api_column + 4));
+  ctx.writer.flow(correlation_id, ctx.api_pid(), call_lane, call_begin_ns, lane.pid, lane.tid, device_begin_ns,
+                  source);
 }
 
 }  // namespace

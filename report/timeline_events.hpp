@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 
 #include "collector/sqlite_db.hpp"
 #include "report/chrome_json_writer.hpp"
@@ -36,7 +37,19 @@ struct TimelineContext {
   const std::function<void(int64_t)>* progress = nullptr;
   int64_t rows = 0;
 
+  // Each thread's lowest runtime id: its calls keep the thread's lane; another runtime's calls on
+  // that thread (MPI beside HIP) get a lane of their own (lane_tid). Filled by
+  // write_api_process_metadata.
+  std::unordered_map<int64_t, int64_t> thread_first_runtime = {};
+  bool has_api_args = false;  // the db has named call arguments (api_args) to show
+
   static constexpr int64_t kProgressRows = 1 << 16;
+  static constexpr int64_t kRuntimeLaneStride = 100'000'000;  // above any Linux thread id
+  int64_t lane_tid(int64_t thread_id, int64_t runtime_id) const {
+    auto it = thread_first_runtime.find(thread_id);
+    return it == thread_first_runtime.end() || it->second == runtime_id ? thread_id
+                                                                          : thread_id + runtime_id * kRuntimeLaneStride;
+  }
   void count_row() {
     if ((++rows & (kProgressRows - 1)) == 0 && progress) (*progress)(rows);
   }
@@ -54,7 +67,8 @@ JsonObject timeline_other_data(Database& db, std::string_view view, int64_t orig
 // The drops table as a JSON object {cause: count}; empty when nothing was dropped.
 JsonObject timeline_drops(Database& db);
 
-// Process "Runtime API" (pid 1) with a lane per OS thread, then every covered API call.
+// Process "Runtime API" (pid 1) with a lane per OS thread (and per further runtime the thread
+// called: "MPI (Thread N)"), then every covered API call, with its named arguments (api_args).
 void write_api_process_metadata(TimelineContext& ctx);
 void write_api_events(TimelineContext& ctx);
 

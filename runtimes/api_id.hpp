@@ -14,11 +14,11 @@
 namespace prof {
 
 // Stored in the db (runtimes.runtime_id); append-only.
-enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1, kCnrt = 2, kAcl = 3 };
-inline constexpr size_t kRuntimeCount = 4;
+enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1, kCnrt = 2, kAcl = 3, kMpi = 4 };
+inline constexpr size_t kRuntimeCount = 5;
 inline constexpr uint16_t kRuntimeIdSpan = 1000;
 // As PROF_RUNTIMES and `prof --<name>-trace` spell them (runtimes.hpp checks the descriptions agree).
-inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa", "cnrt", "acl"};
+inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa", "cnrt", "acl", "mpi"};
 
 namespace api_rows {
 namespace hip {
@@ -53,14 +53,24 @@ enum Row : uint16_t {
   kCount
 };
 }  // namespace acl
+namespace mpi {
+enum Row : uint16_t {
+#define PROF_MPI_API(name, ...) name,
+#include "runtimes/mpi/mpi_api.def"
+#undef PROF_MPI_API
+  kCount
+};
+}  // namespace mpi
 }  // namespace api_rows
 
 inline constexpr uint16_t kHipIdBase = 0 * kRuntimeIdSpan;
 inline constexpr uint16_t kMusaIdBase = 1 * kRuntimeIdSpan;
 inline constexpr uint16_t kCnrtIdBase = 2 * kRuntimeIdSpan;
 inline constexpr uint16_t kAclIdBase = 3 * kRuntimeIdSpan;
+inline constexpr uint16_t kMpiIdBase = 4 * kRuntimeIdSpan;
 static_assert(api_rows::hip::kCount <= kRuntimeIdSpan && api_rows::musa::kCount <= kRuntimeIdSpan &&
-              api_rows::cnrt::kCount <= kRuntimeIdSpan && api_rows::acl::kCount <= kRuntimeIdSpan);
+              api_rows::cnrt::kCount <= kRuntimeIdSpan && api_rows::acl::kCount <= kRuntimeIdSpan &&
+              api_rows::mpi::kCount <= kRuntimeIdSpan);
 
 enum class ApiId : uint16_t {
 #define PROF_HIP_API(name, ...) name = kHipIdBase + api_rows::hip::name,
@@ -75,12 +85,15 @@ enum class ApiId : uint16_t {
 #define PROF_ACL_API(name, ...) name = kAclIdBase + api_rows::acl::name,
 #include "runtimes/acl/acl_api.def"
 #undef PROF_ACL_API
+#define PROF_MPI_API(name, ...) name = kMpiIdBase + api_rows::mpi::name,
+#include "runtimes/mpi/mpi_api.def"
+#undef PROF_MPI_API
 };
 
 // Every API of every runtime, densely: a slot is an index into the tables below.
 inline constexpr size_t kApiCount =
     size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
-    size_t{api_rows::acl::kCount};
+    size_t{api_rows::acl::kCount} + size_t{api_rows::mpi::kCount};
 
 // The `activity` column: which calls enqueue device work and whether they block until it is done.
 // kKernelSync: work that has run when the call returns (ACL's aclmdlExecute), timed like a blocking copy.
@@ -116,6 +129,11 @@ inline constexpr std::array<ApiInfo, kApiCount> kApis = {{
    PROF_API_HAS_STREAM(stream)},
 #include "runtimes/acl/acl_api.def"
 #undef PROF_ACL_API
+#define PROF_MPI_API(name, ret, params, args, activity, stream, ...)                                       \
+  {static_cast<uint16_t>(ApiId::name), RuntimeId::kMpi, #name, HookActivity::activity,                     \
+   PROF_API_HAS_STREAM(stream)},
+#include "runtimes/mpi/mpi_api.def"
+#undef PROF_MPI_API
 }};
 #undef PROF_API_HAS_STREAM
 
@@ -129,6 +147,9 @@ constexpr size_t api_slot(uint16_t id) {
   if (id >= kAclIdBase && id < kAclIdBase + api_rows::acl::kCount)
     return size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
            (id - kAclIdBase);
+  if (id >= kMpiIdBase && id < kMpiIdBase + api_rows::mpi::kCount)
+    return size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
+           size_t{api_rows::acl::kCount} + (id - kMpiIdBase);
   return kApiCount;
 }
 constexpr size_t api_slot(ApiId id) { return api_slot(static_cast<uint16_t>(id)); }

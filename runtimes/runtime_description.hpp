@@ -32,6 +32,11 @@ struct RuntimeDescription {
   std::span<const uint64_t> default_stream_aliases;
   // The calls that allocate or free memory (none: the runtime has no memory view).
   std::span<const MemoryCall> memory_calls = {};
+  // Non-empty: the runtime's calls take a lane of their own on each thread, "<own_lane> (Thread N)"
+  // (MPI), instead of sharing the thread's lane with the device runtimes.
+  std::string_view own_lane = {};
+  // The names of the values a call's ArgsRecord carries (common/record.hpp), in order.
+  std::span<const std::string_view> arg_names = {};
 };
 
 }  // namespace prof

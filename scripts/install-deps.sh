@@ -3,11 +3,11 @@
 # packages already present are skipped, and apt is only asked when something is missing.
 #   scripts/install-deps.sh          build dependencies
 #   scripts/install-deps.sh --tests  also the test-only ones (hipcc, HIP headers, uftrace for the benchmarks,
-#                                    mpirun for the MPI-rank test)
+#                                    mpirun and the MPI headers for the MPI tests)
 #   scripts/install-deps.sh --fuzz   also clang and libFuzzer, for scripts/fuzz.sh (not CI)
 set -euo pipefail
 build_pkgs=(build-essential cmake pkg-config libcli11-dev libsqlite3-dev libspdlog-dev catch2 libelf-dev python3)
-test_pkgs=(hipcc libamdhip64-dev uftrace openmpi-bin)
+test_pkgs=(hipcc libamdhip64-dev uftrace openmpi-bin libopenmpi-dev)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 pkgs=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--tests" ]]; then pkgs+=("${test_pkgs[@]}"); fi

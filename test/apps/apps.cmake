@@ -69,6 +69,24 @@ if(TARGET prof_sim_hip)
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR})
 endif()
 
+# An MPI + HIP program (e2e:mpi_trace), where Debian's libopenmpi-dev is installed.
+find_package(MPI COMPONENTS C QUIET)
+if(TARGET prof_sim_hip AND MPI_C_FOUND)
+  add_executable(prof_sample_mpi_sample ${PROF_SAMPLES_DIR}/mpi_sample.cpp)
+  target_link_libraries(prof_sample_mpi_sample PRIVATE prof::headers prof_warnings prof_sim_hip MPI::MPI_C)
+  if(EXISTS /usr/include/hip/hip_runtime_api.h)
+    target_compile_definitions(prof_sample_mpi_sample PRIVATE __HIP_PLATFORM_AMD__)
+  endif()
+  # The C API only (Open MPI's mpi.h pulls in its deprecated C++ bindings in C++ otherwise).
+  target_compile_definitions(prof_sample_mpi_sample PRIVATE OMPI_SKIP_MPICXX MPICH_SKIP_MPICXX)
+  set_target_properties(prof_sample_mpi_sample PROPERTIES
+    OUTPUT_NAME mpi_sample
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+else()
+  message(STATUS "prof samples: MPI (libopenmpi-dev) not found, mpi_sample not built (e2e:mpi_trace skips)")
+endif()
+
 # HIP reached only through dlopen + dlsym/dlvsym (e2e:dlsym): the program links only libdl, and
 # finds the simulated libamdhip64.so.5 through LD_LIBRARY_PATH (prof --sim sets it).
 if(TARGET prof_sim_hip)

@@ -18,3 +18,13 @@ prof_add_catch_test(cnrt_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/cnrt_ab
 # ACL: likewise, against a header written from the reference (acl_rt.h 1.17, acl_mdl.h/acl_op.h 1.15).
 prof_add_catch_test(acl_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/acl_abi_test.cpp
                     ${CMAKE_CURRENT_LIST_DIR}/acl_abi_ours.cpp)
+
+# MPI: against Debian's Open MPI header (libopenmpi-dev, a test-only dependency).
+find_package(MPI COMPONENTS C QUIET)
+if(MPI_C_FOUND)
+  prof_add_catch_test(mpi_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/mpi_abi_test.cpp
+                      ${CMAKE_CURRENT_LIST_DIR}/mpi_abi_ours.cpp)
+  target_include_directories(mpi_abi_test PRIVATE ${MPI_C_INCLUDE_DIRS})
+else()
+  message(STATUS "prof: Open MPI's headers not installed; the MPI ABI test is skipped")
+endif()
