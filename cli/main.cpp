@@ -384,6 +384,12 @@ int run(const Options& options) {
                    o.output_dir.c_str(), wanted.c_str(), base.c_str());
     try {
       std::fflush(stdout);
+      if (dbs.size() > 1 && summary_stream(o)) {
+        // Several processes: each summary under a line naming its process, then one over all.
+        std::fprintf(summary_stream(o), "%s%s\n", &db == &dbs.front() ? "" : "\n",
+                     report::process_heading(db.db_path).c_str());
+        std::fflush(summary_stream(o));
+      }
       const report::ReportResult written = report::write_reports(db.db_path, report_options(o, base), summary_stream(o));
       print_warnings(written);
       for (const std::string& failed : written.failed) {
@@ -393,6 +399,16 @@ int run(const Options& options) {
     } catch (const report::ReportError& e) {
       std::fprintf(stderr, "prof: %s\n", e.what());
       lost.push_back(std::string("reports of process ") + std::to_string(db.pid) + " not written");
+    }
+  }
+  if (dbs.size() > 1 && summary_stream(o)) {
+    std::vector<std::string> paths;
+    for (const auto& db : dbs) paths.push_back(db.db_path);
+    try {
+      std::fputc('\n', summary_stream(o));
+      report::write_combined_summary(paths, summary_stream(o));
+    } catch (const report::ReportError& e) {
+      std::fprintf(stderr, "prof: combined summary: %s\n", e.what());
     }
   }
   if (!lost.empty()) {

@@ -280,6 +280,54 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
   return result;
 }
 
+std::string process_heading(const std::string& db_path) {
+  std::unique_ptr<Database> db = open_report_db(db_path);
+  const SourceProcess p = process_from_meta(*db);
+  std::string heading = "== Process " + std::to_string(p.pid);
+  if (p.rank) heading += ", rank " + std::to_string(*p.rank);
+  if (!p.host_name.empty()) heading += ", host " + p.host_name;
+  return heading + ": " + p.command_line + " ==";
+}
+
+void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE* summary_out) {
+  if (!summary_out || db_paths.empty()) return;
+  std::vector<RuntimeLabels> runtimes;
+  std::map<int64_t, std::vector<StatsTable>> api_parts;  // by runtime id
+  std::vector<StatsTable> kernel_parts;
+  std::vector<MemoryReport> memory_parts;
+  std::map<std::string, int64_t> drops;
+  const RowFilter filter{};
+  try {
+    for (const std::string& path : db_paths) {
+      std::unique_ptr<Database> db = open_report_db(path);
+      db->exec("BEGIN");
+      const std::vector<RuntimeLabels> here = read_runtimes(*db);
+      add_runtimes(runtimes, here);
+      for (size_t r = 0; r < here.size(); ++r)
+        api_parts[here[r].runtime_id].push_back(query_api_stats(*db, filter, here[r].runtime_id, r == 0));
+      kernel_parts.push_back(query_kernel_stats(*db, filter));
+      memory_parts.push_back(read_memory(*db));
+      add_drops(*db, drops);
+      db->exec("COMMIT");
+    }
+  } catch (const DbError& e) {
+    throw as_report_error(e);
+  }
+  std::vector<StatsTable> api;
+  for (const RuntimeLabels& r : runtimes) api.push_back(merge_stats_tables(std::move(api_parts[r.runtime_id])));
+  const StatsTable kernels = merge_stats_tables(std::move(kernel_parts));
+  const MemoryReport memory = merge_memory_reports(std::move(memory_parts));
+  std::vector<SummaryApiTable> api_tables;
+  for (size_t r = 0; r < runtimes.size(); ++r) api_tables.push_back({runtimes[r].api_title, api[r]});
+  FileSink sink(summary_out);
+  sink.write("== All " + std::to_string(db_paths.size()) + " processes ==\n");
+  SummaryInput input{std::move(api_tables), kernels, {drops.begin(), drops.end()}, {}};
+  input.memory = memory.series;
+  input.device_label = timeline_labels(runtimes).device;
+  write_summary(input, sink, /*with_files=*/false);
+  std::fflush(summary_out);
+}
+
 ReportResult write_reports(const std::string& db_path, const ReportOptions& opt, std::FILE* summary_out) {
   if (opt.base_name.empty() || opt.base_name.find('/') != std::string::npos)
     throw ReportError("report name '" + opt.base_name + "' must be a non-empty file name without '/'");

@@ -63,4 +63,10 @@ struct ReportResult {
 // ReportOutputError when an output cannot be written or would replace a file that is not prof's.
 ReportResult write_reports(const std::string& db_path, const ReportOptions& opt, std::FILE* summary_out);
 
+// A run of several processes: the line that names one before its summary
+// ("== Process 4242, rank 0, host h: ./app 1 =="), and one summary over all of them (the same
+// tables, every process's calls added up; no file list). Throw ReportError on a bad database.
+std::string process_heading(const std::string& db_path);
+void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE* summary_out);
+
 }  // namespace prof::report

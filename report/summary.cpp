@@ -86,7 +86,7 @@ std::string terminal_name(std::string_view name, size_t width) {
   return repaired.substr(0, cut) + "...";
 }
 
-void write_summary(const SummaryInput& input, TextSink& sink) {
+void write_summary(const SummaryInput& input, TextSink& sink, bool with_files) {
   for (const SummaryApiTable& api : input.api) {
     write_table(api.title.c_str(), "calls", api.table, sink);
     sink.write("\n");
@@ -110,6 +110,7 @@ void write_summary(const SummaryInput& input, TextSink& sink) {
     for (const auto& [cause, count] : input.drops)
       sink.write("  " + terminal_name(cause, kSummaryNameWidth) + ": " + std::to_string(count) + "\n");
   }
+  if (!with_files) return;
   sink.write("\nFiles written:\n");
   for (const std::string& file : input.files_written) sink.write("  " + terminal_name(file, 4096) + "\n");
   for (const std::string& note : input.notes) sink.write("Note: " + terminal_name(note, 4096) + "\n");

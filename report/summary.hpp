@@ -29,7 +29,8 @@ struct SummaryInput {
 
 inline constexpr size_t kSummaryNameWidth = 60;  // code points; longer names end in "..."
 
-void write_summary(const SummaryInput& input, TextSink& sink);
+// with_files: the "Files written" list and notes (a combined summary of several processes has none).
+void write_summary(const SummaryInput& input, TextSink& sink, bool with_files = true);
 
 // Bytes for people: "512 B", "1.50 KiB", "12.00 MiB", "3.25 GiB" (two decimals, binary units).
 std::string human_bytes(int64_t bytes);
