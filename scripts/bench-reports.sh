@@ -56,7 +56,9 @@ regen_s=$seconds regen_kb=$peak_kb
 rm -rf "$work/out" && mkdir -p "$work/out"
 measure "$prof" --db "$big" -d "$work/out" -o regen --group-stream
 stream_s=$seconds stream_kb=$peak_kb
-json_bytes=$(stat -c %s "$work/out/regen_copy.json" 2>/dev/null || echo 0)
+# The timeline: one file, or its parts when it is split by time (docs/formats.md, "Parts").
+json_bytes=$(cat "$work"/out/regen_copy*.json 2>/dev/null | wc -c)
+json_parts=$(ls "$work"/out/regen_copy*.json 2>/dev/null | wc -l)
 
 small="$work/small.db"
 make_db "$small" $((events / 10 > 0 ? events / 10 : 1)) 4243
@@ -80,7 +82,8 @@ printf '%-48s %s\n' "regeneration (CSV + _copy.json) seconds" "$regen_s"
 printf '%-48s %s\n' "regeneration events/s" "$(rate "$events" "$regen_s")"
 printf '%-48s %s\n' "regeneration peak RSS MB" "$((regen_kb / 1024))"
 printf '%-48s %s\n' "peak RSS MB at 1/10 the events" "$((small_kb / 1024))"
-printf '%-48s %s\n' "_copy.json MB" "$((json_bytes >> 20))"
+printf '%-48s %s\n' "_copy.json MB (all parts)" "$((json_bytes >> 20))"
+printf '%-48s %s\n' "_copy.json parts" "$json_parts"
 printf '%-48s %s\n' "regeneration with --group-stream seconds" "$stream_s"
 printf '%-48s %s\n' "regeneration with --group-stream peak RSS MB" "$((stream_kb / 1024))"
 printf '%-48s %s\n' "merge of $merge_dbs dbs x $merge_events events seconds" "$merge_s"
