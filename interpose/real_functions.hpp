@@ -16,46 +16,29 @@ namespace prof::interpose {
 
 template <ApiId>
 struct ApiTraits;
-#define PROF_HIP_API(name, ret, params, ...)                      \
-  template <>                                                     \
-  struct ApiTraits<ApiId::name> {                                 \
-    using Fn = ret(*) params;                                     \
-    static constexpr const char* kName = #name;                   \
+// One specialisation per row of every runtime's table.
+#define PROF_API_TRAITS(name, ret, params, ...) \
+  template <>                                   \
+  struct ApiTraits<ApiId::name> {               \
+    using Fn = ret(*) params;                   \
+    static constexpr const char* kName = #name; \
   };
+#define PROF_HIP_API PROF_API_TRAITS
+#define PROF_MUSA_API PROF_API_TRAITS
+#define PROF_CNRT_API PROF_API_TRAITS
+#define PROF_ACL_API PROF_API_TRAITS
+#define PROF_MPI_API PROF_API_TRAITS
 #include "runtimes/hip/hip_api.def"
-#undef PROF_HIP_API
-#define PROF_MUSA_API(name, ret, params, ...)                     \
-  template <>                                                     \
-  struct ApiTraits<ApiId::name> {                                 \
-    using Fn = ret(*) params;                                     \
-    static constexpr const char* kName = #name;                   \
-  };
 #include "runtimes/musa/musa_api.def"
-#undef PROF_MUSA_API
-#define PROF_CNRT_API(name, ret, params, ...)                     \
-  template <>                                                     \
-  struct ApiTraits<ApiId::name> {                                 \
-    using Fn = ret(*) params;                                     \
-    static constexpr const char* kName = #name;                   \
-  };
 #include "runtimes/cnrt/cnrt_api.def"
-#undef PROF_CNRT_API
-#define PROF_ACL_API(name, ret, params, ...)                      \
-  template <>                                                     \
-  struct ApiTraits<ApiId::name> {                                 \
-    using Fn = ret(*) params;                                     \
-    static constexpr const char* kName = #name;                   \
-  };
 #include "runtimes/acl/acl_api.def"
-#undef PROF_ACL_API
-#define PROF_MPI_API(name, ret, params, ...)                      \
-  template <>                                                     \
-  struct ApiTraits<ApiId::name> {                                 \
-    using Fn = ret(*) params;                                     \
-    static constexpr const char* kName = #name;                   \
-  };
 #include "runtimes/mpi/mpi_api.def"
+#undef PROF_HIP_API
+#undef PROF_MUSA_API
+#undef PROF_CNRT_API
+#undef PROF_ACL_API
 #undef PROF_MPI_API
+#undef PROF_API_TRAITS
 
 extern std::atomic<void*> g_real[kApiCount];
 void* resolve_real(ApiId id, const char* name) noexcept;

@@ -76,6 +76,17 @@ def require_sample(test, name):
     return path
 
 
+def mpi_job_or_skip(app):
+    """For a test class's setUpClass: (mpirun, the sample `app`), or SkipTest when either is missing."""
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        raise unittest.SkipTest("mpirun is not installed (scripts/install-deps.sh --tests installs it)")
+    path = sample(app)
+    if not os.access(path, os.X_OK):
+        raise unittest.SkipTest(f"sample {path} is not built")
+    return mpirun, path
+
+
 def run(command, cwd=None, env=None, timeout=TIMEOUT_S):
     merged = dict(os.environ)
     merged.pop("PROF_SIM_TRUTH", None)

@@ -18,12 +18,7 @@ RANKS = 3
 class MpiTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.mpirun = shutil.which("mpirun")
-        if cls.mpirun is None:
-            raise unittest.SkipTest("mpirun is not installed (scripts/install-deps.sh --tests installs it)")
-        cls.app = e2e.sample("multistream")
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.mpirun, cls.app = e2e.mpi_job_or_skip("multistream")
         cls.tmp = tempfile.TemporaryDirectory(prefix="prof-e2e-mpi-")
         cls.runs = os.path.join(cls.tmp.name, "runs")
         cls.merged = os.path.join(cls.tmp.name, "merged")

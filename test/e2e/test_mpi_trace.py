@@ -24,12 +24,7 @@ SKEW_RANK, SKEW_NS = 2, 50_000_000
 class MpiTraceTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.mpirun = shutil.which("mpirun")
-        if cls.mpirun is None:
-            raise unittest.SkipTest("mpirun is not installed (scripts/install-deps.sh --tests installs it)")
-        cls.app = e2e.sample("mpi_sample")
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built (libopenmpi-dev missing)")
+        cls.mpirun, cls.app = e2e.mpi_job_or_skip("mpi_sample")  # mpi_sample needs libopenmpi-dev
         cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-mpi-trace-")
         cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
         cls.runs = os.path.join(cls.tmp, "runs")
