@@ -6,7 +6,6 @@ and names them by rank in the merged timeline. Skips when mpirun is not installe
 """
 import json
 import os
-import shutil
 import tempfile
 import unittest
 
