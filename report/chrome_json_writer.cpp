@@ -218,6 +218,9 @@ void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int6
   int index = part_of(to_ns);
   Part& part = parts_[index];
   int from_part = part_of(from_ns);
+  // Several device slices of one call (a graph launch's kernels) share its id and lie close
+  // together: remembering the recent ids is enough, and keeps memory flat.
+  if (from_part != index && part.repeated.size() >= kRepeatedMemory) part.repeated.clear();
   if (from_part != index && part.repeated.insert(id).second) {
     // The call lies in an earlier part: repeat its slice here, or this part draws half an arrow.
     slice_line(pid_from, tid_from, source.name, source.category, source.begin_ns, source.end_ns);

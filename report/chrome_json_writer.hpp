@@ -97,12 +97,13 @@ class ChromeJsonWriter {
     int64_t events = 0;
     int64_t min_ns = INT64_MAX;
     int64_t max_ns = INT64_MIN;
-    std::unordered_set<int64_t> repeated;  // ids whose source slice this part repeats
+    std::unordered_set<int64_t> repeated;  // recent ids whose source slice this part repeats
   };
   struct CounterTrack {
     int part;
     int64_t value;
   };
+  static constexpr size_t kRepeatedMemory = 4096;
   int part_of(int64_t ns) const;
   void metadata(const std::string& text);
   void event_line(Part& part);  // writes line_ as the part's next event

@@ -14,7 +14,6 @@ namespace prof::report {
 
 namespace {
 // Large writes: a 10M-event trace is gigabytes, and each write() is a system call.
-constexpr size_t kFlushBytes = 1 << 20;
 }
 
 // A path may be replaced when nothing is there, or a regular file that starts with `signature`
@@ -47,7 +46,12 @@ void OutputFile::open_temp(std::string_view signature) {
     if (error == ELOOP) throw ReportOutputError(temp_path_ + ": refusing to write a report through a symbolic link");
     throw ReportOutputError(final_path_ + ": cannot create: " + std::strerror(error));
   }
-  buffer_.reserve(kFlushBytes + 4096);
+}
+
+void OutputFile::set_flush_bytes(size_t bytes) {
+  flush_bytes_ = bytes;
+  if (buffer_.size() >= flush_bytes_) flush();
+  buffer_.shrink_to_fit();
 }
 
 OutputFile::OutputFile(std::string final_path, std::string_view signature, Tolerant)
@@ -84,7 +88,7 @@ void OutputFile::write(std::string_view text) {
   bytes_written_ += static_cast<int64_t>(text.size());
   if (fd_ < 0 && !refused_.empty()) return;  // refused: nothing is kept
   buffer_.append(text);
-  if (buffer_.size() >= kFlushBytes) flush();
+  if (buffer_.size() >= flush_bytes_) flush();
 }
 
 void OutputFile::flush() {

@@ -38,6 +38,9 @@ class OutputFile final : public TextSink {
   // Why this file is not written ("" while it is); set by a Tolerant constructor or rename_final.
   const std::string& refused() const { return refused_; }
   int64_t bytes_written() const { return bytes_written_; }
+  // Writes reach the file in chunks of this many bytes (1 MiB by default); a timeline split into
+  // many parts gives each a smaller buffer, so memory does not grow with the number of parts.
+  void set_flush_bytes(size_t bytes);
 
   const std::string& final_path() const { return final_path_; }
   const std::string& temp_path() const { return temp_path_; }
@@ -51,6 +54,7 @@ class OutputFile final : public TextSink {
   std::string final_path_;
   std::string temp_path_;
   std::string buffer_;
+  size_t flush_bytes_ = size_t{1} << 20;
   int64_t bytes_written_ = 0;
   int fd_ = -1;
   bool committed_ = false;

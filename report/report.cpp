@@ -94,6 +94,9 @@ void write_timeline(Database& db, const RowFilter& filter, const std::vector<Sou
     files.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, name), kJsonSignature, OutputFile::Tolerant{}));
     outputs.push_back(files.back().get());
     sinks.push_back(files.back().get());
+    // All parts are open at once: their buffers together stay at about 1 MiB.
+    if (part_starts.size() > 1)
+      files.back()->set_flush_bytes(std::max<size_t>(size_t{64} << 10, (size_t{1} << 20) / part_starts.size()));
   }
   int64_t origin_ns = INT64_MAX;
   for (const SourceProcess& p : processes) {

@@ -149,18 +149,21 @@ std::vector<int64_t> plan_timeline_parts(Database& db, const RowFilter& filter,
   std::set<std::tuple<int64_t, int, int64_t>> tracks;  // counter tracks: each part may start with a sample of each
   for (const SourceProcess& p : processes) {
     select_process(db, p.process_id);
-    Statement st = db.prepare(
-        "SELECT COUNT(*), MIN(t), MAX(t) FROM ("
-        " SELECT c.begin_ns AS t FROM api_calls c WHERE " + filter.api_condition("c") +
-        " UNION ALL SELECT k.device_begin_ns FROM kernels k WHERE k.device_begin_ns IS NOT NULL AND " +
-        filter.activity_condition("k") +
-        " UNION ALL SELECT m.device_begin_ns FROM copies m WHERE m.device_begin_ns IS NOT NULL AND " +
-        filter.activity_condition("m") + ")");
-    filter.bind(st);
-    if (st.step() && st.column_int(0) > 0) {
-      rows += st.column_int(0);
-      lo = std::min(lo, st.column_int(1));
-      hi = std::max(hi, st.column_int(2));
+    // One aggregate per table (a UNION ALL under an aggregate would be materialised whole).
+    const std::string queries[] = {
+        "SELECT COUNT(*), MIN(c.begin_ns), MAX(c.begin_ns) FROM api_calls c WHERE " + filter.api_condition("c"),
+        "SELECT COUNT(*), MIN(k.device_begin_ns), MAX(k.device_begin_ns) FROM kernels k WHERE"
+        " k.device_begin_ns IS NOT NULL AND " + filter.activity_condition("k"),
+        "SELECT COUNT(*), MIN(m.device_begin_ns), MAX(m.device_begin_ns) FROM copies m WHERE"
+        " m.device_begin_ns IS NOT NULL AND " + filter.activity_condition("m")};
+    for (const std::string& sql : queries) {
+      Statement st = db.prepare(sql);
+      filter.bind(st);
+      if (st.step() && st.column_int(0) > 0) {
+        rows += st.column_int(0);
+        lo = std::min(lo, st.column_int(1));
+        hi = std::max(hi, st.column_int(2));
+      }
     }
     read_memory(db, [&](const MemorySeries& series, int64_t at_ns, int64_t) {
       tracks.emplace(p.process_id, static_cast<int>(series.kind), series.device);
