@@ -22,8 +22,15 @@ struct ApiTraits;
     using Fn = ret(*) params;                                     \
     static constexpr const char* kName = #name;                   \
   };
+#define PROF_HIP_API_CXX(name, symbol, qualified, ret, params, ...) \
+  template <>                                                     \
+  struct ApiTraits<ApiId::name> {                                 \
+    using Fn = ret(*) params;                                     \
+    static constexpr const char* kName = symbol;                  \
+  };
 #include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API
+#undef PROF_HIP_API_CXX
 #define PROF_MUSA_API(name, ret, params, ...)                     \
   template <>                                                     \
   struct ApiTraits<ApiId::name> {                                 \
