@@ -16,7 +16,9 @@
 #define PROF_CNRT_API PROF_DECLARE_HOOK
 #define PROF_ACL_API PROF_DECLARE_HOOK
 #define PROF_MPI_API PROF_DECLARE_HOOK
+#define PROF_HIP_API_CXX(name, symbol, ...) extern "C" void name() __asm__(symbol);
 #include "runtimes/hip/hip_api.def"
+#undef PROF_HIP_API_CXX
 #include "runtimes/musa/musa_api.def"
 #include "runtimes/cnrt/cnrt_api.def"
 #include "runtimes/acl/acl_api.def"

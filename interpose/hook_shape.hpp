@@ -91,9 +91,15 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
   if constexpr (std::is_void_v<Ret>) {
     call();
     const uint64_t end_ns = now_ns();
+    uint8_t flags = 0;
+    if constexpr (kActivity != HookActivity::kNone) {  // hip_impl::hipLaunchKernelGGLImpl: nothing to say it failed
+      if (ticket.owner) flags |= kFlagDeviceTiming;
+      if (ticket.captured) flags |= kFlagCaptured;
+      timing_end(ticket, true, stream, corr, to_activity(kActivity), is_blocking(kActivity), begin_ns, end_ns);
+    }
     post(ctx, Adapter::kSuccess);
     const Captured c = capture(Adapter::kSuccess);
-    commit_api(buffer, static_cast<uint16_t>(kId), 0, 0, corr, begin_ns, end_ns, c.stream, c.bytes, c.aux,
+    commit_api(buffer, static_cast<uint16_t>(kId), flags, 0, corr, begin_ns, end_ns, c.stream, c.bytes, c.aux,
                device);
   } else {
     Ret ret = call();

@@ -23,12 +23,20 @@ struct ApiTraits;
     using Fn = ret(*) params;                   \
     static constexpr const char* kName = #name; \
   };
+// C++-linkage rows (hip_api.def's PROF_HIP_API_CXX) are looked up by their mangled symbol.
+#define PROF_HIP_API_CXX(name, symbol, qualified, ret, params, ...) \
+  template <>                                                     \
+  struct ApiTraits<ApiId::name> {                                 \
+    using Fn = ret(*) params;                                     \
+    static constexpr const char* kName = symbol;                  \
+  };
 #define PROF_HIP_API PROF_API_TRAITS
 #define PROF_MUSA_API PROF_API_TRAITS
 #define PROF_CNRT_API PROF_API_TRAITS
 #define PROF_ACL_API PROF_API_TRAITS
 #define PROF_MPI_API PROF_API_TRAITS
 #include "runtimes/hip/hip_api.def"
+#undef PROF_HIP_API_CXX
 #include "runtimes/musa/musa_api.def"
 #include "runtimes/cnrt/cnrt_api.def"
 #include "runtimes/acl/acl_api.def"

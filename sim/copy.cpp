@@ -93,21 +93,36 @@ hipError_t copy_1d(void* dst, const void* src, size_t bytes, hipMemcpyKind kind,
 }
 
 hipError_t memset_bytes(void* dst, int value, size_t bytes, hipStream_t handle, bool sync) {
-  Stream* stream = resolve_stream(handle);
-  if (stream == nullptr) return handle == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle;
-  if (bytes == 0) return hipSuccess;
-  if (dst == nullptr) return hipErrorInvalidValue;
-  Op op;
-  op.kind = OpKind::kMemset;
-  op.dst = dst;
-  op.value = value;
-  op.width_bytes = bytes;
-  return enqueue(stream, std::move(op), memset_duration_ns(bytes), sync);
+  return memset_pattern(dst, static_cast<uint32_t>(value), 1, bytes, 1, bytes, handle, sync);
 }
 
 bool valid_device(int device) noexcept { return device >= 0 && device < device_count(); }
 
 }  // namespace
+
+hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                   hipMemcpyKind kind, hipStream_t stream, bool sync) noexcept {
+  return copy(CopyShape{dst, src, width, height, dpitch, spitch}, kind, stream, sync);
+}
+
+hipError_t memset_pattern(void* dst, uint32_t value, unsigned element_bytes, size_t width_elements, size_t height,
+                          size_t pitch_bytes, hipStream_t handle, bool sync) noexcept {
+  Stream* stream = resolve_stream(handle);
+  if (stream == nullptr) return handle == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle;
+  const size_t width_bytes = width_elements * element_bytes;
+  if (width_bytes == 0 || height == 0) return hipSuccess;
+  if (dst == nullptr) return hipErrorInvalidValue;
+  if (height > 1 && pitch_bytes < width_bytes) return hipErrorInvalidPitchValue;
+  Op op;
+  op.kind = OpKind::kMemset;
+  op.dst = dst;
+  op.value = static_cast<int>(value);
+  op.element_bytes = static_cast<uint8_t>(element_bytes);
+  op.width_bytes = width_bytes;
+  op.height = height;
+  op.dst_pitch_bytes = pitch_bytes;
+  return enqueue(stream, std::move(op), memset_duration_ns(uint64_t{width_bytes} * height), sync);
+}
 }  // namespace prof::sim
 
 using namespace prof::sim;

@@ -79,6 +79,11 @@ hipError_t hipGetDevice(int* deviceId) {
 hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int deviceId) {
   if (prop == nullptr) return finish(hipErrorInvalidValue);
   if (deviceId < 0 || deviceId >= device_count()) return finish(hipErrorInvalidDevice);
+  device_properties(prop, deviceId);
+  return finish(hipSuccess);
+}
+
+void prof::sim::device_properties(hipDeviceProp_t* prop, int deviceId) noexcept {
   std::memset(prop, 0, sizeof(*prop));
   std::strncpy(prop->name, "prof simulated HIP device", sizeof(prop->name) - 1);
   std::strncpy(prop->gcnArchName, "gfx906:sim", sizeof(prop->gcnArchName) - 1);
@@ -104,7 +109,6 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int deviceId) {
   prop->maxSharedMemoryPerMultiProcessor = 64 * 1024;
   prop->canMapHostMemory = 1;
   prop->gcnArch = 906;
-  return finish(hipSuccess);
 }
 
 hipError_t hipDeviceSynchronize(void) {

@@ -27,8 +27,10 @@ std::vector<CallConfiguration>& call_configurations() {
   return stack;
 }
 
+}  // namespace
+
 hipError_t launch(uint64_t function, dim3 grid, dim3 block, uint64_t shared_mem_bytes, hipStream_t handle,
-                  hipEvent_t start_event, hipEvent_t stop_event) {
+                  hipEvent_t start_event, hipEvent_t stop_event) noexcept {
   if (function == 0) return hipErrorInvalidDeviceFunction;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0) {
     return hipErrorInvalidConfiguration;
@@ -68,6 +70,8 @@ hipError_t launch(uint64_t function, dim3 grid, dim3 block, uint64_t shared_mem_
   if (stop != nullptr) record_event_locked(stop, stream, submit_ns);
   return hipSuccess;
 }
+
+namespace {
 
 uint64_t address(const void* p) noexcept { return reinterpret_cast<uint64_t>(p); }
 

@@ -12,8 +12,6 @@ namespace {
 
 constexpr size_t kAllocationAlignmentBytes = 256;
 
-enum class AllocationKind : uint8_t { kDevice, kHost, kManaged };
-
 struct Allocation {
   size_t size_bytes;
   int device;
@@ -29,6 +27,8 @@ Registry& registry() {
   static auto* r = new Registry;  // never destroyed
   return *r;
 }
+
+}  // namespace
 
 hipError_t allocate(void** out, size_t size, AllocationKind kind) {
   if (out == nullptr) return hipErrorInvalidValue;
@@ -73,7 +73,17 @@ hipError_t release(void* ptr, bool host) {
   return hipSuccess;
 }
 
-}  // namespace
+bool find_allocation(const void* ptr, AllocationInfo* out) noexcept {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.mutex);
+  const auto key = reinterpret_cast<uintptr_t>(ptr);
+  auto it = r.by_base.upper_bound(key);
+  if (it == r.by_base.begin()) return false;
+  it = std::prev(it);
+  if (key - it->first >= it->second.size_bytes) return false;
+  *out = {reinterpret_cast<void*>(it->first), it->second.size_bytes, it->second.device, it->second.kind};
+  return true;
+}
 
 int device_of_pointer(const void* ptr) noexcept {
   Registry& r = registry();

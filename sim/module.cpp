@@ -114,10 +114,12 @@ hipError_t hipModuleLoad(hipModule_t* module, const char* fname) {
   return finish(new_module(module));
 }
 
-hipError_t hipModuleLoadData(hipModule_t* module, const void* image) {
-  if (module == nullptr || image == nullptr) return finish(hipErrorInvalidValue);
-  return finish(new_module(module));
+hipError_t prof::sim::load_module_image(hipModule_t* module, const void* image) noexcept {
+  if (module == nullptr || image == nullptr) return hipErrorInvalidValue;
+  return new_module(module);
 }
+
+hipError_t hipModuleLoadData(hipModule_t* module, const void* image) { return finish(load_module_image(module, image)); }
 
 hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* kname) {
   if (function == nullptr || kname == nullptr) return finish(hipErrorInvalidValue);

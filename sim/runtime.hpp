@@ -47,6 +47,7 @@ struct Op {
   size_t dst_pitch_bytes = 0;
   size_t src_pitch_bytes = 0;
   int value = 0;
+  uint8_t element_bytes = 1;  // memsets: 1, 2 (hipMemsetD16) or 4 (hipMemsetD32)
   CopyDirection direction = CopyDirection::kH2H;
   // kernels
   dim3 grid{0, 0, 0};
@@ -230,6 +231,34 @@ hipError_t check_not_capturing_locked(Stream* stream);
 // (-1: all) that is not in relaxed mode: a device-wide synchronize during capture.
 hipError_t check_device_sync_capture_locked(int device);
 
+// Allocations (memory.cpp): real host memory registered by range.
+enum class AllocationKind : uint8_t { kDevice, kHost, kManaged };
+struct AllocationInfo {
+  void* base;
+  size_t size_bytes;
+  int device;
+  AllocationKind kind;
+};
+hipError_t allocate(void** out, size_t size, AllocationKind kind);
+// Waits for the device's work, then frees; `host` says which allocator the pointer must come from.
+hipError_t release(void* ptr, bool host);
+// The allocation holding `ptr` (any address inside it).
+bool find_allocation(const void* ptr, AllocationInfo* out) noexcept;
+// Copies and memsets (copy.cpp), as the exported calls validate and queue them. A plain copy is
+// one row; a memset writes `height` rows of `width_elements` elements of `element_bytes` each.
+hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                   hipMemcpyKind kind, hipStream_t stream, bool sync) noexcept;
+hipError_t memset_pattern(void* dst, uint32_t value, unsigned element_bytes, size_t width_elements, size_t height,
+                          size_t pitch_bytes, hipStream_t stream, bool sync) noexcept;
+// A kernel launch as hipExtLaunchKernel makes it (launch.cpp); events may be null.
+hipError_t launch(uint64_t function, dim3 grid, dim3 block, uint64_t shared_mem_bytes, hipStream_t stream,
+                  hipEvent_t start_event, hipEvent_t stop_event) noexcept;
+// A module from a code object in memory (hipModuleLoadData[Ex], hiprtc's output): never parsed.
+hipError_t load_module_image(hipModule_t* module, const void* image) noexcept;
+// True for a live handle from hipModuleGetFunction (module.cpp).
+bool is_module_function(hipFunction_t f) noexcept;
+// The simulated device's properties (device.cpp).
+void device_properties(hipDeviceProp_t* prop, int device) noexcept;
 // Memory registry: the device a pointer belongs to, or -1 for memory the runtime did not allocate
 // as device memory (host memory, hipHostMalloc).
 int device_of_pointer(const void* ptr) noexcept;

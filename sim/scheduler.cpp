@@ -59,7 +59,15 @@ void execute(const Op& op) noexcept {
       }
       break;
     case OpKind::kMemset:
-      std::memset(op.dst, op.value, op.width_bytes);
+      for (size_t row = 0; row < op.height; ++row) {
+        char* dst = static_cast<char*>(op.dst) + row * op.dst_pitch_bytes;
+        if (op.element_bytes == 1) {
+          std::memset(dst, op.value, op.width_bytes);
+        } else {  // hipMemsetD16/D32: the value's low element_bytes, repeated
+          for (size_t at = 0; at + op.element_bytes <= op.width_bytes; at += op.element_bytes)
+            std::memcpy(dst + at, &op.value, op.element_bytes);
+        }
+      }
       break;
     default:
       break;

@@ -16,6 +16,7 @@ typedef enum hipError_t {
   hipErrorNotInitialized = 3,
   hipErrorInvalidConfiguration = 9,
   hipErrorInvalidPitchValue = 12,
+  hipErrorInvalidSymbol = 13,
   hipErrorInvalidDevicePointer = 17,
   hipErrorInvalidMemcpyDirection = 21,
   hipErrorMissingConfiguration = 52,
@@ -24,11 +25,18 @@ typedef enum hipError_t {
   hipErrorInvalidDevice = 101,
   hipErrorInvalidImage = 200,
   hipErrorInvalidContext = 201,
+  hipErrorNotMapped = 211,
+  hipErrorUnsupportedLimit = 215,
+  hipErrorPeerAccessUnsupported = 217,
+  hipErrorInvalidKernelFile = 218,
   hipErrorFileNotFound = 301,
+  hipErrorSharedObjectSymbolNotFound = 302,
   hipErrorInvalidHandle = 400,
   hipErrorIllegalState = 401,
   hipErrorNotFound = 500,
   hipErrorNotReady = 600,
+  hipErrorPeerAccessAlreadyEnabled = 704,
+  hipErrorPeerAccessNotEnabled = 705,
   hipErrorNotSupported = 801,
   hipErrorStreamCaptureUnsupported = 900,
   hipErrorStreamCaptureInvalidated = 901,
@@ -145,6 +153,8 @@ typedef struct hipDeviceProp_t {
 } hipDeviceProp_t;
 
 }  // extern "C"
+
+#include "runtimes/hip/hip_abi_types.hpp"
 
 static_assert(sizeof(hipMemcpyKind) == sizeof(int));
 static_assert(sizeof(dim3) == 12);

@@ -3,6 +3,15 @@
 if(EXISTS /usr/include/hip/hip_runtime_api.h)
   prof_add_catch_test(hip_abi_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/hip_abi_test.cpp
                       ${CMAKE_CURRENT_LIST_DIR}/hip_abi_ours.cpp)
+endif()
+# Every export of the real library is a table row, hooked, and exported by the simulated library
+# at its version (spawns nm; runs where the real library is installed, as CI installs it).
+set(PROF_REAL_HIP_LIBRARY /usr/lib/x86_64-linux-gnu/libamdhip64.so.5)
+if(EXISTS ${PROF_REAL_HIP_LIBRARY})
+  add_test(NAME unit:hip_exports
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/hip_exports_test.py ${PROF_REAL_HIP_LIBRARY}
+                   $<TARGET_FILE:prof_interpose> $<TARGET_FILE:prof_sim_hip> ${CMAKE_SOURCE_DIR}/runtimes/hip/hip_api.def)
+  set_tests_properties(unit:hip_exports PROPERTIES LABELS unit)
 else()
   message(STATUS "prof: Debian's HIP headers not installed; the ABI test is skipped")
 endif()
