@@ -36,6 +36,16 @@ if(PROF_HIPCC)
     COMMENT "hipcc multistream_hip"
     VERBATIM)
   add_custom_target(prof_sample_multistream_hip ALL DEPENDS ${_prof_hip_sample})
+  set(_prof_hipcc_extras ${PROF_TEST_BIN_DIR}/hipcc_extras)
+  add_custom_command(
+    OUTPUT ${_prof_hipcc_extras}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROF_TEST_BIN_DIR}
+    COMMAND ${PROF_HIPCC} --offload-arch=gfx906 -O2 -std=c++17 ${PROF_SAMPLES_DIR}/hipcc_extras.hip
+            -o ${_prof_hipcc_extras}
+    DEPENDS ${PROF_SAMPLES_DIR}/hipcc_extras.hip
+    COMMENT "hipcc hipcc_extras"
+    VERBATIM)
+  add_custom_target(prof_sample_hipcc_extras ALL DEPENDS ${_prof_hipcc_extras})
 else()
   message(STATUS "prof samples: hipcc not found, multistream_hip not built (its e2e test skips)")
 endif()
@@ -67,6 +77,18 @@ if(TARGET prof_sim_hip)
   set_target_properties(prof_sample_rtld_local PROPERTIES
     OUTPUT_NAME rtld_local
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR})
+endif()
+
+# HIP calls beyond the basics (e2e:hip_coverage): needs Debian's HIP headers (hiprtc.h, the symbol
+# templates), links the simulated runtime.
+if(TARGET prof_sim_hip AND EXISTS /usr/include/hip/hiprtc.h)
+  add_executable(prof_sample_hip_coverage ${PROF_SAMPLES_DIR}/hip_coverage.cpp)
+  target_link_libraries(prof_sample_hip_coverage PRIVATE prof::headers prof_warnings prof_sim_hip)
+  target_compile_definitions(prof_sample_hip_coverage PRIVATE __HIP_PLATFORM_AMD__)
+  set_target_properties(prof_sample_hip_coverage PROPERTIES
+    OUTPUT_NAME hip_coverage
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
 endif()
 
 # An MPI + HIP program (e2e:mpi_trace), where Debian's libopenmpi-dev is installed.
