@@ -182,7 +182,9 @@ void write_streams(const std::vector<StreamBusy>& streams, const std::vector<Pro
     std::string name = summary.device_label + " " + num(s.device) + ", " + summary.stream_label + " " + num(s.stream_index);
     if (several) name = process_name(p) + ": " + name;
     const int64_t run = p.duration_ns();
-    bars.push_back({name, run > 0 ? rounded_div(s.busy_ns * kMillionths, run) : 0,
+    // In 128 bits: a busy time of hours times a million overflows 64.
+    const int64_t share = run > 0 ? static_cast<int64_t>(static_cast<__int128>(s.busy_ns) * kMillionths / run) : 0;
+    bars.push_back({name, share,
                     human_duration(s.busy_ns) + ", " + percent_text(s.busy_ns, run) + "% of the run"});
     rows += "<tr>" + (several ? td(esc(process_name(p))) : "") + tdn(num(s.device)) + tdn(num(s.stream_index)) +
             tdn(num(s.operations)) + tdn(num(s.kernels)) + tdn(num(s.busy_ns)) + tdn(human_duration(s.busy_ns)) +

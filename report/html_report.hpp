@@ -47,7 +47,8 @@ struct HtmlSummary {
 class HtmlReport {
  public:
   // Reads the selected process's overview and stream busy times. The returned callback, given to
-  // read_memory for the same process, samples its memory curves.
+  // read_memory for the same process, samples its memory curves; it refers to this object, which
+  // must outlive its calls.
   MemoryChange add_process(Database& db, const RowFilter& filter, const SourceProcess& process);
   // The same from pieces already read (tests).
   MemoryChange add_process(ProcessOverview overview, std::vector<StreamBusy> streams);
