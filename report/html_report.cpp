@@ -236,24 +236,32 @@ void write_timelines(const std::vector<HtmlTimelineLink>& links, TextSink& out) 
   out.write("<p>The full timeline (every call, kernel, copy and memory counter) is in the Chrome trace-event JSON "
             "below, in this page's directory. Open one in <b>ui.perfetto.dev</b> (\"Open trace file\") or "
             "<b>chrome://tracing</b> (\"Load\"); each file opens on its own.</p>\n");
+  // A row per file: its name, then its time range on an axis from the timeline's ts 0 to its end.
   int64_t end = 1;
   for (const HtmlTimelineLink& l : links) end = std::max(end, l.end_ns);
-  constexpr int kWidth = 760, kLeft = 0, kRow = 20;
-  const int height = static_cast<int>(links.size()) * kRow + 4;
+  constexpr int kWidth = 760, kAxis = 230, kRow = 20;
+  const int rows_height = static_cast<int>(links.size()) * kRow;
+  const int height = rows_height + 22;
+  auto x = [&](int64_t t) {
+    return kAxis + static_cast<double>(std::clamp<int64_t>(t, 0, end)) / static_cast<double>(end) * (kWidth - kAxis - 2);
+  };
   std::string svg = "<svg class=\"timeline-strip\" width=\"" + num(kWidth) + "\" height=\"" + num(height) +
                     "\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) + "\" role=\"img\">\n";
-  int y = 2;
+  int y = 0;
   for (const HtmlTimelineLink& l : links) {
-    double x0 = kLeft + static_cast<double>(std::max<int64_t>(l.begin_ns, 0)) / static_cast<double>(end) * (kWidth - 2);
-    double x1 = kLeft + static_cast<double>(std::max(l.end_ns, l.begin_ns)) / static_cast<double>(end) * (kWidth - 2);
+    const double x0 = x(l.begin_ns), x1 = x(std::max(l.end_ns, l.begin_ns));
     char rect[160];
-    std::snprintf(rect, sizeof rect, "<rect class=\"part\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"/>", x0, y,
-                  std::max(x1 - x0, 2.0), kRow - 4);
-    svg += "<a href=\"" + esc(url_file_name(l.file)) + "\"><title>" + esc(l.file) + ": " +
-           human_duration(l.begin_ns) + " to " + human_duration(l.end_ns) + ", " + num(l.events) + " events</title>" +
-           rect + "</a>\n";
+    std::snprintf(rect, sizeof rect, "<rect class=\"part\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"/>", x0,
+                  y + 3, std::max(x1 - x0, 2.0), kRow - 6);
+    svg += "<a href=\"" + esc(url_file_name(l.file)) + "\"><title>" + esc(l.file) + ": " + human_duration(l.begin_ns) +
+           " to " + human_duration(l.end_ns) + ", " + num(l.events) + " events</title><text x=\"0\" y=\"" +
+           num(y + 14) + "\">" + esc(terminal_name(l.file, 34)) + "</text>" + rect + "</a>\n";
     y += kRow;
   }
+  svg += "<line class=\"axis\" x1=\"" + num(kAxis) + "\" y1=\"" + num(rows_height + 2) + "\" x2=\"" + num(kWidth - 2) +
+         "\" y2=\"" + num(rows_height + 2) + "\"/><text class=\"tick\" x=\"" + num(kAxis) + "\" y=\"" +
+         num(rows_height + 18) + "\">0</text><text class=\"tick\" x=\"" + num(kWidth - 2) + "\" y=\"" +
+         num(rows_height + 18) + "\" text-anchor=\"end\">" + esc(human_duration(end)) + "</text>\n";
   out.write(svg + "</svg>\n");
   out.write("<table id=\"timeline-table\"><tr><th>File</th><th class=\"n\">From</th><th class=\"n\">To</th>"
             "<th class=\"n\">Events</th></tr>\n");
