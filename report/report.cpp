@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "collector/sqlite_db.hpp"
+#include "report/html_report.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
 #include "report/memory.hpp"
@@ -69,6 +70,19 @@ JsonObject merged_other_data(Database& db, const std::vector<SourceProcess>& pro
   for (const auto& [cause, count] : drops) all_drops.add(cause, count);
   if (!all_drops.empty()) data.add_raw("drops", all_drops.text());
   return data;
+}
+
+// The timeline files just written, as the HTML report links them: by name, from the same directory
+// (one refused at its name is not linked: what is there is not prof's).
+std::vector<HtmlTimelineLink> html_timeline_links(const std::vector<TimelinePartFile>& parts,
+                                                  const std::vector<std::unique_ptr<OutputFile>>& files) {
+  std::vector<HtmlTimelineLink> links;
+  for (const TimelinePartFile& part : parts) {
+    auto refused = [&](const auto& f) { return f->final_path() == part.path && !f->refused().empty(); };
+    if (std::any_of(files.begin(), files.end(), refused)) continue;
+    links.push_back({part.path.substr(part.path.rfind('/') + 1), part.begin_ns, part.end_ns, part.events});
+  }
+  return links;
 }
 
 int64_t count_rows(Database& db, const RowFilter& filter) {
@@ -179,6 +193,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
   StatsTable kernels;
   MemoryReport memory;
   std::map<std::string, int64_t> drops;
+  HtmlReport html;
   try {
     // One read transaction: every file sees the same snapshot of the database.
     db.exec("BEGIN");
@@ -222,9 +237,10 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       write_kernel_trace(db, filter, p.pid, kernel_trace);
       write_copy_trace(db, filter, p.pid, copy_trace);
       copy_parts.push_back(query_copy_stats(db, filter));
-      memory_parts.push_back(read_memory(db));
+      memory_parts.push_back(read_memory(db, html.add_process(db, filter, p)));
     }
-    write_copy_stats(merge_copy_stats(std::move(copy_parts)), add_file(".copy_stats.csv", kCopyStatsSignature));
+    const std::vector<CopyStats> copy_stats = merge_copy_stats(std::move(copy_parts));
+    write_copy_stats(copy_stats, add_file(".copy_stats.csv", kCopyStatsSignature));
     memory = merge_memory_reports(std::move(memory_parts));
     write_memory_csv(memory, add_file(".memory_stats.csv", kMemoryStatsSignature));
 
@@ -242,6 +258,13 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       write_timeline(db, filter, processes, merged, true, part_starts, opt, files, progress_ptr, rows_before,
                      result);
     if (opt.progress) opt.progress("writing reports", total_rows * views, total_rows * views);
+    // <base>.report.html, the page to open first: the tables above, linking the timeline files.
+    std::vector<SummaryApiTable> page_api;
+    for (size_t r = 0; r < runtimes.size(); ++r) page_api.push_back({runtimes[r].api_title, api[r]});
+    HtmlSummary page{page_api, kernels, copy_stats, memory.series, {drops.begin(), drops.end()},
+                     html_timeline_links(result.timeline_parts, files), timeline_labels(runtimes).device,
+                     timeline_labels(runtimes).stream};
+    html.write(page, add_file(".report.html", kHtmlSignature));
     db.exec("COMMIT");
     for (auto& file : files) file->finish();
   } catch (const DbError& e) {

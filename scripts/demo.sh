@@ -13,4 +13,5 @@ echo "== prof --sim --hip-trace -d demo-output build/test-bin/multistream 4096 =
 echo
 echo "Outputs are in $out:"
 ls -1 "$out"
-echo "Open the result_<pid>_copy.json file in https://ui.perfetto.dev (Open trace file) or chrome://tracing."
+echo "Open result_<pid>.report.html in a browser first (the run on one page); the timeline"
+echo "result_<pid>_copy.json in https://ui.perfetto.dev (Open trace file) or chrome://tracing."

@@ -24,9 +24,10 @@ SAMPLE_ARGS = ["262144", "3"]
 RUN_KEYS = {"command_line", "end_ns", "host_name", "pid", "ppid", "start_ns", "wall_start_unix_ns", "time_origin_ns",
             "schema_version", "prof_version", "ring_full_waits"}
 # Added on purpose since schema 1: the run summary for prof --compare, and the run id it groups by;
-# the trace CSVs and the copy and memory statistics.
+# the trace CSVs and the copy and memory statistics; the HTML report.
 ADDED_FILES = {"result_PID.summary.json", "result_PID.api_trace.csv", "result_PID.kernel_trace.csv",
-               "result_PID.copy_trace.csv", "result_PID.copy_stats.csv", "result_PID.memory_stats.csv"}
+               "result_PID.copy_trace.csv", "result_PID.copy_stats.csv", "result_PID.memory_stats.csv",
+               "result_PID.report.html"}
 ADDED_META = {"run_id"}
 
 

@@ -240,7 +240,7 @@ def check_case(tool, work, case, fixture, options, update):
 
     outputs = ["result.hiptrace.csv", "result.kernel.csv", "result.summary.json", "result_copy.json",
                "result.api_trace.csv", "result.kernel_trace.csv", "result.copy_trace.csv", "result.copy_stats.csv",
-               "result.memory_stats.csv"]
+               "result.memory_stats.csv", "result.report.html"]
     if "--group-stream" in options:
         outputs.append("result_stream.json")
     check(sorted(os.listdir(out)) == sorted(outputs + ["fixture.db"]), f"{case}: files {os.listdir(out)}")

@@ -1,0 +1,42 @@
+// The run at a glance, for the HTML report: each process's description (from its meta) and each
+// stream's busy time (one aggregate query per process). Small: a row per process and per stream.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collector/sqlite_db.hpp"
+#include "report/merged_db.hpp"
+#include "report/report_db.hpp"
+
+namespace prof::report {
+
+struct ProcessOverview {
+  SourceProcess process;
+  std::string runtimes;      // meta runtime: "hip", "hip,musa"
+  std::string prof_version;  // meta prof_version
+  std::optional<int64_t> wall_start_unix_ns;
+  int64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC (meta start_ns, end_ns); end_ns >= start_ns
+  bool incomplete = false;           // meta incomplete: cut short at the end of the run
+  int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+// The selected process's overview. When meta lacks start or end (an older db), its API calls'
+// and device work's first begin and last end stand in.
+ProcessOverview read_process_overview(Database& db, const SourceProcess& process);
+
+// One stream's device work: kernels, copies and memsets with device times.
+struct StreamBusy {
+  int64_t process_index = 0;  // into the report's processes
+  int64_t device = 0;
+  int64_t stream_index = 0;
+  int64_t operations = 0, kernels = 0;
+  int64_t busy_ns = 0;                // the sum of their durations (a stream runs one at a time)
+  int64_t first_ns = 0, last_ns = 0;  // first begin, last end
+};
+
+// The selected process's streams that ran timed work, by device then stream.
+std::vector<StreamBusy> query_stream_busy(Database& db, const RowFilter& filter, int64_t process_index);
+
+}  // namespace prof::report
