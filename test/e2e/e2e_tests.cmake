@@ -43,6 +43,8 @@ if(TARGET prof)
   prof_add_e2e_test(compare test_compare.py)
   prof_add_e2e_test(trace_outputs test_trace_outputs.py)
   prof_add_e2e_test(outputs test_outputs.py)
+  prof_add_e2e_test(markers test_markers.py)
+  prof_add_e2e_test(capture_control test_capture_control.py)
   prof_add_e2e_test(big_timeline test_big_timeline.py)
   # 5M calls flat out, then 1.7 GB of outputs: alone, so the timing tests do not run beside it.
   set_tests_properties(e2e:big_timeline PROPERTIES RUN_SERIAL TRUE TIMEOUT 900)
