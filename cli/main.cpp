@@ -437,7 +437,10 @@ int run(const Options& options) {
                  what.c_str(), kExitCannotWrite, result.exit_status);
     return kExitCannotWrite;
   }
-  if (dbs.empty() && collector.errors().empty())
+  if (dbs.empty() && collector.errors().empty() && !collecting.capture_control.empty())
+    std::fprintf(stderr, "prof: %s made no call to a traced runtime (%s) inside a capture window (%s); nothing recorded\n",
+                 o.program[0].c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
+  else if (dbs.empty() && collector.errors().empty())
     std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n", o.program[0].c_str(),
                  launch.runtimes.c_str());
   return result.exit_status;
@@ -458,6 +461,9 @@ int main(int argc, char** argv) {
       "  prof --musa-trace ./app 1024          trace only the MUSA runtime\n"
       "  prof --cnrt-trace ./app               trace only Cambricon CNRT (queues, notifiers, MLUs)\n"
       "  prof --acl-trace ./app                trace only Ascend ACL (operators, models, NPUs)\n"
+      "  prof --hiptx-trace ./train            also roctx/mstx marks and ranges (<base>.range_stats.csv)\n"
+      "  prof --trace-start off ./app          record only between hipProfilerStart and hipProfilerStop\n"
+      "  prof --delay 10s --duration 5s ./srv  record one window of a long run, by time\n"
       "  prof --sim ./app 1024                 run on prof's simulated devices (HIP, MUSA)\n"
       "  prof --sim -d out -o run1 ./app       outputs in out/, named run1.*\n"
       "  prof --db hip-prof-4242.db            regenerate the reports from a database\n"
