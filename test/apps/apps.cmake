@@ -191,3 +191,21 @@ if(TARGET prof_sim_hip AND TARGET prof_sim_roctx)
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
     SKIP_BUILD_RPATH ON)
 endif()
+
+# mstx markers around ACL work (e2e:markers): a stand-in libms_tools_ext.so beside the sample, found
+# through the sample's own RUNPATH (the simulated runtimes ship no mstx library).
+if(TARGET prof_sim_acl)
+  add_library(prof_test_ms_tools_ext SHARED ${PROF_SAMPLES_DIR}/ms_tools_ext_shim.cpp)
+  target_link_libraries(prof_test_ms_tools_ext PRIVATE prof::headers prof_warnings)
+  set_target_properties(prof_test_ms_tools_ext PROPERTIES
+    OUTPUT_NAME ms_tools_ext
+    LIBRARY_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    CXX_VISIBILITY_PRESET hidden)
+  add_executable(prof_sample_mstx_sample ${PROF_SAMPLES_DIR}/mstx_sample.cpp)
+  target_link_libraries(prof_sample_mstx_sample PRIVATE prof::headers prof_warnings prof_sim_acl prof_test_ms_tools_ext)
+  target_link_options(prof_sample_mstx_sample PRIVATE -Wl,-rpath,${PROF_TEST_BIN_DIR})
+  set_target_properties(prof_sample_mstx_sample PROPERTIES
+    OUTPUT_NAME mstx_sample
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+endif()

@@ -166,5 +166,32 @@ class MarkersTest(unittest.TestCase):
         self.assertIn("forward", {row["Name"] for row in rows})
 
 
+class MstxTest(unittest.TestCase):
+    """Ascend's mstx markers, on the simulated ACL runtime and a stand-in libms_tools_ext.so."""
+
+    def test_mstx_ranges_and_marks(self):
+        app = e2e.require_sample(self, "mstx_sample")
+        tmp = tempfile.mkdtemp(prefix="prof-e2e-mstx-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        done = e2e.run_prof(["--sim", "--hiptx-trace", "-d", tmp, app], cwd=tmp)
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        pid = e2e.parse_pid(done.stdout)
+        stream = int(re.search(r"^STREAM (\d+)$", done.stdout, re.MULTILINE).group(1))
+        with e2e.open_db(os.path.join(tmp, f"acl-prof-{pid}.db")) as db:
+            rows = {row["message"]: row for row in db.execute("SELECT * FROM markers")}
+            self.assertEqual(set(rows), {"upload, step 1", "done, ✓", "never ended"})
+            self.assertTrue(all(row["source"] == "mstx" for row in rows.values()))
+            upload = rows["upload, step 1"]
+            self.assertEqual((upload["kind"], upload["range_id"], upload["stream_handle"]), ("start_stop", 1, stream))
+            self.assertEqual(upload["open_at_exit"], 0)
+            copy = db.execute("SELECT device_begin_ns, device_end_ns FROM copies").fetchone()
+            self.assertLessEqual(upload["begin_ns"], copy["device_begin_ns"])
+            self.assertGreaterEqual(upload["end_ns"], copy["device_end_ns"])
+            self.assertEqual(rows["done, ✓"]["kind"], "mark")
+            self.assertEqual(rows["never ended"]["open_at_exit"], 1)
+        _, stats = e2e.read_csv(os.path.join(tmp, f"result_{pid}.range_stats.csv"))
+        self.assertEqual({row["Name"] for row in stats}, {"upload, step 1", "never ended"})
+
+
 if __name__ == "__main__":
     e2e.main()
