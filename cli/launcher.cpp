@@ -138,7 +138,7 @@ std::vector<std::string> build_environment(const LaunchOptions& options) {
       std::string theirs = entry.substr(16);
       if (!theirs.empty()) library_path += ":" + theirs;
     } else if (entry.rfind("PROF_RUN_DIR=", 0) == 0 || entry.rfind("PROF_RUN_DIR_FALLBACK=", 0) == 0 || entry.rfind("PROF_DEVICE_TIMING=", 0) == 0 ||
-               entry.rfind("PROF_RUNTIMES=", 0) == 0) {
+               entry.rfind("PROF_RUNTIMES=", 0) == 0 || entry.rfind("PROF_CAPTURE", 0) == 0) {
       // set below
     } else {
       env.push_back(entry);
@@ -150,6 +150,10 @@ std::vector<std::string> build_environment(const LaunchOptions& options) {
   if (!options.run_dir_fallback.empty()) env.push_back("PROF_RUN_DIR_FALLBACK=" + options.run_dir_fallback);
   env.push_back(std::string("PROF_DEVICE_TIMING=") + (options.device_timing ? "1" : "0"));
   env.push_back("PROF_RUNTIMES=" + options.runtimes);
+  if (options.capture_by_api) env.push_back("PROF_CAPTURE=api");
+  if (options.capture_delay_ns > 0) env.push_back("PROF_CAPTURE_DELAY_NS=" + std::to_string(options.capture_delay_ns));
+  if (options.capture_duration_ns > 0)
+    env.push_back("PROF_CAPTURE_DURATION_NS=" + std::to_string(options.capture_duration_ns));
   return env;
 }
 

@@ -1,6 +1,7 @@
 // Runs the program under the preload library: fork/exec (no shell), environment set up for the
 // library, signals forwarded, status returned as a shell reports it.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ struct LaunchOptions {
   bool device_timing = true;
   bool sigpipe_ignored = false;  // how prof found SIGPIPE: the program starts with the same
   std::string runtimes;  // PROF_RUNTIMES: the runtimes recorded, comma-separated ("hip,musa")
+  // Capture control: PROF_CAPTURE=api (--trace-start off), PROF_CAPTURE_DELAY_NS, PROF_CAPTURE_DURATION_NS.
+  bool capture_by_api = false;
+  int64_t capture_delay_ns = 0;
+  int64_t capture_duration_ns = 0;
 };
 
 struct LaunchResult {

@@ -50,6 +50,11 @@ struct Options {
   bool cnrt_trace = false;
   bool acl_trace = false;
   bool mpi_trace = false;
+  bool hiptx_trace = false;
+  bool kernel_stats_by_range = false;
+  std::string trace_start = "on";
+  std::string delay;
+  std::string duration;
   bool sim = false;
   bool group_stream = false;
   bool no_device_timing = false;
@@ -177,6 +182,7 @@ report::ReportOptions report_options(const Options& o, const std::string& base) 
   r.group_stream = o.group_stream;
   if (!o.index_range.empty()) r.index_range = parse_range(o.index_range);
   r.json_max_events = o.json_max_events;
+  r.kernel_stats_by_range = o.kernel_stats_by_range;
   r.progress = terminal_progress();
   return r;
 }
@@ -330,12 +336,18 @@ int run(const Options& options) {
   signal(SIGPIPE, SIG_IGN);
   // --<runtime>-trace flags select device runtimes; none selects every device runtime prof knows.
   // MPI is recorded only with --mpi-trace.
-  const bool selected[kRuntimeCount] = {o.hip_trace, o.musa_trace, o.cnrt_trace, o.acl_trace, o.mpi_trace};
+  // Markers (roctx, mstx) only with --hiptx-trace. The device runtimes come first in RuntimeId.
+  const bool selected[kRuntimeCount] = {o.hip_trace,  o.musa_trace,  o.cnrt_trace, o.acl_trace,
+                                        o.mpi_trace,  o.hiptx_trace, o.hiptx_trace};
   const size_t mpi = static_cast<size_t>(prof::RuntimeId::kMpi);
   const bool any = std::find(std::begin(selected), std::begin(selected) + mpi, true) != std::begin(selected) + mpi;
   for (size_t i = 0; i < kRuntimeCount; ++i)
-    if (selected[i] || (!any && i != mpi))
+    if (selected[i] || (!any && i < mpi))
       launch.runtimes += (launch.runtimes.empty() ? "" : ",") + std::string(kRuntimeNames[i]);
+  // Capture control: recording only inside windows (by the program's calls, or by time).
+  launch.capture_by_api = o.trace_start == "off";
+  launch.capture_delay_ns = o.delay.empty() ? 0 : *parse_duration(o.delay);
+  launch.capture_duration_ns = o.duration.empty() ? 0 : *parse_duration(o.duration);
 
   std::optional<RunDirectory> run_dir;
   try {
@@ -350,6 +362,12 @@ int run(const Options& options) {
   collector::CollectorOptions collecting{run_dir->path(), run_dir->fallback_path(), o.output_dir, PROF_VERSION};
   collecting.run_id = make_run_id();
   collecting.replace_existing = o.force;
+  if (launch.capture_by_api) collecting.capture_control = "--trace-start off";
+  if (!o.delay.empty())
+    collecting.capture_control += (collecting.capture_control.empty() ? "" : " ") + std::string("--delay ") + o.delay;
+  if (!o.duration.empty())
+    collecting.capture_control +=
+        (collecting.capture_control.empty() ? "" : " ") + std::string("--duration ") + o.duration;
   collector::Collector collector(collecting);
   collector.start();
   // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
@@ -419,7 +437,10 @@ int run(const Options& options) {
                  what.c_str(), kExitCannotWrite, result.exit_status);
     return kExitCannotWrite;
   }
-  if (dbs.empty() && collector.errors().empty())
+  if (dbs.empty() && collector.errors().empty() && !collecting.capture_control.empty())
+    std::fprintf(stderr, "prof: %s made no call to a traced runtime (%s) inside a capture window (%s); nothing recorded\n",
+                 o.program[0].c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
+  else if (dbs.empty() && collector.errors().empty())
     std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n", o.program[0].c_str(),
                  launch.runtimes.c_str());
   return result.exit_status;
@@ -440,6 +461,9 @@ int main(int argc, char** argv) {
       "  prof --musa-trace ./app 1024          trace only the MUSA runtime\n"
       "  prof --cnrt-trace ./app               trace only Cambricon CNRT (queues, notifiers, MLUs)\n"
       "  prof --acl-trace ./app                trace only Ascend ACL (operators, models, NPUs)\n"
+      "  prof --hiptx-trace ./train            also roctx/mstx marks and ranges (<base>.range_stats.csv)\n"
+      "  prof --trace-start off ./app          record only between hipProfilerStart and hipProfilerStop\n"
+      "  prof --delay 10s --duration 5s ./srv  record one window of a long run, by time\n"
       "  prof --sim ./app 1024                 run on prof's simulated devices (HIP, MUSA)\n"
       "  prof --sim -d out -o run1 ./app       outputs in out/, named run1.*\n"
       "  prof --db hip-prof-4242.db            regenerate the reports from a database\n"
@@ -460,6 +484,17 @@ int main(int argc, char** argv) {
   app.add_flag("--acl-trace", o.acl_trace, "Trace the Ascend ACL API, operators, models, kernels and copies");
   app.add_flag("--mpi-trace", o.mpi_trace,
                "Also trace MPI calls (bytes, peer, tag) and align the ranks' clocks for --db-merge");
+  app.add_flag("--hiptx-trace", o.hiptx_trace,
+               "Also record roctx (and Ascend mstx) marks and ranges: a Markers and Ranges lane per thread, "
+               "<base>.range_stats.csv");
+  app.add_flag("--kernel-stats-by-range", o.kernel_stats_by_range,
+               "Also write <base>.kernel_by_range.csv: kernel statistics per innermost enclosing roctx push/pop "
+               "range of the launching thread");
+  app.add_option("--trace-start", o.trace_start,
+                 "on (default), or off: record nothing until the program calls hipProfilerStart or "
+                 "roctxProfilerResume, and stop at hipProfilerStop or roctxProfilerPause, as often as it toggles");
+  app.add_option("--delay", o.delay, "Record nothing for this long from the program's start (500ms, 10s, ...)");
+  app.add_option("--duration", o.duration, "Record for this long, then nothing (from the start or after --delay)");
   app.add_flag("--sim", o.sim, "Run the program on prof's simulated devices (HIP, MUSA, CNRT, ACL)");
   app.add_option("-d,--output-dir", o.output_dir, "Directory for the outputs (default: current directory)");
   app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>");
@@ -522,6 +557,16 @@ int main(int argc, char** argv) {
     if (o.summary_output.empty()) return fail(kExitUsage, "--summary-output: expected stdout, stderr, none or a file");
     if (summary_stream(o) == nullptr)
       return fail(kExitCannotWrite, "--summary-output " + o.summary_output + ": " + std::strerror(errno));
+  }
+  if (o.trace_start != "on" && o.trace_start != "off")
+    return fail(kExitUsage, "--trace-start " + o.trace_start + ": expected on or off");
+  for (const auto& [option, value] : {std::pair<const char*, const std::string*>{"--delay", &o.delay},
+                                      {"--duration", &o.duration}}) {
+    if (value->empty()) continue;
+    const std::optional<int64_t> ns = parse_duration(*value);
+    if (!ns || (*ns <= 0 && std::string(option) == "--duration"))
+      return fail(kExitUsage, std::string(option) + " " + *value +
+                                  ": expected a time with a unit, such as 500ms, 10s or 2.5s");
   }
   if (index_range->count() > 0 && !parse_range(o.index_range))
     return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 1 <= A <= B");

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <chrono>
 #include <fstream>
+#include <cstddef>
 #include <cstring>
 
 #include "common/clock.hpp"
@@ -42,6 +43,51 @@ bool parse_name(const std::string& name, const char* suffix, int& pid, uint64_t&
   image = token;
   if (tid) *tid = t;
   return true;
+}
+
+// Drops the bytes of a UTF-8 sequence that `text` ends in the middle of.
+void trim_partial_utf8(std::string& text) {
+  size_t lead = text.size();
+  int back = 0;
+  while (lead > 0 && back < 4 && (static_cast<unsigned char>(text[lead - 1]) & 0xC0) == 0x80) {
+    --lead;
+    ++back;
+  }
+  if (lead == 0) return;
+  const unsigned char c = static_cast<unsigned char>(text[lead - 1]);
+  const int need = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+  if (need > back) text.resize(lead - 1);
+}
+
+// Every switch of capture control the process logged (<pid>.<image>.capture of each image).
+std::vector<CaptureSwitch> read_capture_switches(const std::string& run_dir, int pid) {
+  std::vector<CaptureSwitch> switches;
+  DIR* dir = opendir(run_dir.c_str());
+  if (!dir) return switches;
+  while (dirent* entry = readdir(dir)) {
+    int p = 0;
+    uint64_t image = 0;
+    if (!parse_name(entry->d_name, "capture", p, image, nullptr) || p != pid) continue;
+    std::ifstream in(run_dir + "/" + entry->d_name, std::ios::binary);
+    std::vector<char> bytes(sizeof(CaptureLog));
+    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) continue;
+    uint32_t claimed = 0;
+    std::memcpy(&claimed, bytes.data(), sizeof claimed);
+    const size_t offset = offsetof(CaptureLog, entries);
+    for (uint32_t k = 0; k < std::min(claimed, kCaptureLogEntries); ++k) {
+      const char* at = bytes.data() + offset + k * sizeof(CaptureSwitch);
+      CaptureSwitch s;
+      std::memcpy(&s.time_ns, at, sizeof s.time_ns);
+      s.on = static_cast<uint8_t>(at[8]);
+      s.cause = static_cast<uint8_t>(at[9]);
+      std::memcpy(&s.api_id, at + 10, sizeof s.api_id);
+      uint32_t written = 0;
+      std::memcpy(&written, at + 12, sizeof written);
+      if (written == 1) switches.push_back(s);
+    }
+  }
+  closedir(dir);
+  return switches;
 }
 
 }  // namespace
@@ -127,8 +173,8 @@ void Collector::scan() {
   if (!options_.fallback_run_dir.empty()) scan_dir(options_.fallback_run_dir);
 }
 
-uint64_t Collector::lost_calls(int pid, uint64_t& threads) const {
-  uint64_t calls = 0;
+uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_ns) const {
+  uint64_t calls = 0, exit_ns = 0;
   threads = 0;
   DIR* dir = opendir(options_.run_dir.c_str());
   if (!dir) return 0;
@@ -136,14 +182,16 @@ uint64_t Collector::lost_calls(int pid, uint64_t& threads) const {
     int p = 0;
     uint64_t image = 0;
     if (!parse_name(entry->d_name, "lost", p, image, nullptr) || p != pid) continue;
-    uint64_t counts[2] = {0, 0};
+    uint64_t counts[3] = {0, 0, 0};
     std::ifstream in(options_.run_dir + "/" + entry->d_name, std::ios::binary);
     if (in.read(reinterpret_cast<char*>(counts), sizeof counts)) {
       calls += counts[0];
       threads += counts[1];
+      exit_ns = std::max(exit_ns, counts[2]);
     }
   }
   closedir(dir);
+  if (exit_time_ns) *exit_time_ns = exit_ns;
   return calls;
 }
 
@@ -232,6 +280,28 @@ void Collector::drain(Source& source, Process& proc) {
         i += j;
         break;
       }
+      case RecordType::kMarker: {
+        const uint64_t chunk = sizeof(rec.string_data.text);
+        const uint32_t length = std::min(rec.marker.length, kMarkerMessageMaxBytes);
+        const uint64_t rest = length > kMarkerInlineBytes ? length - kMarkerInlineBytes : 0;
+        const uint64_t parts = (rest + chunk - 1) / chunk;
+        if (end - i - 1 < parts) {  // the message is still being written: next cycle
+          reader.release(i);
+          return;
+        }
+        std::string text(rec.marker.text, std::min<uint64_t>(length, kMarkerInlineBytes));
+        uint64_t j = 1;
+        for (; j <= parts; ++j) {
+          const Record& part = reader.record(i + j);
+          if (part.type != static_cast<uint8_t>(RecordType::kStringData)) break;  // a dropped part
+          text.append(part.string_data.text, std::min<uint64_t>(chunk, length - text.size()));
+        }
+        // A message cut at the bound may end inside a UTF-8 sequence: that partial character goes.
+        if (length == kMarkerMessageMaxBytes) trim_partial_utf8(text);
+        db.on_marker(rec.marker, text, tid);
+        i += j;
+        break;
+      }
       default:
         ++i;  // kStringData without its header, or a newer record type: skip
         break;
@@ -303,8 +373,8 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
   for (auto& [pid, proc] : processes_) {
     DropCounts drops = proc.released_drops;
     drops.cut_short = std::find(cut_short.begin(), cut_short.end(), pid) != cut_short.end();
-    uint64_t lost_threads = 0;
-    drops.unrecorded_calls = lost_calls(pid, lost_threads);
+    uint64_t lost_threads = 0, exit_ns = 0;
+    drops.unrecorded_calls = lost_calls(pid, lost_threads, &exit_ns);
     if (drops.unrecorded_calls || lost_threads)
       errors_.push_back("process " + std::to_string(pid) + ": " + std::to_string(drops.unrecorded_calls) +
                         " calls on " + std::to_string(lost_threads) +
@@ -334,6 +404,11 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
               proc.writer->set_meta(text.substr(0, eq), text.substr(eq + 1));
           }
           std::fclose(clock);
+        }
+        if (exit_ns) proc.writer->set_process_end(exit_ns);
+        if (!options_.capture_control.empty()) {
+          proc.writer->set_meta("capture_control", options_.capture_control);
+          proc.writer->set_capture_windows(read_capture_switches(options_.run_dir, pid));
         }
         proc.writer->finalize(proc.maps_path, drops, end_ns);
         const bool several = proc.writer->runtimes_called() > 1;

@@ -22,6 +22,9 @@ struct CollectorOptions {
   int drain_interval_ms = 20;
   // meta run_id of every database: the processes of one prof invocation (or one MPI job) share it.
   std::string run_id;
+  // Non-empty with capture control (--trace-start off, --delay, --duration): said in meta
+  // capture_control, and the processes' windows go to capture_windows.
+  std::string capture_control;
   // false: a database name taken by an earlier run (same pid: a container, a pid namespace) gets a
   // free one, <rt>-prof-<pid>.2.db, .3, ...; true (prof --force): an earlier prof db is replaced.
   bool replace_existing = false;
@@ -79,7 +82,7 @@ class Collector {
   void scan();
   void scan_dir(const std::string& dir);
   // Calls and threads a process could not record (no ring fitted): its <pid>.<image>.lost pages.
-  uint64_t lost_calls(int pid, uint64_t& threads) const;
+  uint64_t lost_calls(int pid, uint64_t& threads, uint64_t* exit_ns = nullptr) const;
   Process* process(int pid, uint32_t first_runtime);
   void drain(Source& source, Process& proc);
   void load_info(int pid, uint64_t image, Process& proc);

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "collector/schema.hpp"
 #include "collector/symbol_resolver.hpp"
 #include "runtimes/runtimes.hpp"
@@ -68,7 +70,11 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
                      "INSERT INTO streams (stream_index, stream_handle, device, runtime_id) VALUES (?1, ?2, ?3, ?4)"),
       insert_thread_(db_, "INSERT OR IGNORE INTO threads (thread_id, thread_index, created_ns) VALUES (?1, ?2, ?3)"),
       upsert_meta_(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)"),
-      insert_args_(db_, "INSERT OR REPLACE INTO api_args (correlation_id, name, value) VALUES (?1, ?2, ?3)") {
+      insert_args_(db_, "INSERT OR REPLACE INTO api_args (correlation_id, name, value) VALUES (?1, ?2, ?3)"),
+      insert_marker_(db_,
+                     "INSERT INTO markers (kind, message, source, thread_id, begin_ns, end_ns, level, range_id,"
+                     " end_thread_id, stream_handle) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
+      close_marker_(db_, "UPDATE markers SET end_ns = ?2, end_thread_id = ?3 WHERE marker_id = ?1") {
   db_.exec("BEGIN");
   {
     Statement names(db_, "INSERT INTO api_names (api_id, name, runtime_id) VALUES (?1, ?2, ?3)");
@@ -185,6 +191,7 @@ void DbWriter::on_string(StringKind kind, uint64_t key, const std::string& text)
 void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base, const LaunchRecord* launch) {
   const uint64_t corr = correlation_base | r.correlation_id;
   if (r.begin_ns < first_ns_) first_ns_ = r.begin_ns;
+  last_ns_ = std::max(last_ns_, r.end_ns);
   const ApiInfo* api = find_api(r.api_id);
   const bool known = api != nullptr;
   if (known && !runtimes_called_[static_cast<size_t>(api->runtime)]) note_runtime(api->runtime);
@@ -262,8 +269,98 @@ void DbWriter::on_args(const ArgsRecord& r, uint64_t correlation_base) {
     insert_args_.bind(1, corr).bind(2, names[i]).bind(3, r.values[i]).run();
 }
 
+void DbWriter::on_marker(const MarkerRecord& r, const std::string& message, uint32_t tid) {
+  const ApiInfo* api = find_api(r.api_id);
+  const std::string source = api ? std::string(kRuntimeNames[static_cast<size_t>(api->runtime)]) : "unknown";
+  last_ns_ = std::max(last_ns_, r.time_ns);
+  if (r.time_ns < first_ns_) first_ns_ = r.time_ns;
+  auto insert = [&](std::string_view kind, bool closed, std::optional<int64_t> level, std::optional<int64_t> id) {
+    insert_marker_.bind(1, kind).bind(2, message).bind(3, source).bind(4, tid).bind(5, r.time_ns);
+    if (closed) insert_marker_.bind(6, r.time_ns).bind(9, tid);
+    else insert_marker_.bind_null(6).bind_null(9);
+    if (level) insert_marker_.bind(7, *level);
+    else insert_marker_.bind_null(7);
+    if (id) insert_marker_.bind(8, *id);
+    else insert_marker_.bind_null(8);
+    insert_marker_.bind(10, r.stream).run();
+    return db_.last_insert_rowid();
+  };
+  auto close = [&](int64_t marker_id, uint64_t end_ns, uint32_t end_tid) {
+    close_marker_.bind(1, marker_id).bind(2, end_ns).bind(3, end_tid).run();
+  };
+  std::vector<OpenPush>& stack = push_stacks_[tid];
+  switch (static_cast<MarkerKind>(r.kind)) {
+    case MarkerKind::kMark:
+      insert("mark", true, std::nullopt, std::nullopt);
+      break;
+    case MarkerKind::kPush: {
+      // The level the runtime returned; the thread's own count if it returned an error.
+      const int64_t level = r.value >= 0 ? r.value : static_cast<int64_t>(stack.size());
+      stack.push_back({level, insert("push_pop", false, level, std::nullopt)});
+      break;
+    }
+    case MarkerKind::kPop:
+      // Pops by level: a pop whose push was not recorded (outside a capture window) closes nothing.
+      if (r.value < 0) break;
+      while (!stack.empty() && stack.back().level > r.value) stack.pop_back();
+      if (!stack.empty() && stack.back().level == r.value) {
+        close(stack.back().marker_id, r.time_ns, tid);
+        stack.pop_back();
+      }
+      break;
+    case MarkerKind::kStart: {
+      const int64_t marker_id = insert("start_stop", false, std::nullopt, r.value);
+      // A stop on another thread may have been drained first.
+      if (auto early = early_stops_.find({source, r.value}); early != early_stops_.end()) {
+        close(marker_id, early->second.first, early->second.second);
+        early_stops_.erase(early);
+      } else {
+        open_ranges_[{source, r.value}] = marker_id;
+      }
+      break;
+    }
+    case MarkerKind::kStop:
+      if (auto open = open_ranges_.find({source, r.value}); open != open_ranges_.end()) {
+        close(open->second, r.time_ns, tid);
+        open_ranges_.erase(open);
+      } else {
+        early_stops_[{source, r.value}] = {r.time_ns, tid};
+      }
+      break;
+  }
+}
+
+void DbWriter::set_capture_windows(std::vector<CaptureSwitch> switches) {
+  std::sort(switches.begin(), switches.end(),
+            [](const CaptureSwitch& a, const CaptureSwitch& b) { return a.time_ns < b.time_ns; });
+  auto cause = [](const CaptureSwitch& s) -> std::string {
+    switch (static_cast<CaptureCause>(s.cause)) {
+      case CaptureCause::kProfilerApi: return s.api_id ? std::string(api_name(s.api_id)) : "fork";
+      case CaptureCause::kDelay: return "--delay";
+      case CaptureCause::kDuration: return "--duration";
+    }
+    return "unknown";
+  };
+  Statement insert(db_,
+                   "INSERT INTO capture_windows (window_index, begin_ns, end_ns, started_by, stopped_by)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5)");
+  int64_t index = 0;
+  std::optional<CaptureSwitch> open;
+  for (const CaptureSwitch& s : switches) {
+    if (s.on && !open) open = s;
+    if (!s.on && open) {
+      insert.bind(1, index++).bind(2, open->time_ns).bind(3, s.time_ns).bind(4, cause(*open)).bind(5, cause(s)).run();
+      open.reset();
+    }
+  }
+  if (open)
+    insert.bind(1, index++).bind(2, open->time_ns).bind(3, std::max(last_ns_, open->time_ns)).bind(4, cause(*open))
+        .bind(5, std::string_view("exit")).run();
+}
+
 void DbWriter::on_activity(const ActivityRecord& r, uint64_t correlation_base) {
   const uint64_t corr = correlation_base | r.correlation_id;
+  last_ns_ = std::max(last_ns_, r.device_end_ns);
   Statement& update = r.activity == static_cast<uint8_t>(Activity::kKernel) ? update_kernel_time_ : update_copy_time_;
   update.bind(1, corr).bind(2, r.device_begin_ns).bind(3, r.device_end_ns).run();
   // The call's own record may still be in another thread's buffer: keep the times for it.
@@ -292,6 +389,12 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
         fix.bind(1, intern(name)).bind(2, address).run();
       }
     }
+  }
+  {
+    // Ranges the program never ended: closed at the process's last recorded time, and flagged.
+    Statement close_open(db_,
+                         "UPDATE markers SET end_ns = MAX(?1, begin_ns), open_at_exit = 1 WHERE end_ns IS NULL");
+    close_open.bind(1, last_ns_).run();
   }
   db_.exec(schema::kAssignSequenceSql);
   db_.exec(schema::kIndexSql);

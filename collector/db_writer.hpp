@@ -2,6 +2,7 @@
 // one transaction per drain cycle. Owns the per-process state that records refer to: the
 // stream numbering, kernel names by address, device timings that arrived before their call.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "collector/process_info.hpp"
 #include "common/record.hpp"
@@ -47,6 +49,17 @@ class DbWriter {
   // A call's named arguments (api_args), named by its runtime's description.
   void on_args(const ArgsRecord& r, uint64_t correlation_base);
   void on_string(StringKind kind, uint64_t key, const std::string& text);
+  // A roctx/mstx marker (`message` already assembled from its continuations): a mark is a row; a
+  // push or start opens one, which the matching pop (same thread, same level) or stop (same id,
+  // any thread) closes.
+  void on_marker(const MarkerRecord& r, const std::string& message, uint32_t tid);
+  // The capture windows (--trace-start off, --delay, --duration) from the switches the process
+  // logged (common/record.hpp CaptureLog), in any order; a window still open ends at the process's
+  // last recorded time. Call before finalize().
+  void set_capture_windows(std::vector<CaptureSwitch> switches);
+  // When the process exited (its atexit handler), if it did: ranges and windows left open end here
+  // (else at the latest time any of its records holds). Call before the two above end anything.
+  void set_process_end(uint64_t exit_ns) { last_ns_ = std::max(last_ns_, exit_ns); }
 
   // Names the kernels still unnamed (ELF fallback over the given maps), numbers the calls,
   // writes end time and drop counts. The database is complete afterwards.
@@ -75,6 +88,16 @@ class DbWriter {
   std::unordered_map<uint64_t, int64_t> kernel_names_;  // function address / handle -> string id
   std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> early_timings_;  // corr -> begin, end
   uint64_t first_ns_ = UINT64_MAX;
+  uint64_t last_ns_ = 0;  // the latest time any record of the process holds: open ranges end here
+
+  Statement insert_marker_, close_marker_;
+  struct OpenPush {
+    int64_t level;
+    int64_t marker_id;
+  };
+  std::unordered_map<uint32_t, std::vector<OpenPush>> push_stacks_;            // by thread
+  std::map<std::pair<std::string, int64_t>, int64_t> open_ranges_;             // (source, id) -> marker_id
+  std::map<std::pair<std::string, int64_t>, std::pair<uint64_t, uint32_t>> early_stops_;  // -> time, thread
   bool in_batch_ = false;
 };
 

@@ -9,7 +9,9 @@ namespace prof::schema {
 
 // 2: the runtimes table, api_names.runtime_id and streams.runtime_id (several runtimes per database).
 // 3: the api_args table (named integer arguments of a call: MPI's peer, tag, comm_size).
-inline constexpr int kSchemaVersion = 3;
+// 4: the markers table (roctx/mstx marks and ranges, --hiptx-trace) and capture_windows (--trace-start
+//    off, --delay, --duration).
+inline constexpr int kSchemaVersion = 4;
 
 inline constexpr std::string_view kCreateSql = R"sql(
 CREATE TABLE meta (
@@ -96,6 +98,27 @@ CREATE TABLE api_args (
   value          INTEGER NOT NULL,
   PRIMARY KEY (correlation_id, name)
 );
+CREATE TABLE markers (
+  marker_id     INTEGER PRIMARY KEY,
+  kind          TEXT NOT NULL,
+  message       TEXT NOT NULL,
+  source        TEXT NOT NULL,
+  thread_id     INTEGER NOT NULL,
+  begin_ns      INTEGER NOT NULL,
+  end_ns        INTEGER,
+  level         INTEGER,
+  range_id      INTEGER,
+  end_thread_id INTEGER,
+  open_at_exit  INTEGER NOT NULL DEFAULT 0,
+  stream_handle INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE capture_windows (
+  window_index INTEGER PRIMARY KEY,
+  begin_ns     INTEGER NOT NULL,
+  end_ns       INTEGER NOT NULL,
+  started_by   TEXT NOT NULL,
+  stopped_by   TEXT NOT NULL
+);
 )sql";
 
 // Filled once, when the database is created.
@@ -114,6 +137,7 @@ UPDATE api_calls SET sequence = ordered.seq FROM (
 
 inline constexpr std::string_view kIndexSql = R"sql(
 CREATE INDEX IF NOT EXISTS api_calls_sequence ON api_calls (sequence);
+CREATE INDEX IF NOT EXISTS markers_thread ON markers (thread_id, begin_ns);
 )sql";
 
 }  // namespace prof::schema

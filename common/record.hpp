@@ -25,7 +25,15 @@ enum class RecordType : uint8_t {
   kString = 4,      // StringRecord header; `length` bytes of text follow in the next records
   kStringData = 5,  // raw text continuation (64 bytes each, last one padded)
   kArgs = 6,        // ArgsRecord: named integer arguments of the call whose ApiRecord follows it
+  kMarker = 7,      // MarkerRecord: a roctx/mstx mark or range end point; its text continues in kStringData records
 };
+
+// What a MarkerRecord is: one end of a range, or a mark (an instant).
+enum class MarkerKind : uint8_t { kMark = 1, kPush = 2, kPop = 3, kStart = 4, kStop = 5 };
+// A marker's message is copied on the application's thread, so it is bounded: at most this many
+// bytes (longer ones are cut; the collector drops a UTF-8 sequence the cut split).
+inline constexpr uint32_t kMarkerMessageMaxBytes = 256;
+inline constexpr uint32_t kMarkerInlineBytes = 24;
 
 enum class StringKind : uint8_t {
   // key = host function address (__hipRegisterFunction, __musaRegisterFunction), text = mangled name
@@ -103,6 +111,21 @@ struct ArgsRecord {
   int64_t values[6];
 };
 
+// A marker call (roctxMarkA, roctxRangePushA, ...): its kind, time and value, and the first
+// kMarkerInlineBytes of its message; the rest (up to kMarkerMessageMaxBytes) follows in
+// ceil((length - kMarkerInlineBytes) / 63) kStringData records.
+struct MarkerRecord {
+  uint8_t type;    // RecordType::kMarker
+  uint8_t kind;    // MarkerKind
+  uint16_t api_id;  // the marker call's row (roctx, mstx)
+  uint32_t length;  // bytes of message in all
+  uint64_t time_ns;  // host clock: entry of a mark/push/start, return of a pop/stop
+  int64_t value;     // push: the level returned; pop: the level popped (<0 none); start: the range id; stop: the id
+  uint64_t stream;   // mstx's stream argument (0 for roctx)
+  uint64_t reserved0;
+  char text[kMarkerInlineBytes];
+};
+
 struct StringRecord {
   uint8_t type;  // RecordType::kString
   uint8_t kind;  // StringKind
@@ -123,6 +146,7 @@ union Record {
   LaunchRecord launch;
   ActivityRecord activity;
   ArgsRecord args;
+  MarkerRecord marker;
   StringRecord string;
   StringDataRecord string_data;
   unsigned char raw[kRecordBytes];
@@ -132,6 +156,7 @@ static_assert(sizeof(LaunchRecord) == kRecordBytes);
 static_assert(sizeof(ActivityRecord) == kRecordBytes);
 static_assert(sizeof(StringRecord) == kRecordBytes);
 static_assert(sizeof(ArgsRecord) == kRecordBytes);
+static_assert(sizeof(MarkerRecord) == kRecordBytes);
 static_assert(sizeof(StringDataRecord) == kRecordBytes);
 static_assert(sizeof(Record) == kRecordBytes);
 
@@ -160,6 +185,27 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free);
 // BufferHeader::closed when the producer has unmapped the ring for good (its thread exited):
 // once drained, the collector unmaps it and unlinks the file.
 inline constexpr uint32_t kRingReleased = 2;
+
+// Capture control (--trace-start off, --delay, --duration): every switch of recording on or off, in
+// a page of the run directory each process maps at start-up (<pid>.<image>.capture), read by the
+// collector when the process is done. A switch claims an entry with one fetch_add and fills it:
+// no ring, so a switch made before the process has a ring (a --delay timer) needs none, and no
+// I/O on the application's thread. Entries past kCaptureLogEntries are counted, not kept.
+enum class CaptureCause : uint8_t { kProfilerApi = 1, kDelay = 2, kDuration = 3 };
+struct CaptureSwitch {
+  uint64_t time_ns;  // host clock
+  uint8_t on;        // 1: recording from here on; 0: not
+  uint8_t cause;     // CaptureCause
+  uint16_t api_id;   // the call that switched (hipProfilerStart, roctxProfilerPause, ...); 0 for the timer
+  uint32_t written;  // 1 once the entry is complete (stored with release through atomic_ref)
+};
+inline constexpr uint32_t kCaptureLogEntries = 1023;
+struct CaptureLog {
+  std::atomic<uint32_t> claimed;  // entries claimed (may exceed kCaptureLogEntries: the excess is lost)
+  uint32_t reserved[3];
+  CaptureSwitch entries[kCaptureLogEntries];
+};
+static_assert(sizeof(CaptureSwitch) == 16);
 
 inline size_t buffer_file_bytes(uint64_t capacity) { return kBufferHeaderBytes + capacity * kRecordBytes; }
 

@@ -17,17 +17,23 @@
 #define PROF_ACL_API PROF_DECLARE_HOOK
 #define PROF_MPI_API PROF_DECLARE_HOOK
 #define PROF_HIP_API_CXX(name, symbol, ...) extern "C" void name() __asm__(symbol);
+#define PROF_ROCTX_API PROF_DECLARE_HOOK
+#define PROF_MSTX_API PROF_DECLARE_HOOK
 #include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API_CXX
 #include "runtimes/musa/musa_api.def"
 #include "runtimes/cnrt/cnrt_api.def"
 #include "runtimes/acl/acl_api.def"
 #include "runtimes/mpi/mpi_api.def"
+#include "runtimes/roctx/roctx_api.def"
+#include "runtimes/acl/mstx_api.def"
 #undef PROF_HIP_API
 #undef PROF_MUSA_API
 #undef PROF_CNRT_API
 #undef PROF_ACL_API
 #undef PROF_MPI_API
+#undef PROF_ROCTX_API
+#undef PROF_MSTX_API
 
 namespace prof::interpose {
 
@@ -42,16 +48,22 @@ void (*const kHooks[kApiCount])() = {
 #define PROF_CNRT_API PROF_HOOK_ADDRESS
 #define PROF_ACL_API PROF_HOOK_ADDRESS
 #define PROF_MPI_API PROF_HOOK_ADDRESS
+#define PROF_ROCTX_API PROF_HOOK_ADDRESS
+#define PROF_MSTX_API PROF_HOOK_ADDRESS
 #include "runtimes/hip/hip_api.def"
 #include "runtimes/musa/musa_api.def"
 #include "runtimes/cnrt/cnrt_api.def"
 #include "runtimes/acl/acl_api.def"
 #include "runtimes/mpi/mpi_api.def"
+#include "runtimes/roctx/roctx_api.def"
+#include "runtimes/acl/mstx_api.def"
 #undef PROF_HIP_API
 #undef PROF_MUSA_API
 #undef PROF_CNRT_API
 #undef PROF_ACL_API
 #undef PROF_MPI_API
+#undef PROF_ROCTX_API
+#undef PROF_MSTX_API
 };
 
 // The slot of a table row by name, or kApiCount. A binary search over a sorted index built once.

@@ -7,9 +7,11 @@
 // Nothing here allocates, locks, formats or prints (see ../shared/STYLE.md).
 #pragma once
 #include <cstring>
+#include <string_view>
 #include <type_traits>
 
 #include "common/clock.hpp"
+#include "interpose/capture.hpp"
 #include "interpose/config.hpp"
 #include "interpose/device_timing.hpp"
 #include "interpose/hook_support.hpp"
@@ -61,10 +63,33 @@ struct Captured {
   uint64_t stream, bytes, aux;
 };
 
+// Capture control: the runtime's start/stop calls (HIP's hipProfilerStart/Stop), from its adapter;
+// a runtime without them names an id none of its rows has.
+inline constexpr ApiId kNoApi = static_cast<ApiId>(0xFFFF);
+template <typename Adapter>
+constexpr ApiId profiler_start_api() {
+  if constexpr (requires { Adapter::kProfilerStart; }) return Adapter::kProfilerStart;
+  else return kNoApi;
+}
+template <typename Adapter>
+constexpr ApiId profiler_stop_api() {
+  if constexpr (requires { Adapter::kProfilerStop; }) return Adapter::kProfilerStop;
+  else return kNoApi;
+}
+// Rows whose post statement keeps state later calls need (kernel names, modules, graphs, models,
+// the current device): outside a capture window they still run it, but record no call. Every
+// other row outside a window is one relaxed load and the real call.
+consteval bool keeps_state(std::string_view post) {
+  for (std::string_view word : {"prof_on_register_function", "prof_on_module_get_function", "prof_on_module_load",
+                                "prof_on_graph_instantiate", "prof_on_model_load", "prof_on_set_device"})
+    if (post.find(word) != std::string_view::npos) return true;
+  return false;
+}
+
 // `call` invokes the real function; `capture` reads the row's stream, bytes and aux expressions
 // after the call; `post` runs the row's extra statement.
-template <typename Adapter, ApiId kId, HookActivity kActivity, typename Real, typename Call, typename Capture,
-          typename Post>
+template <typename Adapter, ApiId kId, HookActivity kActivity, bool kKeepsState = false, typename Real,
+          typename Call, typename Capture, typename Post>
 inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, Capture capture, Post post) {
   using Ret = decltype(call());
   using Status = typename Adapter::Status;
@@ -74,6 +99,13 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
     else if constexpr (!std::is_void_v<Ret>) return Ret{};
     else return;
   }
+  if constexpr (kId == profiler_start_api<Adapter>())
+    if (g_capture_by_api && t_depth == 0) capture_switch(true, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), now_ns());
+  // Outside a capture window: the real call, nothing else (rows that keep state go on, unrecorded).
+  constexpr bool kStateful = kKeepsState || kId == Adapter::kDeviceReset || kId == Adapter::kFinalize;
+  const bool recording = capturing();
+  if constexpr (!kStateful)
+    if (!recording) return call();
   const bool wanted = t_depth == 0 && g_config.traced[kRuntime];
   ThreadBuffer* buffer = wanted ? ThreadBuffer::current(Adapter::kRuntime) : nullptr;
   if (!buffer) {
@@ -99,8 +131,9 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
     }
     post(ctx, Adapter::kSuccess);
     const Captured c = capture(Adapter::kSuccess);
-    commit_api(buffer, static_cast<uint16_t>(kId), flags, 0, corr, begin_ns, end_ns, c.stream, c.bytes, c.aux,
-               device);
+    if (recording)
+      commit_api(buffer, static_cast<uint16_t>(kId), flags, 0, corr, begin_ns, end_ns, c.stream, c.bytes, c.aux,
+                 device);
   } else {
     Ret ret = call();
     const uint64_t end_ns = now_ns();
@@ -115,8 +148,12 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
     }
     post(ctx, status);
     const Captured c = capture(status);
-    commit_api(buffer, static_cast<uint16_t>(kId), flags, static_cast<int32_t>(status), corr, begin_ns, end_ns,
-               c.stream, c.bytes, c.aux, device);
+    if (recording)
+      commit_api(buffer, static_cast<uint16_t>(kId), flags, static_cast<int32_t>(status), corr, begin_ns, end_ns,
+                 c.stream, c.bytes, c.aux, device);
+    // The stop call is the window's last recorded call.
+    if constexpr (kId == profiler_stop_api<Adapter>())
+      if (g_capture_by_api) capture_switch(false, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), end_ns);
     return ret;
   }
 }
@@ -144,7 +181,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
   extern "C" PROF_EXPORT RET NAME PARAMS {                                                                    \
     using Adapter = ADAPTER;                                                                                  \
     using Status = Adapter::Status;                                                                           \
-    return run_hook<Adapter, ApiId::NAME, HookActivity::ACTIVITY>(                                            \
+    return run_hook<Adapter, ApiId::NAME, HookActivity::ACTIVITY, keeps_state(#POST)>(                        \
         real<ApiId::NAME>(), (Adapter::Stream)(STREAM), [&]() { return real<ApiId::NAME>() ARGS; },           \
         [&]([[maybe_unused]] Status ret) { return Captured{to_u64(STREAM), to_u64(BYTES), to_u64(AUX)}; },     \
         [&]([[maybe_unused]] const HookContext& ctx, [[maybe_unused]] Status ret) { POST });                  \

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/clock.hpp"
+#include "interpose/capture.hpp"
 #include "interpose/config.hpp"
 #include "interpose/device_timing.hpp"
 #include "interpose/process_files.hpp"
@@ -39,6 +40,7 @@ bool list_has(const char* list, const char* name) {
 }
 
 void on_exit_handler() {
+  note_process_exit(now_ns());
   timing_shutdown();
   write_maps_snapshot();
   ThreadBuffer::close_all();
@@ -49,6 +51,7 @@ void on_fork_child() {
   ThreadBuffer::reset_after_fork();
   map_lost_counters();
   timing_after_fork_child();
+  capture_after_fork_child();
   write_info_file();
   write_maps_snapshot();
 }
@@ -90,6 +93,8 @@ __attribute__((constructor)) static void prof_interpose_init() {
   if (!g_config.enabled) return;
   map_lost_counters();
   write_info_file();
+  // After the info file's start_ns: a window opened "at the start" never precedes the run's origin.
+  capture_start(now_ns());
   write_maps_snapshot();
   pthread_atfork(nullptr, nullptr, on_fork_child);
   timing_start();

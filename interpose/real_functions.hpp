@@ -11,6 +11,7 @@
 #include "runtimes/cnrt/cnrt_abi.hpp"
 #include "runtimes/acl/acl_abi.hpp"
 #include "runtimes/mpi/mpi_abi.hpp"
+#include "runtimes/roctx/roctx_abi.hpp"
 
 namespace prof::interpose {
 
@@ -35,17 +36,23 @@ struct ApiTraits;
 #define PROF_CNRT_API PROF_API_TRAITS
 #define PROF_ACL_API PROF_API_TRAITS
 #define PROF_MPI_API PROF_API_TRAITS
+#define PROF_ROCTX_API PROF_API_TRAITS
+#define PROF_MSTX_API PROF_API_TRAITS
 #include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API_CXX
 #include "runtimes/musa/musa_api.def"
 #include "runtimes/cnrt/cnrt_api.def"
 #include "runtimes/acl/acl_api.def"
 #include "runtimes/mpi/mpi_api.def"
+#include "runtimes/roctx/roctx_api.def"
+#include "runtimes/acl/mstx_api.def"
 #undef PROF_HIP_API
 #undef PROF_MUSA_API
 #undef PROF_CNRT_API
 #undef PROF_ACL_API
 #undef PROF_MPI_API
+#undef PROF_ROCTX_API
+#undef PROF_MSTX_API
 #undef PROF_API_TRAITS
 
 extern std::atomic<void*> g_real[kApiCount];

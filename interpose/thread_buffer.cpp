@@ -34,6 +34,7 @@ constexpr uint64_t kRingShareOfFree = 64;
 struct LostCounters {
   std::atomic<uint64_t> calls;
   std::atomic<uint64_t> threads;
+  std::atomic<uint64_t> exit_ns;  // when the process exited normally (0: not, or killed)
 };
 LostCounters* g_lost = nullptr;
 
@@ -263,6 +264,10 @@ void emit_string(ThreadBuffer& buffer, StringKind kind, uint64_t key, const char
     memcpy(r->string_data.text, text + off, n);
     buffer.commit();
   }
+}
+
+void note_process_exit(uint64_t time_ns) noexcept {
+  if (g_lost) g_lost->exit_ns.store(time_ns, std::memory_order_relaxed);
 }
 
 void count_unrecorded_call() noexcept {

@@ -79,6 +79,8 @@ class ThreadBuffer {
 
 // A traced call that had no ring (none fitted anywhere): counted for the collector.
 void count_unrecorded_call() noexcept;
+// The process is exiting (atexit): its end, where ranges it left open are closed.
+void note_process_exit(uint64_t time_ns) noexcept;
 // Sets up this process's count of unrecorded calls and threads (<pid>.<image>.lost in the run
 // directory); at start-up and in a forked child.
 void map_lost_counters() noexcept;

@@ -179,6 +179,54 @@ void ChromeJsonWriter::complete(int64_t pid, int64_t tid, std::string_view name,
   count(part, 1, begin_ns, end_ns);
 }
 
+void ChromeJsonWriter::instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
+                               int64_t at_ns, const JsonObject& args) {
+  Part& part = parts_[part_of(at_ns)];
+  line_.clear();
+  line_.append("{\"ph\":\"i\",\"s\":\"t\",\"name\":");
+  append_json_string(line_, name);
+  line_.append(",\"cat\":");
+  append_json_string(line_, category);
+  line_.append(",\"pid\":");
+  append_int(line_, pid);
+  line_.append(",\"tid\":");
+  append_int(line_, tid);
+  line_.append(",\"ts\":");
+  append_time(at_ns - origin_ns_);
+  line_.append(",\"args\":");
+  args.append_to(line_);
+  line_.push_back('}');
+  event_line(part);
+  count(part, 1, at_ns, at_ns);
+}
+
+void ChromeJsonWriter::async_slice(int64_t pid, int64_t tid, int64_t id, std::string_view name,
+                                   std::string_view category, int64_t begin_ns, int64_t end_ns, const JsonObject& args) {
+  Part& part = parts_[part_of(begin_ns)];
+  for (int end = 0; end < 2; ++end) {
+    line_.clear();
+    line_.append(end == 0 ? "{\"ph\":\"b\",\"name\":" : "{\"ph\":\"e\",\"name\":");
+    append_json_string(line_, name);
+    line_.append(",\"cat\":");
+    append_json_string(line_, category);
+    line_.append(",\"id\":");
+    append_int(line_, id);
+    line_.append(",\"pid\":");
+    append_int(line_, pid);
+    line_.append(",\"tid\":");
+    append_int(line_, tid);
+    line_.append(",\"ts\":");
+    append_time((end == 0 ? begin_ns : end_ns) - origin_ns_);
+    if (end == 0) {
+      line_.append(",\"args\":");
+      args.append_to(line_);
+    }
+    line_.push_back('}');
+    event_line(part);
+  }
+  count(part, 2, begin_ns, end_ns);
+}
+
 void ChromeJsonWriter::counter_line(Part& part, int64_t pid, std::string_view name, int64_t at_ns,
                                     std::string_view series, int64_t value) {
   line_.clear();

@@ -72,6 +72,13 @@ class ChromeJsonWriter {
   // A complete ("X") event.
   void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
                 int64_t end_ns, const JsonObject& args);
+  // An instant ("i", thread scope) event at `at_ns`: a marker.
+  void instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t at_ns,
+               const JsonObject& args);
+  // An async slice ("b" then "e", one id) from begin_ns to end_ns, both written in the part of
+  // begin_ns (as an X slice is): a range that may end on another thread.
+  void async_slice(int64_t pid, int64_t tid, int64_t id, std::string_view name, std::string_view category,
+                   int64_t begin_ns, int64_t end_ns, const JsonObject& args);
   // A counter ("C") sample: the track `name` of process `pid` holds `value` from `at_ns` on.
   void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series, int64_t value);
   // A flow arrow from the slice that encloses (pid_from, tid_from, from_ns) to the slice that

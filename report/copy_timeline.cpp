@@ -1,3 +1,4 @@
+#include "report/marker_timeline.hpp"
 #include "report/timeline.hpp"
 #include "report/timeline_events.hpp"
 
@@ -46,7 +47,9 @@ void write_device_metadata(TimelineContext& ctx) {
 void write_copy_process(TimelineContext& ctx) {
   write_api_process_metadata(ctx);
   write_device_metadata(ctx);
+  write_marker_lanes(ctx);
   write_api_events(ctx);
+  write_marker_events(ctx);
   write_copy_events(ctx, [](int64_t device, int64_t direction, int64_t) {
     return Lane{copy_pid(device), direction_tid(direction)};
   });

@@ -166,6 +166,10 @@ void apply_clock_offset(Database& db, const std::string& source_schema, int64_t 
           "UPDATE main.copies SET device_begin_ns = device_begin_ns + " + by + ", device_end_ns = device_end_ns + " +
           by + " WHERE process_id = " + id + ";"
           "UPDATE main.threads SET created_ns = created_ns + " + by + " WHERE process_id = " + id + ";"
+          "UPDATE main.markers SET begin_ns = begin_ns + " + by + ", end_ns = end_ns + " + by +
+          " WHERE process_id = " + id + ";"
+          "UPDATE main.capture_windows SET begin_ns = begin_ns + " + by + ", end_ns = end_ns + " + by +
+          " WHERE process_id = " + id + ";"
           "UPDATE main.process_meta SET value = CAST(CAST(value AS INTEGER) + " + by +
           " AS TEXT) WHERE process_id = " + id + " AND key IN ('start_ns', 'end_ns');"
           "INSERT OR REPLACE INTO main.process_meta (process_id, key, value) VALUES (" + id +

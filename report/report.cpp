@@ -10,6 +10,7 @@
 #include "report/output_file.hpp"
 #include "report/memory.hpp"
 #include "report/profile.hpp"
+#include "report/range_stats.hpp"
 #include "report/report_db.hpp"
 #include "report/report_files.hpp"
 #include "report/runtime_labels.hpp"
@@ -17,6 +18,7 @@
 #include "report/stats_csv.hpp"
 #include "report/summary.hpp"
 #include "report/timeline.hpp"
+#include "report/time_format.hpp"
 #include "report/timeline_parts.hpp"
 #include "report/trace_csv.hpp"
 
@@ -170,6 +172,37 @@ void write_timeline(Database& db, const RowFilter& filter, const std::vector<Sou
                               " --json-max-events splits it into more parts");
 }
 
+// Markers (--hiptx-trace): <base>.range_stats.csv when the db holds markers, and
+// <base>.kernel_by_range.csv on request (--kernel-stats-by-range); the capture windows
+// (--trace-start off, --delay, --duration) as a note of the summary.
+void write_marker_reports(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
+                          const ReportOptions& opt,
+                          const std::function<OutputFile&(const std::string&, std::string_view)>& add_file,
+                          ReportResult& result) {
+  std::vector<StatsTable> range_parts;
+  std::vector<RangeKernelTable> by_range_parts;
+  bool markers = false;
+  CaptureWindowsSummary capture;
+  for (const SourceProcess& p : processes) {
+    select_process(db, p.process_id);
+    markers = markers || has_markers(db);
+    range_parts.push_back(query_range_stats(db));
+    if (opt.kernel_stats_by_range) by_range_parts.push_back(query_kernel_stats_by_range(db, filter));
+    const CaptureWindowsSummary here = read_capture_summary(db);
+    capture.windows += here.windows;
+    capture.total_ns += here.total_ns;
+    if (capture.control.empty()) capture.control = here.control;
+  }
+  if (markers) write_stats_csv(merge_stats_tables(std::move(range_parts)), add_file(".range_stats.csv", kCsvSignature));
+  if (opt.kernel_stats_by_range)
+    write_kernel_by_range_csv(merge_range_kernel_tables(std::move(by_range_parts)),
+                              add_file(".kernel_by_range.csv", kKernelByRangeSignature));
+  if (!capture.control.empty())
+    result.notes.push_back("capture control (" + capture.control + "): recorded " + std::to_string(capture.windows) +
+                           " window" + (capture.windows == 1 ? "" : "s") + ", " + human_duration(capture.total_ns) +
+                           " in all; calls outside them are not in the profile");
+}
+
 }  // namespace
 
 std::string join_path(const std::string& dir, const std::string& name) {
@@ -243,6 +276,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     write_copy_stats(copy_stats, add_file(".copy_stats.csv", kCopyStatsSignature));
     memory = merge_memory_reports(std::move(memory_parts));
     write_memory_csv(memory, add_file(".memory_stats.csv", kMemoryStatsSignature));
+    write_marker_reports(db, filter, processes, opt, add_file, result);
 
     int64_t views = opt.group_stream ? 2 : 1, rows_before = 0;
     std::function<void(int64_t)> progress;

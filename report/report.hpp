@@ -29,6 +29,8 @@ struct ReportOptions {
   // parts <base>_copy.1.json, .2.json, ... of at most this many events (report/timeline_parts.hpp);
   // 0 never splits.
   int64_t json_max_events = 500'000;
+  // Also <base>.kernel_by_range.csv: kernel statistics per innermost enclosing roctx push/pop range.
+  bool kernel_stats_by_range = false;
   // Called now and then with what is being done and how far it is (rows written of rows in
   // all, databases merged of databases): a terminal's progress line.
   std::function<void(std::string_view stage, int64_t done, int64_t total)> progress;

@@ -19,6 +19,7 @@ inline constexpr std::string_view kKernelTraceSignature = "Kind,Runtime,Process_
 inline constexpr std::string_view kCopyTraceSignature = "Kind,Runtime,Process_Id,Thread_Id,Device,Stream_Id,Correlation_Id,Direction,";
 inline constexpr std::string_view kCopyStatsSignature = "Direction,Calls,TotalBytes,";
 inline constexpr std::string_view kMemoryStatsSignature = "Runtime,Name,Role,";
+inline constexpr std::string_view kKernelByRangeSignature = "Range,Name,Calls,";
 
 // `commit_first` runs after every report is complete and before they are renamed into place; it
 // returns a path to list first in files_written (the merged db), or "" for none.

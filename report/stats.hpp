@@ -1,6 +1,8 @@
 // Per-name duration statistics (the rows of the per-runtime API CSVs and the .kernel.csv file and of the
 // summary tables). SQLite aggregates; the report holds one small record per distinct name.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +29,48 @@ struct StatsTable {
   std::vector<NameStats> rows;  // by total_ns descending, then name ascending (bytewise)
   int64_t total_ns = 0;         // sum of the rows' total_ns: the base of their percentages
   int64_t calls = 0;
+};
+
+// One pass over the rows in storage order (no SQL GROUP BY, no sort): each key keeps its count,
+// exact integer sum and sum of squares, so the squared deviation n*sum(x^2) - sum(x)^2 is exact
+// too (128-bit), without the cancellation of a floating-point sum(x^2) - n*mean^2.
+struct DurationAccumulator {
+  int64_t calls = 0, timed = 0, total = 0, low = 0, high = 0;
+  __int128 sum_squares = 0;
+  bool overflow = false;  // durations so long that n*sum(x^2) may not fit: fall back to double
+
+  void add(bool timed_row, int64_t duration) {
+    ++calls;
+    if (!timed_row) return;
+    low = timed == 0 ? duration : std::min(low, duration);
+    high = timed == 0 ? duration : std::max(high, duration);
+    ++timed;
+    total += duration;
+    __int128 square = static_cast<__int128>(duration) * duration;
+    overflow = overflow || duration > (int64_t{1} << 40) || duration < -(int64_t{1} << 40);
+    sum_squares += square;
+  }
+  double squared_deviation() const {
+    if (timed == 0) return 0;
+    if (!overflow) {
+      __int128 n = timed, sum = total;
+      __int128 scaled = n * sum_squares - sum * sum;  // n * squared deviation, exact
+      return static_cast<double>(scaled) / static_cast<double>(timed);
+    }
+    long double mean = static_cast<long double>(total) / timed;
+    return static_cast<double>(static_cast<long double>(sum_squares) - mean * mean * timed);
+  }
+  NameStats stats(std::string name) const {
+    NameStats row;
+    row.name = std::move(name);
+    row.calls = calls;
+    row.timed_calls = timed;
+    row.total_ns = total;
+    row.min_ns = low;
+    row.max_ns = high;
+    row.squared_deviation = std::max(0.0, squared_deviation());
+    return row;
+  }
 };
 
 // API durations are end_ns - begin_ns of api_calls, grouped by api_names.name.

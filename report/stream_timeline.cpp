@@ -1,3 +1,4 @@
+#include "report/marker_timeline.hpp"
 #include "report/timeline.hpp"
 #include "report/timeline_events.hpp"
 
@@ -38,7 +39,9 @@ void write_device_metadata(TimelineContext& ctx) {
 void write_stream_process(TimelineContext& ctx) {
   write_api_process_metadata(ctx);
   write_device_metadata(ctx);
+  write_marker_lanes(ctx);
   write_api_events(ctx);
+  write_marker_events(ctx);
   write_copy_events(ctx, [](int64_t device, int64_t, int64_t stream_index) {
     return Lane{stream_pid(device), stream_tid(stream_index)};
   });

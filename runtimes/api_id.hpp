@@ -14,11 +14,12 @@
 namespace prof {
 
 // Stored in the db (runtimes.runtime_id); append-only.
-enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1, kCnrt = 2, kAcl = 3, kMpi = 4 };
-inline constexpr size_t kRuntimeCount = 5;
+// roctx and mstx are marker APIs: their rows are markers (the db's markers table), not api_calls.
+enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1, kCnrt = 2, kAcl = 3, kMpi = 4, kRoctx = 5, kMstx = 6 };
+inline constexpr size_t kRuntimeCount = 7;
 inline constexpr uint16_t kRuntimeIdSpan = 1000;
 // As PROF_RUNTIMES and `prof --<name>-trace` spell them (runtimes.hpp checks the descriptions agree).
-inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa", "cnrt", "acl", "mpi"};
+inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa", "cnrt", "acl", "mpi", "roctx", "mstx"};
 
 namespace api_rows {
 namespace hip {
@@ -61,6 +62,22 @@ enum Row : uint16_t {
   kCount
 };
 }  // namespace mpi
+namespace roctx {
+enum Row : uint16_t {
+#define PROF_ROCTX_API(name, ...) name,
+#include "runtimes/roctx/roctx_api.def"
+#undef PROF_ROCTX_API
+  kCount
+};
+}  // namespace roctx
+namespace mstx {
+enum Row : uint16_t {
+#define PROF_MSTX_API(name, ...) name,
+#include "runtimes/acl/mstx_api.def"
+#undef PROF_MSTX_API
+  kCount
+};
+}  // namespace mstx
 }  // namespace api_rows
 
 inline constexpr uint16_t kHipIdBase = 0 * kRuntimeIdSpan;
@@ -68,9 +85,12 @@ inline constexpr uint16_t kMusaIdBase = 1 * kRuntimeIdSpan;
 inline constexpr uint16_t kCnrtIdBase = 2 * kRuntimeIdSpan;
 inline constexpr uint16_t kAclIdBase = 3 * kRuntimeIdSpan;
 inline constexpr uint16_t kMpiIdBase = 4 * kRuntimeIdSpan;
+inline constexpr uint16_t kRoctxIdBase = 5 * kRuntimeIdSpan;
+inline constexpr uint16_t kMstxIdBase = 6 * kRuntimeIdSpan;
 static_assert(api_rows::hip::kCount <= kRuntimeIdSpan && api_rows::musa::kCount <= kRuntimeIdSpan &&
               api_rows::cnrt::kCount <= kRuntimeIdSpan && api_rows::acl::kCount <= kRuntimeIdSpan &&
-              api_rows::mpi::kCount <= kRuntimeIdSpan);
+              api_rows::mpi::kCount <= kRuntimeIdSpan && api_rows::roctx::kCount <= kRuntimeIdSpan &&
+              api_rows::mstx::kCount <= kRuntimeIdSpan);
 
 enum class ApiId : uint16_t {
 #define PROF_HIP_API(name, ...) name = kHipIdBase + api_rows::hip::name,
@@ -88,12 +108,19 @@ enum class ApiId : uint16_t {
 #define PROF_MPI_API(name, ...) name = kMpiIdBase + api_rows::mpi::name,
 #include "runtimes/mpi/mpi_api.def"
 #undef PROF_MPI_API
+#define PROF_ROCTX_API(name, ...) name = kRoctxIdBase + api_rows::roctx::name,
+#include "runtimes/roctx/roctx_api.def"
+#undef PROF_ROCTX_API
+#define PROF_MSTX_API(name, ...) name = kMstxIdBase + api_rows::mstx::name,
+#include "runtimes/acl/mstx_api.def"
+#undef PROF_MSTX_API
 };
 
 // Every API of every runtime, densely: a slot is an index into the tables below.
 inline constexpr size_t kApiCount =
     size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
-    size_t{api_rows::acl::kCount} + size_t{api_rows::mpi::kCount};
+    size_t{api_rows::acl::kCount} + size_t{api_rows::mpi::kCount} + size_t{api_rows::roctx::kCount} +
+    size_t{api_rows::mstx::kCount};
 
 // The `activity` column: which calls enqueue device work and whether they block until it is done.
 // kKernelSync: work that has run when the call returns (ACL's aclmdlExecute), timed like a blocking copy.
@@ -134,6 +161,16 @@ inline constexpr std::array<ApiInfo, kApiCount> kApis = {{
    PROF_API_HAS_STREAM(stream)},
 #include "runtimes/mpi/mpi_api.def"
 #undef PROF_MPI_API
+#define PROF_ROCTX_API(name, ret, params, args, activity, stream, ...)                                     \
+  {static_cast<uint16_t>(ApiId::name), RuntimeId::kRoctx, #name, HookActivity::activity,                   \
+   PROF_API_HAS_STREAM(stream)},
+#include "runtimes/roctx/roctx_api.def"
+#undef PROF_ROCTX_API
+#define PROF_MSTX_API(name, ret, params, args, activity, stream, ...)                                      \
+  {static_cast<uint16_t>(ApiId::name), RuntimeId::kMstx, #name, HookActivity::activity,                    \
+   PROF_API_HAS_STREAM(stream)},
+#include "runtimes/acl/mstx_api.def"
+#undef PROF_MSTX_API
 }};
 #undef PROF_API_HAS_STREAM
 
@@ -150,6 +187,12 @@ constexpr size_t api_slot(uint16_t id) {
   if (id >= kMpiIdBase && id < kMpiIdBase + api_rows::mpi::kCount)
     return size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
            size_t{api_rows::acl::kCount} + (id - kMpiIdBase);
+  constexpr size_t kBeforeRoctx = size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} +
+                                  size_t{api_rows::cnrt::kCount} + size_t{api_rows::acl::kCount} +
+                                  size_t{api_rows::mpi::kCount};
+  if (id >= kRoctxIdBase && id < kRoctxIdBase + api_rows::roctx::kCount) return kBeforeRoctx + (id - kRoctxIdBase);
+  if (id >= kMstxIdBase && id < kMstxIdBase + api_rows::mstx::kCount)
+    return kBeforeRoctx + size_t{api_rows::roctx::kCount} + (id - kMstxIdBase);
   return kApiCount;
 }
 constexpr size_t api_slot(ApiId id) { return api_slot(static_cast<uint16_t>(id)); }

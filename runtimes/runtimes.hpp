@@ -8,20 +8,26 @@
 #include "runtimes/cnrt/cnrt_description.hpp"
 #include "runtimes/acl/acl_description.hpp"
 #include "runtimes/mpi/mpi_description.hpp"
+#include "runtimes/roctx/roctx_description.hpp"
+#include "runtimes/acl/mstx_description.hpp"
 
 namespace prof {
 
 inline constexpr std::array<const RuntimeDescription*, kRuntimeCount> kRuntimeDescriptions = {
-    &kHipDescription, &kMusaDescription, &kCnrtDescription, &kAclDescription, &kMpiDescription};
+    &kHipDescription, &kMusaDescription, &kCnrtDescription, &kAclDescription, &kMpiDescription,
+    &kRoctxDescription, &kMstxDescription};
 
 static_assert(kHipDescription.name == std::string_view(kRuntimeNames[0]) &&
               kMusaDescription.name == std::string_view(kRuntimeNames[1]) &&
               kCnrtDescription.name == std::string_view(kRuntimeNames[2]) &&
               kAclDescription.name == std::string_view(kRuntimeNames[3]) &&
-              kMpiDescription.name == std::string_view(kRuntimeNames[4]));
+              kMpiDescription.name == std::string_view(kRuntimeNames[4]) &&
+              kRoctxDescription.name == std::string_view(kRuntimeNames[5]) &&
+              kMstxDescription.name == std::string_view(kRuntimeNames[6]));
 static_assert(kHipDescription.id == RuntimeId::kHip && kMusaDescription.id == RuntimeId::kMusa &&
               kCnrtDescription.id == RuntimeId::kCnrt && kAclDescription.id == RuntimeId::kAcl &&
-              kMpiDescription.id == RuntimeId::kMpi);
+              kMpiDescription.id == RuntimeId::kMpi && kRoctxDescription.id == RuntimeId::kRoctx &&
+              kMstxDescription.id == RuntimeId::kMstx);
 
 inline const RuntimeDescription* find_runtime(int64_t id) {
   if (id < 0 || static_cast<size_t>(id) >= kRuntimeCount) return nullptr;

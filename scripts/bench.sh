@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of docs/performance.md and prints its tables (markdown), all
 # configurations of a table in the same run so their ratios compare like with like.
-#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|reports|programs]
+#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|reports|programs|capture]
 # --smoke: tiny N, one repeat, no 10M-event run (CTest's bench:smoke; numbers are meaningless).
 # Needs a build ($PROF_BUILD_DIR, default build/); uftrace columns read "n/a" without uftrace.
 set -euo pipefail
@@ -57,6 +57,8 @@ run_config() {
         echo "ns_per_call=nan"
       fi ;;
     prof) "$prof" --sim -d "$work/out" "$bench" "$@" ;;
+    # The whole run outside a capture window (--trace-start off, never started): the pass-through.
+    prof_outside) "$prof" --sim --trace-start off -d "$work/out" "$bench" "$@" 2>/dev/null ;;
     *) echo "bench: unknown configuration $config" >&2; exit 2 ;;
   esac
 }
@@ -233,10 +235,30 @@ section_programs() {
   done
 }
 
+section_capture() {
+  echo
+  echo "## 6. Capture control: hipStreamQuery inside and outside the window"
+  local args=(--mode query --calls "$api_calls") plain noop inside outside
+  plain=$(measure plain "${args[@]}")
+  noop=$(measure noop "${args[@]}")
+  inside=$(PROF_BUFFER_RECORDS=$(ring_for "$api_calls") measure prof "${args[@]}")
+  outside=$(measure prof_outside "${args[@]}")
+  echo
+  echo "### $api_calls calls x 1 thread, median of $repeat"
+  echo
+  awk -v plain="$plain" -v noop="$noop" -v inside="$inside" -v outside="$outside" 'BEGIN {
+    printf "| configuration | ns/call | added ns/call |\n|---|---:|---:|\n"
+    printf "| plain (simulated runtime) | %.1f | - |\n", plain
+    printf "| do-nothing preload (floor) | %.1f | %.1f |\n", noop, noop - plain
+    printf "| prof --sim, inside the window (recorded) | %.1f | %.1f |\n", inside, inside - plain
+    printf "| prof --sim --trace-start off, outside the window | %.1f | %.1f |\n", outside, outside - plain
+  }'
+}
+
 echo "# prof benchmarks: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPU(s), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)," \
      "uftrace: $( ((have_uftrace)) && uftrace --version | head -1 || echo absent)"
-for s in api launch collector reports programs; do
+for s in api launch collector reports programs capture; do
   [[ -z "$only" || "$only" == "$s" ]] && "section_$s"
 done
 exit 0

@@ -29,6 +29,8 @@ enum : int {
 };
 
 typedef void* aclrtStream;
+// mstx's range id (torch_npu's ms_tools_ext.h; MSTX_INVALID_ID 0): runtimes/acl/mstx_api.def.
+typedef uint64_t mstxRangeId;
 typedef void* aclrtEvent;
 typedef void* aclrtFuncHandle;
 typedef void* aclrtBinHandle;

@@ -179,6 +179,9 @@ struct HipAdapter {
   static constexpr Status kNoLibrary = hipErrorNotInitialized;  // no loaded library defines the function
   static constexpr ApiId kDeviceReset = ApiId::hipDeviceReset;  // destroys every event: flush timing first
   static constexpr ApiId kFinalize = kDeviceReset;  // no separate teardown call
+  // Capture control (--trace-start off): recording runs from hipProfilerStart to hipProfilerStop.
+  static constexpr ApiId kProfilerStart = ApiId::hipProfilerStart;
+  static constexpr ApiId kProfilerStop = ApiId::hipProfilerStop;
   static constexpr const TimingAdapter& kTiming = kHipTiming;
 };
 

@@ -192,3 +192,42 @@ if(TARGET prof_sim_acl)
     RUNTIME_OUTPUT_DIRECTORY ${_prof_split_dir}
     BUILD_RPATH ${_prof_split_dir})
 endif()
+
+# roctx markers around HIP work (e2e:markers): links the simulated libroctx64.so.4 and libamdhip64.
+if(TARGET prof_sim_hip AND TARGET prof_sim_roctx)
+  add_executable(prof_sample_roctx_sample ${PROF_SAMPLES_DIR}/roctx_sample.cpp)
+  target_link_libraries(prof_sample_roctx_sample PRIVATE prof::headers prof_warnings prof_sim_hip prof_sim_roctx
+                        Threads::Threads)
+  set_target_properties(prof_sample_roctx_sample PROPERTIES
+    OUTPUT_NAME roctx_sample
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+endif()
+
+# Capture control (e2e:capture_control): hipProfilerStart/Stop and roctxProfilerResume/Pause windows.
+if(TARGET prof_sim_hip AND TARGET prof_sim_roctx)
+  add_executable(prof_sample_toggle_sample ${PROF_SAMPLES_DIR}/toggle_sample.cpp)
+  target_link_libraries(prof_sample_toggle_sample PRIVATE prof::headers prof_warnings prof_sim_hip prof_sim_roctx)
+  set_target_properties(prof_sample_toggle_sample PROPERTIES
+    OUTPUT_NAME toggle_sample
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+endif()
+
+# mstx markers around ACL work (e2e:markers): a stand-in libms_tools_ext.so beside the sample, found
+# through the sample's own RUNPATH (the simulated runtimes ship no mstx library).
+if(TARGET prof_sim_acl)
+  add_library(prof_test_ms_tools_ext SHARED ${PROF_SAMPLES_DIR}/ms_tools_ext_shim.cpp)
+  target_link_libraries(prof_test_ms_tools_ext PRIVATE prof::headers prof_warnings)
+  set_target_properties(prof_test_ms_tools_ext PROPERTIES
+    OUTPUT_NAME ms_tools_ext
+    LIBRARY_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    CXX_VISIBILITY_PRESET hidden)
+  add_executable(prof_sample_mstx_sample ${PROF_SAMPLES_DIR}/mstx_sample.cpp)
+  target_link_libraries(prof_sample_mstx_sample PRIVATE prof::headers prof_warnings prof_sim_acl prof_test_ms_tools_ext)
+  target_link_options(prof_sample_mstx_sample PRIVATE -Wl,-rpath,${PROF_TEST_BIN_DIR})
+  set_target_properties(prof_sample_mstx_sample PROPERTIES
+    OUTPUT_NAME mstx_sample
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+endif()

@@ -48,6 +48,8 @@ if(TARGET prof)
   # The HTML report and the timeline in headless Chromium (test/browser): fails in CI without
   # chromium or test/browser/node_modules, skips elsewhere.
   prof_add_e2e_test(html_report test_html_report.py)
+  prof_add_e2e_test(markers test_markers.py)
+  prof_add_e2e_test(capture_control test_capture_control.py)
   prof_add_e2e_test(big_timeline test_big_timeline.py)
   # 5M calls flat out, then 1.7 GB of outputs: alone, so the timing tests do not run beside it.
   set_tests_properties(e2e:big_timeline PROPERTIES RUN_SERIAL TRUE TIMEOUT 900)

@@ -1,0 +1,132 @@
+#include "interpose/capture.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string_view>
+
+#include "common/clock.hpp"
+#include "interpose/config.hpp"
+
+namespace prof::interpose {
+
+std::atomic<bool> g_capture_on{true};
+bool g_capture_by_api = false;
+
+namespace {
+
+CaptureLog* g_log = nullptr;
+uint64_t g_delay_ns = 0, g_duration_ns = 0, g_start_ns = 0;
+bool g_timed = false;
+
+uint64_t env_ns(const char* name) {
+  const char* v = getenv(name);
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const unsigned long long x = strtoull(v, &end, 10);
+  return end && *end == '\0' ? x : 0;
+}
+
+// <pid>.<image>.capture, a fresh zeroed mapping the collector reads when the process is done.
+void map_capture_log() noexcept {
+  g_log = nullptr;
+  char path[640];
+  snprintf(path, sizeof path, "%s/%d.%llu.capture", g_config.run_dir, static_cast<int>(getpid()),
+           static_cast<unsigned long long>(g_config.image_token));
+  const int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  if (posix_fallocate(fd, 0, sizeof(CaptureLog)) != 0) {
+    ::close(fd);
+    unlink(path);
+    return;
+  }
+  void* map = mmap(nullptr, sizeof(CaptureLog), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (map != MAP_FAILED) g_log = static_cast<CaptureLog*>(map);
+}
+
+void sleep_until(uint64_t at_ns) {
+  timespec t{static_cast<time_t>(at_ns / 1'000'000'000), static_cast<long>(at_ns % 1'000'000'000)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nullptr) == EINTR) {
+  }
+}
+
+// --delay / --duration: the window by time from the program's start (the library's load).
+void* timer_main(void*) {
+  if (g_delay_ns) {
+    sleep_until(g_start_ns + g_delay_ns);
+    capture_switch(true, CaptureCause::kDelay, 0, now_ns());
+  }
+  if (g_duration_ns) {
+    sleep_until(g_start_ns + g_delay_ns + g_duration_ns);
+    capture_switch(false, CaptureCause::kDuration, 0, now_ns());
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void capture_switch(bool on, CaptureCause cause, uint16_t api_id, uint64_t time_ns) noexcept {
+  // Only the switch that changes the state is logged: a second start while recording is nothing.
+  if (g_capture_on.exchange(on, std::memory_order_acq_rel) == on) return;
+  if (!g_log) return;
+  const uint32_t slot = g_log->claimed.fetch_add(1, std::memory_order_relaxed);
+  if (slot >= kCaptureLogEntries) return;
+  CaptureSwitch& entry = g_log->entries[slot];
+  entry.time_ns = time_ns;
+  entry.on = on ? 1 : 0;
+  entry.cause = static_cast<uint8_t>(cause);
+  entry.api_id = api_id;
+  std::atomic_ref<uint32_t>(entry.written).store(1, std::memory_order_release);
+}
+
+void capture_start(uint64_t start_ns) noexcept {
+  const char* mode = getenv("PROF_CAPTURE");
+  g_capture_by_api = mode && std::string_view(mode) == "api";
+  g_delay_ns = env_ns("PROF_CAPTURE_DELAY_NS");
+  g_duration_ns = env_ns("PROF_CAPTURE_DURATION_NS");
+  g_timed = g_delay_ns || g_duration_ns;
+  g_start_ns = start_ns;
+  if (!g_capture_by_api && !g_timed) {
+    g_capture_on.store(true, std::memory_order_relaxed);
+    return;
+  }
+  map_capture_log();
+  // Off until the program's start call (--trace-start off) or the delay; on from the start with
+  // only --duration (its window opens at the program's start: logged as such).
+  const bool on_at_start = !g_capture_by_api && g_delay_ns == 0;
+  g_capture_on.store(false, std::memory_order_relaxed);
+  if (on_at_start) capture_switch(true, CaptureCause::kDelay, 0, start_ns);
+  if (!g_timed) return;
+  pthread_t thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  // The program's signals are the program's: the timer takes none of them.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_create(&thread, &attr, timer_main, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+void capture_after_fork_child() noexcept {
+  // The child has its own image token and log; the timer thread did not survive the fork, so the
+  // child keeps the state it was forked in (a window open in the parent is open in the child).
+  if (!g_log) return;
+  map_capture_log();
+  if (g_capture_on.load(std::memory_order_relaxed)) {
+    g_capture_on.store(false, std::memory_order_relaxed);
+    capture_switch(true, CaptureCause::kProfilerApi, 0, now_ns());
+  }
+}
+
+}  // namespace prof::interpose
