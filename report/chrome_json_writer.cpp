@@ -151,19 +151,31 @@ void ChromeJsonWriter::thread_name(int64_t pid, int64_t tid, std::string_view na
   metadata(sort + "}}");
 }
 
-void ChromeJsonWriter::slice_line(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
-                                  int64_t begin_ns, int64_t end_ns) {
+// line_ = {"ph":<ph>,"name":..,"cat":..[,"id":..],"pid":..,"tid":..,"ts":.. (the caller closes it).
+void ChromeJsonWriter::event_head(std::string_view ph, std::string_view name, std::string_view category,
+                                  const int64_t* id, int64_t pid, int64_t tid, int64_t at_ns) {
   line_.clear();
-  line_.append("{\"ph\":\"X\",\"name\":");
+  line_.append("{\"ph\":");
+  line_.append(ph);
+  line_.append(",\"name\":");
   append_json_string(line_, name);
   line_.append(",\"cat\":");
   append_json_string(line_, category);
+  if (id) {
+    line_.append(",\"id\":");
+    append_int(line_, *id);
+  }
   line_.append(",\"pid\":");
   append_int(line_, pid);
   line_.append(",\"tid\":");
   append_int(line_, tid);
   line_.append(",\"ts\":");
-  append_time(begin_ns - origin_ns_);
+  append_time(at_ns - origin_ns_);
+}
+
+void ChromeJsonWriter::slice_line(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
+                                  int64_t begin_ns, int64_t end_ns) {
+  event_head("\"X\"", name, category, nullptr, pid, tid, begin_ns);
   line_.append(",\"dur\":");
   append_time(end_ns - begin_ns);
   line_.append(",\"args\":");
@@ -182,17 +194,7 @@ void ChromeJsonWriter::complete(int64_t pid, int64_t tid, std::string_view name,
 void ChromeJsonWriter::instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
                                int64_t at_ns, const JsonObject& args) {
   Part& part = parts_[part_of(at_ns)];
-  line_.clear();
-  line_.append("{\"ph\":\"i\",\"s\":\"t\",\"name\":");
-  append_json_string(line_, name);
-  line_.append(",\"cat\":");
-  append_json_string(line_, category);
-  line_.append(",\"pid\":");
-  append_int(line_, pid);
-  line_.append(",\"tid\":");
-  append_int(line_, tid);
-  line_.append(",\"ts\":");
-  append_time(at_ns - origin_ns_);
+  event_head("\"i\",\"s\":\"t\"", name, category, nullptr, pid, tid, at_ns);
   line_.append(",\"args\":");
   args.append_to(line_);
   line_.push_back('}');
@@ -204,19 +206,7 @@ void ChromeJsonWriter::async_slice(int64_t pid, int64_t tid, int64_t id, std::st
                                    std::string_view category, int64_t begin_ns, int64_t end_ns, const JsonObject& args) {
   Part& part = parts_[part_of(begin_ns)];
   for (int end = 0; end < 2; ++end) {
-    line_.clear();
-    line_.append(end == 0 ? "{\"ph\":\"b\",\"name\":" : "{\"ph\":\"e\",\"name\":");
-    append_json_string(line_, name);
-    line_.append(",\"cat\":");
-    append_json_string(line_, category);
-    line_.append(",\"id\":");
-    append_int(line_, id);
-    line_.append(",\"pid\":");
-    append_int(line_, pid);
-    line_.append(",\"tid\":");
-    append_int(line_, tid);
-    line_.append(",\"ts\":");
-    append_time((end == 0 ? begin_ns : end_ns) - origin_ns_);
+    event_head(end == 0 ? "\"b\"" : "\"e\"", name, category, &id, pid, tid, end == 0 ? begin_ns : end_ns);
     if (end == 0) {
       line_.append(",\"args\":");
       args.append_to(line_);

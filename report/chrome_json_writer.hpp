@@ -116,6 +116,8 @@ class ChromeJsonWriter {
   void event_line(Part& part);  // writes line_ as the part's next event
   void start_part(Part& part);
   void end_part(Part& part);
+  void event_head(std::string_view ph, std::string_view name, std::string_view category, const int64_t* id,
+                  int64_t pid, int64_t tid, int64_t at_ns);
   void slice_line(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
                   int64_t end_ns);  // line_ up to and including ",\"args\":"
   void counter_line(Part& part, int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
