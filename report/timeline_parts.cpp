@@ -27,7 +27,7 @@ struct Weight {
 };
 
 constexpr int64_t kApiBytes = 190, kKernelBytes = 230, kCopyBytes = 230, kFlowBytes = 220, kCounterBytes = 110,
-                  kRepeatedBytes = 180;
+                  kRepeatedBytes = 180, kMarkerBytes = 160;
 constexpr int64_t kBins = 4096;
 
 using Visit = std::function<void(int64_t at_ns, const Weight& w)>;
@@ -77,6 +77,14 @@ class EventTimes {
       read_memory(db_, [&](const MemorySeries&, int64_t at_ns, int64_t) {
         if (at_ns >= lo && at_ns < hi) visit(at_ns, {1, kCounterBytes});
       });
+      // Marks and ranges (--hiptx-trace): an instant, a slice or an async pair, by begin.
+      if (db_.table_exists("markers")) {
+        Statement markers =
+            db_.prepare("SELECT begin_ns, length(message) FROM markers WHERE begin_ns >= ?1 AND begin_ns < ?2");
+        markers.bind(1, lo);
+        markers.bind(2, hi);
+        while (markers.step()) visit(markers.column_int(0), {2, 2 * kMarkerBytes + markers.column_int(1)});
+      }
     }
   }
 
@@ -171,6 +179,14 @@ std::vector<int64_t> plan_timeline_parts(Database& db, const RowFilter& filter,
       lo = std::min(lo, at_ns);
       hi = std::max(hi, at_ns);
     });
+    if (db.table_exists("markers")) {
+      Statement st = db.prepare("SELECT COUNT(*), MIN(begin_ns), MAX(begin_ns) FROM markers");
+      if (st.step() && st.column_int(0) > 0) {
+        rows += st.column_int(0);
+        lo = std::min(lo, st.column_int(1));
+        hi = std::max(hi, st.column_int(2));
+      }
+    }
   }
   const int64_t worst_event_bytes = 1024;
   if (rows == 0 || (rows * 4 <= max_events && rows * 4 * worst_event_bytes <= max_bytes)) return {INT64_MIN};

@@ -156,6 +156,23 @@ class MarkersTest(unittest.TestCase):
             with open(self.base + suffix) as a, open(os.path.join(again, "r" + suffix)) as b:
                 self.assertEqual(a.read(), b.read(), suffix)
 
+    def test_a_split_timeline_counts_markers_in_its_budget(self):
+        """Timeline parts (docs/formats.md, "Parts") hold at most N events, markers included, and
+        every mark and range is in exactly one part."""
+        parts_dir = os.path.join(self.out, "parts")
+        done = e2e.run_prof(["--db", os.path.join(self.out, f"hip-prof-{self.pid}.db"), "-d", parts_dir, "-o", "p",
+                             "--json-max-events", "20"], cwd=self.out)
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        names = sorted(n for n in os.listdir(parts_dir) if re.fullmatch(r"p_copy\.\d+\.json", n))
+        self.assertGreater(len(names), 1, os.listdir(parts_dir))
+        marker_events = 0
+        for name in names:
+            events = [e for e in e2e.read_json(os.path.join(parts_dir, name))["traceEvents"] if e["ph"] != "M"]
+            self.assertLessEqual(len(events), 20, name)
+            marker_events += sum(1 for e in events if e.get("cat") in ("marker", "range") and e["ph"] in "Xib")
+        whole = e2e.read_json(self.base + "_copy.json")["traceEvents"]
+        self.assertEqual(marker_events, sum(1 for e in whole if e.get("cat") in ("marker", "range") and e["ph"] in "Xib"))
+
     def test_db_merge_keeps_the_markers(self):
         merged = os.path.join(self.out, "merged")
         done = e2e.run_prof(["--db-merge", self.out, "-d", merged], cwd=self.out)
