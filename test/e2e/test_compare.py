@@ -102,9 +102,12 @@ class CompareTest(unittest.TestCase):
             row = rows[("kernel", kernel)]
             self.assertEqual(row["status"], "regressed")
             self.assertTrue(row["regression"])
-            ratio = row["new"]["median_ns"] / row["base"]["median_ns"]
-            self.assertGreater(ratio, 3.5, row)
-            self.assertLess(ratio, 4.5, row)
+            # Under PROF_E2E_NO_TIMING=1 (sanitizer builds) a kernel's device time is mostly ASan's
+            # slowdown of the simulated device, not the modelled 4x: the verdict is checked, not the ratio.
+            if os.environ.get("PROF_E2E_NO_TIMING") != "1":
+                ratio = row["new"]["median_ns"] / row["base"]["median_ns"]
+                self.assertGreater(ratio, 3.5, row)
+                self.assertLess(ratio, 4.5, row)
         # Regressions come first, by name.
         flagged = [r["name"] for r in report["entries"] if r["regression"]]
         self.assertEqual(flagged, sorted(flagged))
