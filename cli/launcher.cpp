@@ -244,6 +244,7 @@ LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& pr
     message = std::string("cannot fork: ") + strerror(errno);
     return result;
   }
+  if (options.on_started) options.on_started(pid);
   const pid_t group = holder > 0 ? holder : pid;
   setpgid(pid, group);  // EACCES once the child has exec'd: it did it itself
   hand_terminal(tty, group);

@@ -2,6 +2,7 @@
 // library, signals forwarded, status returned as a shell reports it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct LaunchOptions {
   bool capture_by_api = false;
   int64_t capture_delay_ns = 0;
   int64_t capture_duration_ns = 0;
+  // Called in prof once the program's process exists (before it may have exec'd).
+  std::function<void(int pid)> on_started;
 };
 
 struct LaunchResult {

@@ -24,6 +24,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/launcher.hpp"
 #include "cli/merge.hpp"
+#include "cli/recovery.hpp"
 #include "cli/run_directory.hpp"
 #include "cli/run_processes.hpp"
 #include "collector/collector.hpp"
@@ -75,6 +76,7 @@ struct Options {
   bool strict = false;
   std::string summary_output = "stdout";
   std::vector<std::string> program;
+  std::vector<std::string> recover_dirs;
 };
 
 int fail(int code, const std::string& message) {
@@ -307,6 +309,233 @@ int compare(const Options& o) {
   return result.regressions ? kCompareRegressed : 0;
 }
 
+// The options that shape a run's outputs, as the run manifest keeps them for `prof --recover`.
+Manifest output_manifest(const Options& o) {
+  return {{"output_dir", o.output_dir},
+          {"output_name", o.output_name},
+          {"group_stream", o.group_stream ? "1" : "0"},
+          {"json_max_events", std::to_string(o.json_max_events)},
+          {"kernel_stats_by_range", o.kernel_stats_by_range ? "1" : "0"},
+          {"index_range", o.index_range},
+          {"force", o.force ? "1" : "0"},
+          {"summary_output", o.summary_output}};
+}
+
+Options options_from_manifest(const OrphanedRun& run) {
+  Options o;
+  o.output_dir = run.get("output_dir");
+  o.output_name = run.get("output_name");
+  o.group_stream = run.get("group_stream") == "1";
+  const std::string max_events = run.get("json_max_events");
+  if (!max_events.empty()) o.json_max_events = std::strtoll(max_events.c_str(), nullptr, 10);
+  if (o.json_max_events < 1) o.json_max_events = report::kDefaultPartEvents;
+  o.kernel_stats_by_range = run.get("kernel_stats_by_range") == "1";
+  if (parse_range(run.get("index_range"))) o.index_range = run.get("index_range");
+  o.force = run.get("force") == "1";
+  // The summary goes where this command's goes: the original terminal may be long gone.
+  o.summary_output = run.get("summary_output") == "none" ? "none" : "stdout";
+  o.program = {run.get("program")};
+  return o;
+}
+
+// Once the program has ended, prof writes the databases and reports: an interrupt (Ctrl-C, kill)
+// then says what is going on, and only a second one abandons the finish, leaving the run to
+// `prof --recover`.
+volatile sig_atomic_t g_finish_interrupts = 0;
+
+void on_finish_interrupt(int sig) {
+  g_finish_interrupts = g_finish_interrupts + 1;
+  if (g_finish_interrupts == 1) {
+    static const char note[] =
+        "\nprof: still writing the profile; interrupt again to stop now (`prof --recover` finishes it later)\n";
+    ssize_t ignored = write(STDERR_FILENO, note, sizeof note - 1);
+    (void)ignored;
+    return;
+  }
+  static const char note[] = "\nprof: stopped; `prof --recover` finishes this run's profile\n";
+  ssize_t ignored = write(STDERR_FILENO, note, sizeof note - 1);
+  (void)ignored;
+  _exit(128 + sig);
+}
+
+void guard_the_finish() {
+  struct sigaction sa {};
+  sa.sa_handler = on_finish_interrupt;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGQUIT}) sigaction(sig, &sa, nullptr);
+}
+
+// The reports of a finished run (or a recovered one): the launched process first, then its
+// children, each under its own name, then one summary over all. Returns the program's status, or
+// kExitCannotWrite when an output is lost.
+int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs, int launched_pid, bool output_lost,
+                  int exit_status) {
+  // The launched process first, then its children, each under its own name. A name an earlier
+  // run's reports hold gets the next free <base>.2, .3, ... (unless --force).
+  std::stable_partition(dbs.begin(), dbs.end(), [&](const auto& d) { return d.pid == launched_pid; });
+  std::vector<std::string> lost;
+  if (output_lost) lost.push_back("a database could not be written (above)");
+  for (const auto& db : dbs) {
+    const std::string wanted = o.output_name.empty() ? "result_" + std::to_string(db.pid)
+                               : db.pid == launched_pid ? o.output_name
+                                                      : o.output_name + "_" + std::to_string(db.pid);
+    std::string base = wanted;
+    for (int n = 2; !o.force && base_taken(o.output_dir, base); ++n) base = wanted + "." + std::to_string(n);
+    if (base != wanted)
+      std::fprintf(stderr, "prof: %s/%s.* belong to an earlier run: this run's reports are %s.* (--force replaces)\n",
+                   o.output_dir.c_str(), wanted.c_str(), base.c_str());
+    try {
+      std::fflush(stdout);
+      if (dbs.size() > 1 && summary_stream(o)) {
+        // Several processes: each summary under a line naming its process, then one over all.
+        std::fprintf(summary_stream(o), "%s%s\n", &db == &dbs.front() ? "" : "\n",
+                     report::process_heading(db.db_path).c_str());
+        std::fflush(summary_stream(o));
+      }
+      const report::ReportResult written = report::write_reports(db.db_path, report_options(o, base), summary_stream(o));
+      print_warnings(written);
+      for (const std::string& failed : written.failed) {
+        std::fprintf(stderr, "prof: %s\n", failed.c_str());
+        lost.push_back("a report of process " + std::to_string(db.pid) + " not written");
+      }
+    } catch (const report::ReportError& e) {
+      std::fprintf(stderr, "prof: %s\n", e.what());
+      lost.push_back(std::string("reports of process ") + std::to_string(db.pid) + " not written");
+    }
+  }
+  if (dbs.size() > 1 && summary_stream(o)) {
+    std::vector<std::string> paths;
+    for (const auto& db : dbs) paths.push_back(db.db_path);
+    try {
+      std::fputc('\n', summary_stream(o));
+      report::write_combined_summary(paths, summary_stream(o));
+    } catch (const report::ReportError& e) {
+      std::fprintf(stderr, "prof: combined summary: %s\n", e.what());
+    }
+  }
+  if (!lost.empty()) {
+    // A lost profile must not look like a good one to a script: prof's own "cannot write" status.
+    std::string what;
+    for (const std::string& l : lost) what += (what.empty() ? "" : "; ") + l;
+    std::fprintf(stderr, "prof: outputs incomplete (%s); exiting %d instead of the program's status %d\n",
+                 what.c_str(), kExitCannotWrite, exit_status);
+    return kExitCannotWrite;
+  }
+  return exit_status;
+}
+
+// The processes of an orphaned run that are still alive (named by the run's files): their
+// recordings end at the recovery, and their databases say so.
+std::vector<int> processes_alive(const std::vector<std::string>& dirs) {
+  std::vector<int> alive;
+  for (const std::string& path : dirs) {
+    DIR* dir = path.empty() ? nullptr : opendir(path.c_str());
+    if (!dir) continue;
+    while (dirent* entry = readdir(dir)) {
+      char* end = nullptr;
+      const long pid = std::strtol(entry->d_name, &end, 10);
+      if (end == entry->d_name || *end != '.' || pid <= 0 || pid > INT_MAX) continue;
+      if (std::find(alive.begin(), alive.end(), static_cast<int>(pid)) != alive.end()) continue;
+      // Alive and not a zombie waiting for its parent.
+      std::FILE* stat_file = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+      if (!stat_file) continue;
+      char line[512] = {};
+      const bool read = std::fgets(line, sizeof line, stat_file) != nullptr;
+      std::fclose(stat_file);
+      const char* state = read ? std::strrchr(line, ')') : nullptr;
+      if (state && state[1] == ' ' && state[2] != 'Z' && state[2] != 'X') alive.push_back(static_cast<int>(pid));
+    }
+    closedir(dir);
+  }
+  return alive;
+}
+
+// Finishes one orphaned run as its prof would have: databases from the rings and journals (or, if
+// they were complete, as they are), the reports the original command asked for, then no leftovers.
+int recover_run(const OrphanedRun& run) {
+  Options o = options_from_manifest(run);
+  std::string message;
+  if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + message);
+  const std::string journal_dir = run.get("journal_dir");
+  const std::string program_pid = run.get("program_pid");
+  const int launched_pid = program_pid.empty() ? -1 : std::atoi(program_pid.c_str());
+  std::fprintf(stderr, "prof: recovering %s: %s (pid %s), whose prof (pid %s) was killed; outputs in %s\n",
+               run.run_dir().c_str(), o.program[0].c_str(), program_pid.empty() ? "?" : program_pid.c_str(),
+               run.get("prof_pid").c_str(), o.output_dir.c_str());
+  std::vector<collector::CollectedProcess> dbs;
+  bool lost = false;
+  struct stat st;
+  if (!journal_dir.empty() && stat((journal_dir + "/built").c_str(), &st) == 0) {
+    // Killed while writing the reports: the databases are complete.
+    if (DIR* dir = opendir(journal_dir.c_str())) {
+      while (dirent* entry = readdir(dir)) {
+        int pid = 0, consumed = 0;
+        if (std::sscanf(entry->d_name, "%d.dbpath%n", &pid, &consumed) != 1 ||
+            consumed != static_cast<int>(std::strlen(entry->d_name)))
+          continue;
+        std::FILE* f = std::fopen((journal_dir + "/" + entry->d_name).c_str(), "r");
+        char path[4096] = {};
+        if (f && std::fgets(path, sizeof path, f) && stat(path, &st) == 0) dbs.push_back({pid, path});
+        if (f) std::fclose(f);
+      }
+      closedir(dir);
+    }
+  } else {
+    collector::CollectorOptions c{run.run_dir(), run.get("fallback_run_dir"), o.output_dir, PROF_VERSION};
+    c.run_id = run.get("run_id");
+    c.capture_control = run.get("capture_control");
+    c.replace_existing = o.force;
+    c.journal_dir = journal_dir;
+    c.recovering = true;
+    try {
+      collector::Collector collector(c);
+      dbs = collector.finish(processes_alive({run.run_dir(), run.get("fallback_run_dir")}));
+      for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
+      lost = collector.output_lost();
+    } catch (const std::exception& e) {
+      return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + e.what());
+    }
+  }
+  std::sort(dbs.begin(), dbs.end(), [](const auto& a, const auto& b) { return a.pid < b.pid; });
+  const int code = write_outputs(o, dbs, launched_pid, lost, 0);
+  if (dbs.empty()) std::fprintf(stderr, "prof: %s: nothing was recorded\n", run.run_dir().c_str());
+  remove_flat_dir(journal_dir);
+  remove_flat_dir(run.get("fallback_run_dir"));
+  remove_flat_dir(run.run_dir());
+  return code;
+}
+
+// prof --recover [DIR...]: every orphaned run of this user, or the run directories named.
+int recover(const Options& o) {
+  std::vector<std::string> dirs;
+  for (const std::string& dir : o.recover_dirs)
+    if (!dir.empty()) dirs.push_back(dir);
+  const bool named = !dirs.empty();
+  if (!named) dirs = find_orphaned_runs();
+  if (dirs.empty()) {
+    std::fprintf(stderr, "prof: nothing to recover (no run of a killed prof in /dev/shm, $TMPDIR or /tmp)\n");
+    return 0;
+  }
+  int result = 0;
+  for (const std::string& dir : dirs) {
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0) {
+      result = fail(kExitNoInput, "--recover " + dir + ": no such directory");
+      continue;
+    }
+    std::string why;
+    std::optional<OrphanedRun> run = OrphanedRun::take(dir, why);
+    if (!run) {
+      // Found by the scan but taken since (another recovery): not this command's business.
+      if (named) result = fail(kExitBadInput, "--recover " + dir + ": " + why);
+      continue;
+    }
+    if (const int code = recover_run(*run)) result = code;
+  }
+  return result;
+}
+
 int run(const Options& options) {
   std::string message;
   Options o = options;
@@ -368,79 +597,57 @@ int run(const Options& options) {
   if (!o.duration.empty())
     collecting.capture_control +=
         (collecting.capture_control.empty() ? "" : " ") + std::string("--duration ") + o.duration;
-  collector::Collector collector(collecting);
-  collector.start();
+  std::optional<collector::Collector> collector;
+  std::optional<ManifestLock> manifest;
+  try {
+    collector.emplace(collecting);
+    // What `prof --recover` needs to finish this run if prof is killed: held locked while prof lives.
+    Manifest m = output_manifest(o);
+    m["prof_pid"] = std::to_string(getpid());
+    m["program"] = o.program[0];
+    m["runtimes"] = launch.runtimes;
+    m["run_id"] = collecting.run_id;
+    m["capture_control"] = collecting.capture_control;
+    m["journal_dir"] = collector->journal_dir();
+    m["fallback_run_dir"] = run_dir->fallback_path();
+    manifest.emplace(run_dir->path(), m);
+  } catch (const std::exception& e) {
+    if (collector) collector->remove_journal();
+    return fail(kExitCannotWrite, e.what());
+  }
+  launch.on_started = [&](int pid) { manifest->set("program_pid", std::to_string(pid)); };
+  // Runs left by a prof that was killed: said once, they are not this run's business.
+  if (const size_t orphans = find_orphaned_runs().size())
+    std::fprintf(stderr, "prof: %zu earlier run%s ended when %s prof was killed; `prof --recover` finishes %s\n",
+                 orphans, orphans == 1 ? "" : "s", orphans == 1 ? "its" : "their", orphans == 1 ? "it" : "them");
+  collector->start();
   // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
   // prof can wait for them below.
   become_subreaper();
   LaunchResult result = launch_and_wait(launch, program, message);
   // The program is done: a terminal that closes now ends the summary, not the databases and reports.
   signal(SIGHUP, SIG_IGN);
+  guard_the_finish();
   // Processes of the run still alive (a daemon, a background job) are still recording: wait for
   // them, up to --wait-timeout, then say which ones are cut short.
   const std::vector<int> running = wait_for_descendants(result.pid < 0 ? 0 : o.wait_timeout_s);
   for (int pid : running)
     std::fprintf(stderr, "prof: process %d (%s) still running %gs after %s exited; its recording is cut short\n", pid,
                  process_name(pid).c_str(), o.wait_timeout_s, o.program[0].c_str());
-  std::vector<collector::CollectedProcess> dbs = collector.finish(running);
-  if (result.pid < 0) return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
-  for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
+  std::vector<collector::CollectedProcess> dbs = collector->finish(running);
+  if (result.pid < 0) {
+    collector->remove_journal();
+    return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
+  }
+  for (const auto& error : collector->errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
 
-  // The launched process first, then its children, each under its own name. A name an earlier
-  // run's reports hold gets the next free <base>.2, .3, ... (unless --force).
-  std::stable_partition(dbs.begin(), dbs.end(), [&](const auto& d) { return d.pid == result.pid; });
-  std::vector<std::string> lost;
-  if (collector.output_lost()) lost.push_back("a database could not be written (above)");
-  for (const auto& db : dbs) {
-    const std::string wanted = o.output_name.empty() ? "result_" + std::to_string(db.pid)
-                               : db.pid == result.pid ? o.output_name
-                                                      : o.output_name + "_" + std::to_string(db.pid);
-    std::string base = wanted;
-    for (int n = 2; !o.force && base_taken(o.output_dir, base); ++n) base = wanted + "." + std::to_string(n);
-    if (base != wanted)
-      std::fprintf(stderr, "prof: %s/%s.* belong to an earlier run: this run's reports are %s.* (--force replaces)\n",
-                   o.output_dir.c_str(), wanted.c_str(), base.c_str());
-    try {
-      std::fflush(stdout);
-      if (dbs.size() > 1 && summary_stream(o)) {
-        // Several processes: each summary under a line naming its process, then one over all.
-        std::fprintf(summary_stream(o), "%s%s\n", &db == &dbs.front() ? "" : "\n",
-                     report::process_heading(db.db_path).c_str());
-        std::fflush(summary_stream(o));
-      }
-      const report::ReportResult written = report::write_reports(db.db_path, report_options(o, base), summary_stream(o));
-      print_warnings(written);
-      for (const std::string& failed : written.failed) {
-        std::fprintf(stderr, "prof: %s\n", failed.c_str());
-        lost.push_back("a report of process " + std::to_string(db.pid) + " not written");
-      }
-    } catch (const report::ReportError& e) {
-      std::fprintf(stderr, "prof: %s\n", e.what());
-      lost.push_back(std::string("reports of process ") + std::to_string(db.pid) + " not written");
-    }
-  }
-  if (dbs.size() > 1 && summary_stream(o)) {
-    std::vector<std::string> paths;
-    for (const auto& db : dbs) paths.push_back(db.db_path);
-    try {
-      std::fputc('\n', summary_stream(o));
-      report::write_combined_summary(paths, summary_stream(o));
-    } catch (const report::ReportError& e) {
-      std::fprintf(stderr, "prof: combined summary: %s\n", e.what());
-    }
-  }
-  if (!lost.empty()) {
-    // A lost profile must not look like a good one to a script: prof's own "cannot write" status.
-    std::string what;
-    for (const std::string& l : lost) what += (what.empty() ? "" : "; ") + l;
-    std::fprintf(stderr, "prof: outputs incomplete (%s); exiting %d instead of the program's status %d\n",
-                 what.c_str(), kExitCannotWrite, result.exit_status);
-    return kExitCannotWrite;
-  }
-  if (dbs.empty() && collector.errors().empty() && !collecting.capture_control.empty())
+  const int code = write_outputs(o, dbs, result.pid, collector->output_lost(), result.exit_status);
+  collector->remove_journal();
+  if (code != result.exit_status) return code;
+  if (dbs.empty() && collector->errors().empty() && !collecting.capture_control.empty())
     std::fprintf(stderr, "prof: %s made no call to a traced runtime (%s) inside a capture window (%s); nothing recorded\n",
                  o.program[0].c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
-  else if (dbs.empty() && collector.errors().empty())
+  else if (dbs.empty() && collector->errors().empty())
     std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n", o.program[0].c_str(),
                  launch.runtimes.c_str());
   return result.exit_status;
@@ -469,6 +676,7 @@ int main(int argc, char** argv) {
       "  prof --db hip-prof-4242.db            regenerate the reports from a database\n"
       "  prof --db-merge runs/ -d out          merge every prof database in runs/ (result_merged.*)\n"
       "  prof --compare base.db new.db         compare two profiles; exit 1 when something regressed\n"
+      "  prof --recover                        finish the runs of a prof that was killed (kill -9, OOM)\n"
       "\nOutputs (DIR = -d, default .): <runtime>-prof-<pid>.db (hip-prof-, musa-prof-; prof-<pid>.db\n"
       "when the process called several runtimes), result_<pid>.<runtime>trace.csv per runtime\n"
       "(hiptrace, musatrace), result_<pid>.kernel.csv, result_<pid>.report.html (the run on one\n"
@@ -517,6 +725,11 @@ int main(int argc, char** argv) {
   app.add_option("--summary-output", o.summary_output,
                  "Where the summary goes: stdout (default), stderr, none, or a file");
   app.add_flag("--strict", o.strict, "With --db-merge: a database that cannot be merged is an error, not skipped");
+  CLI::Option* recover_option =
+      app.add_option("--recover", o.recover_dirs,
+                     "Finish the runs of a prof that was killed (every such run of this user, or the run directories "
+                     "given): databases and reports where the original command asked; runs nothing")
+          ->expected(0, 1 << 20);
   CLI::Option* index_range = app.add_option("--index-range", o.index_range, "Only API calls with sequence numbers A..B (A:B, inclusive)");
   app.add_option("--compare", o.compare,
                  "Compare two profiles (dbs, <base>.summary.json files, or folders of them): BASE NEW; exit 0 "
@@ -570,6 +783,12 @@ int main(int argc, char** argv) {
   }
   if (index_range->count() > 0 && !parse_range(o.index_range))
     return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 1 <= A <= B");
+  if (recover_option->count() > 0) {
+    if (!o.program.empty() || !o.db.empty() || !o.db_merge.empty() || !o.compare.empty())
+      return fail(kExitUsage, "--recover finishes runs of a killed prof and runs nothing; drop the program, --db, "
+                              "--db-merge and --compare");
+    return recover(o);
+  }
   if (!o.compare.empty()) {
     if (!o.program.empty() || !o.db.empty() || !o.db_merge.empty())
       return fail(kExitUsage, "--compare compares two profiles and runs nothing; drop the program, --db and --db-merge");

@@ -30,18 +30,6 @@ std::string make_private_dir(const std::string& base, std::string& error) {
   return path;
 }
 
-void remove_dir(const std::string& path) {
-  if (path.empty()) return;
-  if (DIR* dir = opendir(path.c_str())) {
-    while (dirent* e = readdir(dir)) {
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-      unlink((path + "/" + e->d_name).c_str());
-    }
-    closedir(dir);
-  }
-  rmdir(path.c_str());
-}
-
 }  // namespace
 
 RunDirectory::RunDirectory() {
@@ -68,8 +56,20 @@ RunDirectory::RunDirectory() {
 
 RunDirectory::~RunDirectory() {
   if (keep_) return;
-  remove_dir(path_);
-  remove_dir(fallback_path_);
+  remove_flat_dir(path_);
+  remove_flat_dir(fallback_path_);
+}
+
+void remove_flat_dir(const std::string& path) {
+  if (path.empty()) return;
+  if (DIR* dir = opendir(path.c_str())) {
+    while (dirent* e = readdir(dir)) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      unlink((path + "/" + e->d_name).c_str());
+    }
+    closedir(dir);
+  }
+  rmdir(path.c_str());
 }
 
 std::string install_prefix() {

@@ -25,6 +25,9 @@ class RunDirectory {
   bool keep_ = false;
 };
 
+// Removes a directory and the files in it (no subdirectories).
+void remove_flat_dir(const std::string& path);
+
 // Directory of the running prof executable's installation: <prefix> of <prefix>/bin/prof.
 std::string install_prefix();
 

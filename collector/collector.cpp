@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <chrono>
 #include <fstream>
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <stdexcept>
 
 #include "common/clock.hpp"
 #include "runtimes/runtimes.hpp"
@@ -92,35 +94,74 @@ std::vector<CaptureSwitch> read_capture_switches(const std::string& run_dir, int
 
 }  // namespace
 
-Collector::Collector(CollectorOptions options) : options_(std::move(options)) {}
+Collector::Collector(CollectorOptions options) : options_(std::move(options)) {
+  if (options_.journal_dir.empty()) {
+    const std::string& run = options_.run_dir;
+    options_.journal_dir = options_.output_dir + "/." + run.substr(run.rfind('/') + 1);
+  }
+  if (mkdir(options_.journal_dir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw std::runtime_error(options_.journal_dir + ": cannot create the journal directory (" +
+                             std::strerror(errno) + ")");
+}
 
 Collector::~Collector() {
   stop_.store(true);
-  if (thread_.joinable()) thread_.join();
+  if (mover_.joinable()) mover_.join();
+  if (builder_.joinable()) builder_.join();
 }
 
 void Collector::start() {
-  thread_ = std::thread([this] {
-    // Draining is background work: it should not preempt the profiled program's threads.
+  // Both are background work: they should not preempt the profiled program's threads.
+  mover_ = std::thread([this] {
     sched_param batch{};
     sched_setscheduler(0, SCHED_BATCH, &batch);
     while (!stop_.load(std::memory_order_acquire)) {
-      drain_once();
+      move_once();
       std::this_thread::sleep_for(std::chrono::milliseconds(options_.drain_interval_ms));
+    }
+  });
+  builder_ = std::thread([this] {
+    sched_param batch{};
+    sched_setscheduler(0, SCHED_BATCH, &batch);
+    while (!stop_.load(std::memory_order_acquire)) {
+      build_once();
+      // Sleeps in short steps, so finish() does not wait a whole interval for it.
+      for (int waited = 0; waited < options_.build_interval_ms && !stop_.load(std::memory_order_acquire); waited += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
 }
 
 std::vector<std::string> Collector::errors() const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(error_mutex_);
   return errors_;
 }
 
+void Collector::add_error(std::string error) {
+  std::lock_guard lock(error_mutex_);
+  errors_.push_back(std::move(error));
+}
+
 bool Collector::output_lost() const {
-  std::lock_guard lock(mutex_);
+  {
+    std::lock_guard lock(move_mutex_);
+    if (!unjournaled_.empty()) return true;
+  }
+  std::lock_guard lock(build_mutex_);
   for (const auto& [pid, proc] : processes_)
     if (proc.failed) return true;
   return false;
+}
+
+// <journal dir>/<pid>.dbpath: which database a process's journals build, so that recovery rebuilds
+// the same file.
+void Collector::note_db_path(int pid, const std::string& path) const {
+  const std::string note = options_.journal_dir + "/" + std::to_string(pid) + ".dbpath";
+  const std::string temp = note + ".tmp";
+  if (std::FILE* f = std::fopen(temp.c_str(), "w")) {
+    std::fputs(path.c_str(), f);
+    if (std::fclose(f) == 0) std::rename(temp.c_str(), note.c_str());
+  }
 }
 
 // <runtime>-prof-<pid>.db, named after the runtime of the call that created the buffer seen
@@ -130,20 +171,35 @@ Collector::Process* Collector::process(int pid, uint32_t first_runtime) {
   if (proc.writer || proc.failed) return &proc;
   const RuntimeDescription* runtime = find_runtime(first_runtime);
   if (!runtime) runtime = kRuntimeDescriptions[0];  // a newer preload library's runtime: never expected
-  proc.db_path = free_name(options_.output_dir + "/" + std::string(runtime->name) + "-prof-" + std::to_string(pid),
-                           ".db", options_.replace_existing);
+  proc.db_path.clear();
+  if (options_.recovering) {
+    // The database the killed prof had begun: rebuilt from the whole journal, at the same path.
+    if (std::FILE* f = std::fopen((options_.journal_dir + "/" + std::to_string(pid) + ".dbpath").c_str(), "r")) {
+      char path[4096] = {};
+      if (std::fgets(path, sizeof path, f)) proc.db_path = path;
+      std::fclose(f);
+    }
+    if (!proc.db_path.empty()) {
+      unlink(proc.db_path.c_str());
+      unlink((proc.db_path + "-journal").c_str());
+    }
+  }
+  if (proc.db_path.empty())
+    proc.db_path = free_name(options_.output_dir + "/" + std::string(runtime->name) + "-prof-" + std::to_string(pid),
+                             ".db", options_.replace_existing);
   try {
+    note_db_path(pid, proc.db_path);
     proc.writer = std::make_unique<DbWriter>(proc.db_path, pid, options_.prof_version, runtime->id);
     if (!options_.run_id.empty()) proc.writer->set_meta("run_id", options_.run_id);
   } catch (const std::exception& e) {
     proc.failed = true;
-    errors_.push_back(e.what());
+    add_error(e.what());
   }
   return &proc;
 }
 
 void Collector::fail_process(Process& proc, const std::exception& e) {
-  errors_.push_back(e.what());
+  add_error(e.what());
   proc.writer->abandon();
   proc.writer.reset();
   proc.failed = true;
@@ -168,11 +224,6 @@ void Collector::load_info(int pid, uint64_t image, Process& proc) {
   }
 }
 
-void Collector::scan() {
-  scan_dir(options_.run_dir);
-  if (!options_.fallback_run_dir.empty()) scan_dir(options_.fallback_run_dir);
-}
-
 uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_ns) const {
   uint64_t calls = 0, exit_ns = 0;
   threads = 0;
@@ -195,23 +246,100 @@ uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_n
   return calls;
 }
 
-void Collector::scan_dir(const std::string& run_dir) {
+// ---- The mover: rings -> journals ----
+
+void Collector::scan_rings(const std::string& run_dir) {
   DIR* dir = opendir(run_dir.c_str());
+  if (!dir) return;
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (rings_.count(name)) continue;
+    int pid = 0, tid = 0;
+    uint64_t image = 0;
+    if (!parse_name(name, "buf", pid, image, &tid)) continue;
+    auto ring = std::make_unique<Ring>();
+    if (!ring->reader.open(run_dir + "/" + name)) continue;  // header not complete yet
+    ring->pid = pid;
+    const std::string journal = options_.journal_dir + "/" + name.substr(0, name.size() - 3) + "jrnl";
+    try {
+      ring->journal = std::make_unique<JournalWriter>(journal, ring->reader.header(), ring->reader.begin());
+      // Recovery: records the killed prof wrote but had not released yet are in the journal already.
+      const uint64_t have = ring->journal->next_index();
+      if (have > ring->reader.begin()) ring->reader.release(std::min(have, ring->reader.end()));
+    } catch (const std::exception& e) {
+      add_error(e.what());
+      ring->journal.reset();
+    }
+    rings_.emplace(name, std::move(ring));
+  }
+  closedir(dir);
+}
+
+uint64_t Collector::move_once() {
+  std::lock_guard lock(move_mutex_);
+  scan_rings(options_.run_dir);
+  if (!options_.fallback_run_dir.empty()) scan_rings(options_.fallback_run_dir);
+  uint64_t moved = 0;
+  for (auto it = rings_.begin(); it != rings_.end();) {
+    Ring& ring = *it->second;
+    BufferReader& reader = ring.reader;
+    const BufferHeader& h = reader.header();
+    const uint64_t begin = reader.begin(), end = reader.end();
+    if (end > begin) {
+      const uint64_t at = begin & (h.capacity - 1);
+      const uint64_t first = std::min(end - begin, h.capacity - at);
+      try {
+        if (!ring.journal) throw std::runtime_error("");
+        ring.journal->append(&reader.record(begin), first, &reader.record(begin + first), end - begin - first);
+      } catch (const std::exception& e) {
+        // A producer must never wait on a reader that stopped reading: consumed all the same, counted.
+        if (ring.journal && *e.what()) add_error(e.what());
+        ring.journal.reset();
+        unjournaled_[ring.pid] += end - begin;
+      }
+      reader.release(end);
+      moved += end - begin;
+    }
+    // A ring whose thread exited (the producer unmapped it: no record can follow) and whose
+    // records are all in the journal is released: unmapped here and its file unlinked, so memory
+    // and run-directory space follow the threads alive, not the threads ever created. Its
+    // counters stay in the journal's header.
+    const bool released = h.closed.load(std::memory_order_acquire) == kRingReleased && reader.begin() == reader.end();
+    if (ring.journal) {
+      try {
+        ring.journal->update_counters(h);
+      } catch (const std::exception&) {
+      }
+    }
+    if (released) {
+      unlink(reader.path().c_str());
+      it = rings_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return moved;
+}
+
+// ---- The builder: journals -> databases ----
+
+void Collector::scan_journals() {
+  DIR* dir = opendir(options_.journal_dir.c_str());
   if (!dir) return;
   while (dirent* entry = readdir(dir)) {
     std::string name = entry->d_name;
     if (sources_.count(name)) continue;
     int pid = 0, tid = 0;
     uint64_t image = 0;
-    if (!parse_name(name, "buf", pid, image, &tid)) continue;
+    if (!parse_name(name, "jrnl", pid, image, &tid)) continue;
     auto source = std::make_unique<Source>();
-    if (!source->reader.open(run_dir + "/" + name)) continue;  // header not complete yet
-    Process* proc = process(pid, source->reader.header().first_runtime);
+    if (!source->reader.open(options_.journal_dir + "/" + name)) continue;  // header not complete yet
+    const JournalHeader& h = source->reader.header();
+    Process* proc = process(pid, h.first_runtime);
     source->pid = pid;
     source->image = image;
     auto [it, inserted] = proc->image_ordinals.emplace(image, proc->image_ordinals.size());
     source->correlation_base = it->second << 56;
-    const BufferHeader& h = source->reader.header();
     if (proc->writer) {
       try {
         proc->writer->begin_batch();
@@ -227,11 +355,10 @@ void Collector::scan_dir(const std::string& run_dir) {
 }
 
 void Collector::drain(Source& source, Process& proc) {
-  BufferReader& reader = source.reader;
+  JournalReader& reader = source.reader;
   const uint64_t end = reader.end();
   uint64_t i = reader.begin();
   proc.batch_records += end - i;
-  source.drained_to = end;  // counted: if this batch fails, these records are released as lost
   DbWriter& db = *proc.writer;
   const uint32_t tid = reader.header().tid;
   while (i < end) {
@@ -310,25 +437,29 @@ void Collector::drain(Source& source, Process& proc) {
   reader.release(i);
 }
 
-void Collector::drain_once() {
-  std::lock_guard lock(mutex_);
-  scan();
+uint64_t Collector::build_once() {
+  std::lock_guard lock(build_mutex_);
+  scan_journals();
   for (auto& [pid, proc] : processes_)
     if (proc.writer) proc.writer->begin_batch();
+  uint64_t built = 0;
   for (auto& [name, source] : sources_) {
+    JournalReader& reader = source->reader;
+    reader.refresh();
+    const uint64_t before = reader.begin();
     Process& proc = processes_[source->pid];
     if (!proc.writer) {
-      BufferReader& reader = source->reader;
       proc.records_not_written += reader.end() - reader.begin();
       reader.release(reader.end());
-      continue;
+    } else {
+      try {
+        drain(*source, proc);
+      } catch (const std::exception& e) {
+        fail_process(proc, e);
+        reader.release(reader.end());
+      }
     }
-    try {
-      drain(*source, proc);
-    } catch (const std::exception& e) {
-      fail_process(proc, e);
-      source->reader.release(source->drained_to);
-    }
+    built += reader.begin() - before;
   }
   for (auto& [pid, proc] : processes_) {
     if (!proc.writer) continue;
@@ -339,55 +470,44 @@ void Collector::drain_once() {
       fail_process(proc, e);
     }
   }
-  release_finished();
-}
-
-void Collector::release_finished() {
-  // A ring whose thread exited (the producer unmapped it: no record can follow) and whose
-  // records are all committed is released: unmapped here and its file unlinked, so memory and
-  // run-directory space follow the threads alive, not the threads ever created. Its counters
-  // are kept for the process's drop totals.
-  for (auto it = sources_.begin(); it != sources_.end();) {
-    BufferReader& reader = it->second->reader;
-    const BufferHeader& h = reader.header();
-    if (h.closed.load(std::memory_order_acquire) != kRingReleased || reader.begin() != reader.end()) {
-      ++it;
-      continue;
-    }
-    Process& proc = processes_[it->second->pid];
-    proc.released_drops.records += h.dropped.load();
-    proc.released_drops.device_timings += h.timing_dropped.load();
-    proc.released_drops.full_waits += h.full_waits.load();
-    unlink(reader.path().c_str());
-    it = sources_.erase(it);
-  }
+  return built;
 }
 
 std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_short) {
   stop_.store(true, std::memory_order_release);
-  if (thread_.joinable()) thread_.join();
-  drain_once();
-  std::lock_guard lock(mutex_);
+  if (mover_.joinable()) mover_.join();
+  if (builder_.joinable()) builder_.join();
+  move_once();
+  // What the rings still held is in the journals now: build to the end of every journal.
+  while (build_once() > 0) {
+  }
+  std::lock_guard move_lock(move_mutex_);
+  std::lock_guard lock(build_mutex_);
   std::vector<CollectedProcess> done;
   const uint64_t end_ns = now_ns();
   for (auto& [pid, proc] : processes_) {
-    DropCounts drops = proc.released_drops;
+    DropCounts drops;
     drops.cut_short = std::find(cut_short.begin(), cut_short.end(), pid) != cut_short.end();
     uint64_t lost_threads = 0, exit_ns = 0;
     drops.unrecorded_calls = lost_calls(pid, lost_threads, &exit_ns);
     if (drops.unrecorded_calls || lost_threads)
-      errors_.push_back("process " + std::to_string(pid) + ": " + std::to_string(drops.unrecorded_calls) +
-                        " calls on " + std::to_string(lost_threads) +
-                        " threads not recorded (no room for their rings in the run directory)");
+      add_error("process " + std::to_string(pid) + ": " + std::to_string(drops.unrecorded_calls) + " calls on " +
+                std::to_string(lost_threads) + " threads not recorded (no room for their rings in the run directory)");
+    // Every ring's counters are in its journal's header (the mover copies them each cycle).
     for (auto& [name, source] : sources_) {
       if (source->pid != pid) continue;
-      drops.records += source->reader.header().dropped.load();
-      drops.device_timings += source->reader.header().timing_dropped.load();
-      drops.full_waits += source->reader.header().full_waits.load();
+      source->reader.refresh();
+      drops.records += source->reader.header().dropped;
+      drops.device_timings += source->reader.header().timing_dropped;
+      drops.full_waits += source->reader.header().full_waits;
+    }
+    if (auto it = unjournaled_.find(pid); it != unjournaled_.end()) {
+      proc.records_not_written += it->second;
+      proc.failed = true;
     }
     // Drops are also in the database and its summary; said here too, in case neither was written.
     if (drops.records || drops.device_timings)
-      errors_.push_back("process " + std::to_string(pid) + ": " + std::to_string(drops.records) +
+      add_error("process " + std::to_string(pid) + ": " + std::to_string(drops.records) +
                         " records dropped (ring full, PROF_BUFFER_WAIT_MS passed), " +
                         std::to_string(drops.device_timings) + " device timings dropped");
     if (proc.writer) {
@@ -413,11 +533,12 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
         proc.writer->finalize(proc.maps_path, drops, end_ns);
         const bool several = proc.writer->runtimes_called() > 1;
         proc.writer.reset();  // closes the file before a rename
-        if (several) {
-          std::string renamed =
-              free_name(options_.output_dir + "/prof-" + std::to_string(pid), ".db", options_.replace_existing);
+        const std::string stem = options_.output_dir + "/prof-" + std::to_string(pid);
+        if (several && proc.db_path.rfind(stem + ".", 0) != 0) {  // (a recovered one may have it already)
+          std::string renamed = free_name(stem, ".db", options_.replace_existing);
           if (std::rename(proc.db_path.c_str(), renamed.c_str()) == 0) proc.db_path = renamed;
-          else errors_.push_back(proc.db_path + ": cannot rename to " + renamed + ": " + std::strerror(errno));
+          else add_error(proc.db_path + ": cannot rename to " + renamed + ": " + std::strerror(errno));
+          note_db_path(pid, proc.db_path);
         }
         done.push_back({pid, proc.db_path});
       } catch (const std::exception& e) {
@@ -427,9 +548,9 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
     if (proc.failed) {
       struct stat st;
       const bool kept = stat(proc.db_path.c_str(), &st) == 0;
-      errors_.push_back(proc.db_path + ": " + std::to_string(proc.records_not_written) + " records of process " +
-                        std::to_string(pid) + " not written" +
-                        (kept ? "; the database holds what was committed before the failure" : ""));
+      add_error(proc.db_path + ": " + std::to_string(proc.records_not_written) + " records of process " +
+                std::to_string(pid) + " not written" +
+                (kept ? "; the database holds what was committed before the failure" : ""));
     }
     proc.writer.reset();
   }
@@ -442,12 +563,36 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
       uint64_t threads = 0;
       const uint64_t calls = lost_calls(pid, threads);
       if (calls || threads)
-        errors_.push_back("process " + std::to_string(pid) + ": " + std::to_string(calls) + " calls on " +
-                          std::to_string(threads) + " threads not recorded (no room for their rings in the run directory)");
+        add_error("process " + std::to_string(pid) + ": " + std::to_string(calls) + " calls on " +
+                  std::to_string(threads) + " threads not recorded (no room for their rings in the run directory)");
     }
     closedir(dir);
   }
+  // The databases are complete: the journals have served. A marker says so, for a recovery of a
+  // prof killed while it wrote the reports (the <pid>.dbpath notes stay until remove_journal()).
+  sources_.clear();
+  for (auto& [name, ring] : rings_) ring->journal.reset();
+  if (DIR* dir = opendir(options_.journal_dir.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".jrnl") == 0)
+        unlink((options_.journal_dir + "/" + name).c_str());
+    }
+    closedir(dir);
+  }
+  if (std::FILE* f = std::fopen((options_.journal_dir + "/built").c_str(), "w")) std::fclose(f);
   return done;
+}
+
+void Collector::remove_journal() const {
+  if (DIR* dir = opendir(options_.journal_dir.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0)
+        unlink((options_.journal_dir + "/" + entry->d_name).c_str());
+    }
+    closedir(dir);
+  }
+  rmdir(options_.journal_dir.c_str());
 }
 
 }  // namespace prof::collector

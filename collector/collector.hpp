@@ -1,5 +1,8 @@
-// Drains a run directory (the preload library's per-thread ring files) into one database per
-// profiled process, while the program runs and once more after it ends.
+// Collects a run: a mover thread moves the records out of the run directory's rings (the preload
+// library's per-thread ring files) into journals on the output file system; a builder thread
+// turns the journals into one database per profiled process while the program runs, and finish()
+// completes them after it ends (collector/journal.hpp). Recovery after prof was killed is the same
+// collector over the same directories (`recovering`).
 #pragma once
 #include <atomic>
 #include <map>
@@ -11,6 +14,7 @@
 
 #include "collector/buffer_reader.hpp"
 #include "collector/db_writer.hpp"
+#include "collector/journal.hpp"
 
 namespace prof::collector {
 
@@ -28,6 +32,12 @@ struct CollectorOptions {
   // false: a database name taken by an earlier run (same pid: a container, a pid namespace) gets a
   // free one, <rt>-prof-<pid>.2.db, .3, ...; true (prof --force): an earlier prof db is replaced.
   bool replace_existing = false;
+  // Where the journals go; empty: <output_dir>/.<run directory's name>.
+  std::string journal_dir;
+  // prof --recover: the rings and journals of a prof that was killed. Databases it had begun are
+  // rebuilt from the journals, at the same paths.
+  bool recovering = false;
+  int build_interval_ms = 250;
 };
 
 // <stem><ext>, or <stem>.2<ext>, <stem>.3<ext>, ...: the first name no file holds (any name when
@@ -44,7 +54,8 @@ class Collector {
   explicit Collector(CollectorOptions options);
   ~Collector();
 
-  void start();  // background draining
+  void start();  // background moving and building
+  const std::string& journal_dir() const { return options_.journal_dir; }
   // Stops draining, drains what is left, completes every database. Returns them by pid.
   // `cut_short`: processes still running, whose databases are marked incomplete.
   std::vector<CollectedProcess> finish(const std::vector<int>& cut_short = {});
@@ -52,16 +63,24 @@ class Collector {
   std::vector<std::string> errors() const;
   // Whether a process's database could not be created or written (some of its records are lost).
   bool output_lost() const;
+  // Removes the journal directory: once the reports are written, nothing is left to recover.
+  void remove_journal() const;
 
  private:
-  struct Source {
+  // A ring of the run directory and the journal its records move to (the mover's side).
+  struct Ring {
     BufferReader reader;
+    std::unique_ptr<JournalWriter> journal;
+    int pid = 0;
+  };
+  // A journal being built into its process's database (the builder's side).
+  struct Source {
+    JournalReader reader;
     int pid = 0;
     uint64_t image = 0;
     uint64_t correlation_base = 0;
     LaunchRecord pending_launch{};
     bool has_pending_launch = false;
-    uint64_t drained_to = 0;  // the reader's end when the last drain began
   };
   struct Process {
     std::unique_ptr<DbWriter> writer;
@@ -70,30 +89,36 @@ class Collector {
     std::string db_path;
     bool info_loaded = false;
     bool failed = false;
-    // Once its database fails, a process's records are still consumed (a producer must never
-    // wait on a reader that stopped reading) and counted here.
+    // Once its database fails, a process's records are still consumed and counted here.
     uint64_t records_not_written = 0;
     uint64_t batch_records = 0;  // consumed into the open transaction: lost if it fails
-    DropCounts released_drops;   // counters of rings already released (thread exited, drained)
   };
 
-  void drain_once();
-  void release_finished();
-  void scan();
-  void scan_dir(const std::string& dir);
+  // The mover: rings -> journals. Returns the records moved.
+  uint64_t move_once();
+  void scan_rings(const std::string& dir);
+  // The builder: journals -> databases. Returns the records built.
+  uint64_t build_once();
+  void scan_journals();
   // Calls and threads a process could not record (no ring fitted): its <pid>.<image>.lost pages.
   uint64_t lost_calls(int pid, uint64_t& threads, uint64_t* exit_ns = nullptr) const;
   Process* process(int pid, uint32_t first_runtime);
   void drain(Source& source, Process& proc);
   void load_info(int pid, uint64_t image, Process& proc);
   void fail_process(Process& proc, const std::exception& e);
+  void note_db_path(int pid, const std::string& path) const;
+  void add_error(std::string error);
 
   CollectorOptions options_;
-  std::map<std::string, std::unique_ptr<Source>> sources_;  // by file name
+  std::map<std::string, std::unique_ptr<Ring>> rings_;  // by ring file name (mover thread)
+  std::map<int, uint64_t> unjournaled_;                  // pid -> records the journal could not take
+  mutable std::mutex move_mutex_;
+  std::map<std::string, std::unique_ptr<Source>> sources_;  // by journal file name (builder thread)
   std::map<int, Process> processes_;
+  mutable std::mutex build_mutex_;
   std::vector<std::string> errors_;
-  mutable std::mutex mutex_;
-  std::thread thread_;
+  mutable std::mutex error_mutex_;
+  std::thread mover_, builder_;
   std::atomic<bool> stop_{false};
 };
 

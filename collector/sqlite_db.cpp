@@ -3,7 +3,9 @@
 namespace prof {
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
-  int flags = SQLITE_OPEN_NOFOLLOW;
+  // NOMUTEX: every connection is used by one thread at a time, so SQLite's own per-call locking
+  // (a quarter of the collector's time when measured) buys nothing.
+  int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
   switch (mode) {
     case Mode::kReadOnly: flags |= SQLITE_OPEN_READONLY; break;
     case Mode::kReadWrite: flags |= SQLITE_OPEN_READWRITE; break;

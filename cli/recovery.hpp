@@ -1,0 +1,57 @@
+// What lets a run outlive its prof: the run manifest (<run dir>/run.conf), which says where the
+// journals and outputs go and how the reports are named, locked by the prof that owns the run for
+// as long as it lives. A run directory whose manifest nobody holds is orphaned: its prof was
+// killed, and `prof --recover` finishes it (docs/design.md, "Journal and recovery").
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace prof::cli {
+
+using Manifest = std::map<std::string, std::string>;
+
+inline constexpr const char* kManifestName = "run.conf";
+
+// The live run's manifest: written at start, rewritten as facts arrive (the program's pid), its
+// lock held until prof exits (the kernel drops it however prof ends).
+class ManifestLock {
+ public:
+  // Throws std::runtime_error naming the file.
+  ManifestLock(const std::string& run_dir, Manifest manifest);
+  ~ManifestLock();
+  ManifestLock(const ManifestLock&) = delete;
+  ManifestLock& operator=(const ManifestLock&) = delete;
+  void set(const std::string& key, const std::string& value);
+
+ private:
+  void write();
+  std::string path_;
+  Manifest manifest_;
+  int fd_ = -1;
+};
+
+// An orphaned run, taken for recovery: its manifest locked by this process until destroyed.
+class OrphanedRun {
+ public:
+  // nullopt with `why` when `run_dir` is not a run directory or its prof is still alive.
+  static std::optional<OrphanedRun> take(const std::string& run_dir, std::string& why);
+  OrphanedRun(OrphanedRun&& other) noexcept;
+  ~OrphanedRun();
+  const std::string& run_dir() const { return run_dir_; }
+  const Manifest& manifest() const { return manifest_; }
+  std::string get(const std::string& key) const;
+
+ private:
+  OrphanedRun() = default;
+  std::string run_dir_;
+  Manifest manifest_;
+  int fd_ = -1;
+};
+
+// The run directories of this user whose prof is gone, in the places prof makes them (/dev/shm,
+// $TMPDIR, /tmp). Nothing is locked: a caller takes each with OrphanedRun::take.
+std::vector<std::string> find_orphaned_runs();
+
+}  // namespace prof::cli
