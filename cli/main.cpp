@@ -30,6 +30,7 @@
 #include "collector/collector.hpp"
 #include "report/compare.hpp"
 #include "report/output_file.hpp"
+#include "report/report_db.hpp"
 #include "report/report_files.hpp"
 #include "report/report.hpp"
 #include "report/timeline_parts.hpp"
@@ -199,6 +200,22 @@ int regenerate(const Options& o) {
   static const std::regex db_name(R"(^(?:[a-z0-9]+-)?prof-([0-9]+)\.db$)");
   std::string base = o.output_name;
   if (base.empty()) base = std::regex_match(file, m, db_name) ? "result_" + m[1].str() : file.substr(0, file.rfind('.'));
+  // A database whose prof stopped before completing it (killed, interrupted twice) is read as it
+  // is, and said so once; its calls have no sequence numbers for --index-range to select by.
+  try {
+    std::unique_ptr<Database> db = report::open_report_db(o.db);
+    if (!report::meta_value(*db, "end_ns")) {
+      const std::string what = o.db + " was not finished (its prof stopped while writing it)";
+      const std::string fix = "`prof --recover` completes it while its run directory is still there";
+      if (!o.index_range.empty())
+        return fail(kExitBadInput, "--index-range " + o.index_range + ": " + what + ", so its calls have no sequence "
+                                   "numbers; " + fix);
+      std::fprintf(stderr, "prof: %s: no sequence numbers, drop counts or end time; reported as it is (%s)\n",
+                   what.c_str(), fix.c_str());
+    }
+  } catch (const report::ReportError& e) {
+    return fail(report_exit_code(e), e.what());
+  }
   std::string message;
   Options out = o;
   if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
@@ -641,6 +658,11 @@ int run(const Options& options) {
   }
   for (const auto& error : collector->errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
 
+  if (const char* pause = getenv("PROF_TEST_PAUSE"); pause && std::strcmp(pause, "reports") == 0) {
+    // The fault suite's moment "prof killed while it writes the reports" (test/e2e/test_recover.py).
+    std::fputs("prof: PROF_TEST_PAUSE=reports: pausing before the reports\n", stderr);
+    sleep(60);
+  }
   const int code = write_outputs(o, dbs, result.pid, collector->output_lost(), result.exit_status);
   collector->remove_journal();
   if (code != result.exit_status) return code;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <cerrno>
@@ -461,6 +462,13 @@ uint64_t Collector::build_once() {
     }
     built += reader.begin() - before;
   }
+  if (pause_before_commit_) {
+    // The fault suite's moment "prof killed while it writes a database" (test/e2e/test_recover.py):
+    // a transaction is open, its rollback journal on disk.
+    pause_before_commit_ = false;
+    std::fputs("prof: PROF_TEST_PAUSE=build: pausing with a transaction open\n", stderr);
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+  }
   for (auto& [pid, proc] : processes_) {
     if (!proc.writer) continue;
     try {
@@ -478,6 +486,8 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
   if (mover_.joinable()) mover_.join();
   if (builder_.joinable()) builder_.join();
   move_once();
+  if (const char* pause = std::getenv("PROF_TEST_PAUSE"); pause && std::strcmp(pause, "build") == 0)
+    pause_before_commit_ = true;
   // What the rings still held is in the journals now: build to the end of every journal.
   while (build_once() > 0) {
   }

@@ -120,6 +120,7 @@ class Collector {
   mutable std::mutex error_mutex_;
   std::thread mover_, builder_;
   std::atomic<bool> stop_{false};
+  bool pause_before_commit_ = false;  // PROF_TEST_PAUSE=build (the fault suite only)
 };
 
 }  // namespace prof::collector

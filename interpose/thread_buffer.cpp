@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -187,6 +188,21 @@ bool ThreadBuffer::open_in(const char* dir, uint64_t capacity, bool shrink, uint
   return true;
 }
 
+namespace {
+// Whether the prof that owns the run has died (SIGKILL, OOM): it holds an exclusive lock on the
+// run manifest (cli/recovery.hpp) for as long as it lives, and a prof --recover holds it while it
+// reads the rings. No manifest (the collector run without the CLI): not known to be gone.
+bool collector_gone() noexcept {
+  char path[sizeof g_config.run_dir + 16];
+  std::snprintf(path, sizeof path, "%s/run.conf", g_config.run_dir);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool gone = flock(fd, LOCK_SH | LOCK_NB) == 0;
+  ::close(fd);  // drops the shared lock, if taken
+  return gone;
+}
+}  // namespace
+
 bool ThreadBuffer::wait_for_space() noexcept {
   // The ring is full: the collector is behind. Waiting (never dropping silently) keeps every
   // record; only a reader that makes no progress for full_wait_ms costs records, and those are counted.
@@ -195,17 +211,20 @@ bool ThreadBuffer::wait_for_space() noexcept {
   if (cached_read_ == stalled_read_) return false;
   // prof removes the run directory when it ends: with no collector left, waiting would only
   // stall the program (slow path only: one access() per full ring).
-  if (access(g_config.run_dir, F_OK) != 0) {
+  // A prof that was killed leaves the run directory behind: the program then stops recording
+  // (every later record is counted as dropped, for prof --recover to report) and runs on at full
+  // speed.
+  if (access(g_config.run_dir, F_OK) != 0 || collector_gone()) {
     stalled_read_ = cached_read_;
     return false;
   }
   header_->full_waits.fetch_add(1, std::memory_order_relaxed);
   const uint64_t deadline = now_ns() + g_config.full_wait_ms * 1000000ull;
   const timespec pause{0, 50000};
-  for (;;) {
+  for (uint64_t spins = 1;; ++spins) {
     cached_read_ = header_->read_index.load(std::memory_order_acquire);
     if (write_ - cached_read_ <= mask_) return true;
-    if (now_ns() > deadline || access(g_config.run_dir, F_OK) != 0) {
+    if (now_ns() > deadline || access(g_config.run_dir, F_OK) != 0 || (spins % 200 == 0 && collector_gone())) {
       stalled_read_ = cached_read_;
       return false;
     }

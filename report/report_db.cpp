@@ -1,5 +1,7 @@
 #include "report/report_db.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -33,6 +35,19 @@ std::unique_ptr<Database> open_report_db(const std::string& path) {
   check_sqlite_header(path);
   std::unique_ptr<Database> db;
   try {
+    // A writer killed mid-transaction (prof SIGKILLed, a full disk) leaves a hot journal, which a
+    // read-only connection cannot roll back: one read-write connection does (SQLite restores the
+    // last committed state on its first read), then the file reads as any other.
+    struct stat journal {};
+    if (stat((path + "-journal").c_str(), &journal) == 0 && journal.st_size > 0) {
+      try {
+        Database rollback(path, Database::Mode::kReadWrite);
+        rollback.table_exists("meta");
+      } catch (const DbError& e) {
+        throw ReportError(path + ": an interrupted write left " + path +
+                          "-journal, which needs write access to be rolled back (" + e.what() + ")");
+      }
+    }
     db = std::make_unique<Database>(path, Database::Mode::kReadOnly);
     if (!db->table_exists("meta")) throw ReportError(path + ": not a prof database (no meta table)");
     auto version_text = meta_value(*db, "schema_version");
