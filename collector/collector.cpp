@@ -22,6 +22,13 @@
 
 namespace prof::collector {
 
+namespace {
+// A mover cycle that moved at least this many records means some thread is making calls fast.
+constexpr uint64_t kBusyRecords = 1024;
+// A thread whose journal grew within this long may still bring calls: the builder waits for it.
+constexpr uint64_t kActiveThreadNs = 1'000'000'000;
+}  // namespace
+
 // <stem><ext>, or the first of <stem>.2<ext>, <stem>.3<ext>, ... that no file (or symlink) holds:
 // no run replaces an earlier run's database unless asked to.
 std::string free_name(const std::string& stem, const std::string& ext, bool replace_existing) {
@@ -112,20 +119,30 @@ Collector::~Collector() {
 }
 
 void Collector::start() {
-  // Both are background work: they should not preempt the profiled program's threads.
+  // The mover is light (a memory copy per cycle) but must keep up with the producers: normal
+  // priority, so a burst of threads cannot starve it of the CPU it needs to release their rings.
   mover_ = std::thread([this] {
-    sched_param batch{};
-    sched_setscheduler(0, SCHED_BATCH, &batch);
+    // Busy rings are moved every millisecond (a thread making calls flat out fills a 65536-record
+    // ring in about 5 ms); quiet ones back off to drain_interval_ms, so an idle run costs nothing.
+    auto pause = std::chrono::microseconds(1000);
+    const auto longest = std::chrono::microseconds(int64_t{1000} * options_.drain_interval_ms);
     while (!stop_.load(std::memory_order_acquire)) {
-      move_once();
-      std::this_thread::sleep_for(std::chrono::milliseconds(options_.drain_interval_ms));
+      const size_t rings_before = rings_.size();
+      const uint64_t moved = move_once();
+      // Threads coming and going (rings opened or released) count as busy too: a released ring
+      // is 4 MiB of /dev/shm until the mover unlinks it.
+      const bool busy = moved >= kBusyRecords || rings_.size() != rings_before || released_last_cycle_;
+      pause = busy ? std::chrono::microseconds(1000) : std::min(pause * 2, longest);
+      std::this_thread::sleep_for(pause);
     }
   });
   builder_ = std::thread([this] {
-    sched_param batch{};
-    sched_setscheduler(0, SCHED_BATCH, &batch);
+    // The database is built on CPU the program leaves idle: it never competes with the program's
+    // threads (a backlog is finished after the program exits, at full speed).
+    sched_param idle{};
+    sched_setscheduler(0, SCHED_IDLE, &idle);
     while (!stop_.load(std::memory_order_acquire)) {
-      build_once();
+      build_once(/*final=*/false);
       // Sleeps in short steps, so finish() does not wait a whole interval for it.
       for (int waited = 0; waited < options_.build_interval_ms && !stop_.load(std::memory_order_acquire); waited += 10)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -278,6 +295,7 @@ void Collector::scan_rings(const std::string& run_dir) {
 
 uint64_t Collector::move_once() {
   std::lock_guard lock(move_mutex_);
+  released_last_cycle_ = false;
   scan_rings(options_.run_dir);
   if (!options_.fallback_run_dir.empty()) scan_rings(options_.fallback_run_dir);
   uint64_t moved = 0;
@@ -315,6 +333,7 @@ uint64_t Collector::move_once() {
     if (released) {
       unlink(reader.path().c_str());
       it = rings_.erase(it);
+      released_last_cycle_ = true;
     } else {
       ++it;
     }
@@ -355,15 +374,59 @@ void Collector::scan_journals() {
   closedir(dir);
 }
 
-void Collector::drain(Source& source, Process& proc) {
+std::optional<Collector::CallKey> Collector::next_call(const Source& source) {
+  const JournalReader& reader = source.reader;
+  const uint64_t end = reader.end();
+  for (uint64_t i = reader.begin(); i < end;) {
+    const Record& rec = reader.record(i);
+    const uint64_t chunk = sizeof(rec.string_data.text);
+    switch (static_cast<RecordType>(rec.type)) {
+      case RecordType::kApi:
+        return CallKey{rec.api.begin_ns, reader.header().tid, source.correlation_base | rec.api.correlation_id};
+      case RecordType::kString:
+        i += 1 + (rec.string.length + chunk - 1) / chunk;
+        break;
+      case RecordType::kMarker: {
+        const uint32_t length = std::min(rec.marker.length, kMarkerMessageMaxBytes);
+        i += 1 + (length > kMarkerInlineBytes ? length - kMarkerInlineBytes + chunk - 1 : 0) / chunk;
+        break;
+      }
+      default:
+        ++i;
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+// The latest begin a call of this source can still bring, as far as the builder can tell: the
+// last call in its window (a thread's calls arrive in begin order), else the last one built.
+uint64_t Collector::call_horizon(const Source& source) {
+  const JournalReader& reader = source.reader;
+  for (uint64_t i = reader.end(); i > reader.begin(); --i) {
+    const Record& rec = reader.record(i - 1);
+    if (rec.type == static_cast<uint8_t>(RecordType::kApi)) return rec.api.begin_ns;
+  }
+  return source.last_call_begin;
+}
+
+uint64_t Collector::drain(Source& source, Process& proc, uint64_t calls) {
   JournalReader& reader = source.reader;
   const uint64_t end = reader.end();
-  uint64_t i = reader.begin();
-  proc.batch_records += end - i;
+  const uint64_t first = reader.begin();
+  uint64_t i = first;
+  uint64_t done = 0;
   DbWriter& db = *proc.writer;
   const uint32_t tid = reader.header().tid;
+  struct Account {  // consumed into the open transaction: lost if it fails
+    Process& proc;
+    const uint64_t& i;
+    uint64_t first;
+    ~Account() { proc.batch_records += i - first; }
+  } account{proc, i, first};
   while (i < end) {
     const Record& rec = reader.record(i);
+    if (rec.type == static_cast<uint8_t>(RecordType::kApi) && done == calls) break;
     switch (static_cast<RecordType>(rec.type)) {
       case RecordType::kLaunch:
         source.pending_launch = rec.launch;
@@ -377,6 +440,8 @@ void Collector::drain(Source& source, Process& proc) {
                                          : nullptr;
         db.on_api(rec.api, tid, source.correlation_base, launch);
         source.has_pending_launch = false;
+        source.last_call_begin = rec.api.begin_ns;
+        ++done;
         ++i;
         break;
       }
@@ -393,7 +458,7 @@ void Collector::drain(Source& source, Process& proc) {
         const uint64_t parts = (rec.string.length + chunk - 1) / chunk;
         if (end - i - 1 < parts) {  // the text is still being written: next cycle
           reader.release(i);
-          return;
+          return done;
         }
         std::string text;
         text.reserve(rec.string.length);
@@ -415,7 +480,7 @@ void Collector::drain(Source& source, Process& proc) {
         const uint64_t parts = (rest + chunk - 1) / chunk;
         if (end - i - 1 < parts) {  // the message is still being written: next cycle
           reader.release(i);
-          return;
+          return done;
         }
         std::string text(rec.marker.text, std::min<uint64_t>(length, kMarkerInlineBytes));
         uint64_t j = 1;
@@ -436,31 +501,71 @@ void Collector::drain(Source& source, Process& proc) {
     }
   }
   reader.release(i);
+  return done;
 }
 
-uint64_t Collector::build_once() {
+// One cycle of the builder: every journal's new records into its process's database, one
+// transaction per process. A process's threads are merged by call begin time (begin, thread,
+// correlation: the order of `sequence`), so the calls go in already numbered when they arrive in
+// order; while the program runs, calls later than what a thread still making calls may bring
+// wait for the next cycle (`final`: everything).
+uint64_t Collector::build_once(bool final) {
   std::lock_guard lock(build_mutex_);
   scan_journals();
-  for (auto& [pid, proc] : processes_)
-    if (proc.writer) proc.writer->begin_batch();
+  const uint64_t now = now_ns();
+  std::map<int, std::vector<Source*>> by_process;
   uint64_t built = 0;
   for (auto& [name, source] : sources_) {
     JournalReader& reader = source->reader;
+    const uint64_t before = reader.end();
     reader.refresh();
-    const uint64_t before = reader.begin();
+    if (reader.end() != before || source->grew_ns == 0) source->grew_ns = now;
     Process& proc = processes_[source->pid];
     if (!proc.writer) {
       proc.records_not_written += reader.end() - reader.begin();
+      built += reader.end() - reader.begin();
       reader.release(reader.end());
-    } else {
-      try {
-        drain(*source, proc);
-      } catch (const std::exception& e) {
-        fail_process(proc, e);
-        reader.release(reader.end());
-      }
+      continue;
     }
-    built += reader.begin() - before;
+    by_process[source->pid].push_back(source.get());
+  }
+  for (auto& [pid, sources] : by_process) {
+    Process& proc = processes_[pid];
+    // No call past what a thread may still bring: one whose journal goes on past the mapped
+    // window, or (while the program runs) one that made a call within the last second.
+    uint64_t horizon = UINT64_MAX;
+    for (Source* source : sources)
+      if (source->reader.more() || (!final && now - source->grew_ns < kActiveThreadNs))
+        horizon = std::min(horizon, call_horizon(*source));
+    uint64_t begun = 0;
+    for (Source* source : sources) begun += source->reader.begin();
+    try {
+      proc.writer->begin_batch();
+      auto later = [](const std::pair<CallKey, Source*>& a, const std::pair<CallKey, Source*>& b) {
+        return b.first < a.first;
+      };
+      std::vector<std::pair<CallKey, Source*>> heap;
+      for (Source* source : sources)
+        if (auto key = next_call(*source); key && key->begin_ns <= horizon) heap.emplace_back(*key, source);
+      std::make_heap(heap.begin(), heap.end(), later);
+      while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        Source* source = heap.back().second;
+        heap.pop_back();
+        if (drain(*source, proc, 1) == 0) continue;  // a text before the call is still being written
+        if (auto key = next_call(*source); key && key->begin_ns <= horizon) {
+          heap.emplace_back(*key, source);
+          std::push_heap(heap.begin(), heap.end(), later);
+        }
+      }
+      // What precedes each thread's next call (or all that is left, if no call follows).
+      for (Source* source : sources) drain(*source, proc, 0);
+    } catch (const std::exception& e) {
+      fail_process(proc, e);
+      for (Source* source : sources) source->reader.release(source->reader.end());
+    }
+    for (Source* source : sources) built += source->reader.begin();
+    built -= begun;
   }
   if (pause_before_commit_) {
     // The fault suite's moment "prof killed while it writes a database" (test/e2e/test_recover.py):
@@ -489,7 +594,7 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
   if (const char* pause = std::getenv("PROF_TEST_PAUSE"); pause && std::strcmp(pause, "build") == 0)
     pause_before_commit_ = true;
   // What the rings still held is in the journals now: build to the end of every journal.
-  while (build_once() > 0) {
+  while (build_once(/*final=*/true) > 0) {
   }
   std::lock_guard move_lock(move_mutex_);
   std::lock_guard lock(build_mutex_);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -81,6 +82,17 @@ class Collector {
     uint64_t correlation_base = 0;
     LaunchRecord pending_launch{};
     bool has_pending_launch = false;
+    uint64_t last_call_begin = 0;  // begin of the last call built
+    uint64_t grew_ns = 0;          // when the builder last saw the journal grow
+  };
+  // The order of calls in a process (and of their sequence numbers): begin, thread, correlation.
+  struct CallKey {
+    uint64_t begin_ns;
+    uint32_t tid;
+    uint64_t correlation;
+    bool operator<(const CallKey& o) const {
+      return begin_ns != o.begin_ns ? begin_ns < o.begin_ns : tid != o.tid ? tid < o.tid : correlation < o.correlation;
+    }
   };
   struct Process {
     std::unique_ptr<DbWriter> writer;
@@ -98,12 +110,16 @@ class Collector {
   uint64_t move_once();
   void scan_rings(const std::string& dir);
   // The builder: journals -> databases. Returns the records built.
-  uint64_t build_once();
+  uint64_t build_once(bool final);
+  static std::optional<CallKey> next_call(const Source& source);
+  static uint64_t call_horizon(const Source& source);
   void scan_journals();
   // Calls and threads a process could not record (no ring fitted): its <pid>.<image>.lost pages.
   uint64_t lost_calls(int pid, uint64_t& threads, uint64_t* exit_ns = nullptr) const;
   Process* process(int pid, uint32_t first_runtime);
-  void drain(Source& source, Process& proc);
+  // Builds `source`'s records up to its next `calls` calls (and what precedes the one after);
+  // returns the calls built.
+  uint64_t drain(Source& source, Process& proc, uint64_t calls);
   void load_info(int pid, uint64_t image, Process& proc);
   void fail_process(Process& proc, const std::exception& e);
   void note_db_path(int pid, const std::string& path) const;
@@ -112,6 +128,7 @@ class Collector {
   CollectorOptions options_;
   std::map<std::string, std::unique_ptr<Ring>> rings_;  // by ring file name (mover thread)
   std::map<int, uint64_t> unjournaled_;                  // pid -> records the journal could not take
+  bool released_last_cycle_ = false;  // (mover thread)
   mutable std::mutex move_mutex_;
   std::map<std::string, std::unique_ptr<Source>> sources_;  // by journal file name (builder thread)
   std::map<int, Process> processes_;

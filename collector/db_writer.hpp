@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -99,6 +100,10 @@ class DbWriter {
   std::map<std::pair<std::string, int64_t>, int64_t> open_ranges_;             // (source, id) -> marker_id
   std::map<std::pair<std::string, int64_t>, std::pair<uint64_t, uint32_t>> early_stops_;  // -> time, thread
   bool in_batch_ = false;
+  // sequence numbers given on insert while calls arrive in (begin, thread, correlation) order
+  bool in_order_ = true;
+  int64_t next_sequence_ = 1;
+  std::tuple<uint64_t, uint32_t, uint64_t> last_key_{};
 };
 
 }  // namespace prof::collector

@@ -16,7 +16,7 @@ namespace prof::collector {
 namespace {
 
 // The builder maps at most this much of a journal at once: memory stays flat however long the run.
-constexpr uint64_t kWindowRecords = (uint64_t{32} << 20) / kRecordBytes;
+constexpr uint64_t kWindowRecords = (uint64_t{4} << 20) / kRecordBytes;
 
 [[noreturn]] void fail(const std::string& path, const char* what) {
   throw std::runtime_error(path + ": " + what + " (" + std::strerror(errno) + ")");
@@ -132,6 +132,7 @@ void JournalReader::refresh() {
   if (fstat(fd_, &st) != 0) return;
   (void)pread(fd_, &header_, sizeof header_, 0);  // the counters move as the run goes
   const uint64_t total = (static_cast<uint64_t>(st.st_size) - kJournalHeaderBytes) / kRecordBytes;
+  total_ = total;
   const uint64_t end = std::min(total, read_ + kWindowRecords);
   const uint64_t records_per_page = 4096 / kRecordBytes;
   const uint64_t first = read_ / records_per_page * records_per_page;

@@ -75,6 +75,8 @@ class JournalReader {
   void refresh();
   uint64_t begin() const { return read_; }
   uint64_t end() const { return end_; }
+  // Whether the journal holds records past the mapped window (seen at the last refresh).
+  bool more() const { return end_ < total_; }
   const Record& record(uint64_t index) const { return map_records_[index - map_first_]; }
   void release(uint64_t index) { read_ = index; }
 
@@ -89,6 +91,7 @@ class JournalReader {
   uint64_t map_first_ = 0;  // journal record index of map_records_[0]
   uint64_t read_ = 0;       // journal record indexes (0 = the first record of the file)
   uint64_t end_ = 0;
+  uint64_t total_ = 0;
 };
 
 }  // namespace prof::collector
