@@ -16,6 +16,7 @@
 #include "common/clock.hpp"
 #include "interpose/config.hpp"
 #include "interpose/spsc_ring.hpp"
+#include "interpose/stream_capture.hpp"
 #include "interpose/thread_buffer.hpp"
 
 namespace prof::interpose {
@@ -23,6 +24,7 @@ namespace prof::interpose {
 struct PendingOp {
   PooledEvent begin;
   PooledEvent end;
+  void* stream;  // work on one stream completes in order: the harvester asks only its oldest op
   uint64_t correlation_id;
   uint64_t submit_ns;
   uint64_t api_end_ns;
@@ -35,14 +37,35 @@ struct PendingOp {
 // recycled events; the harvester does the opposite. Never freed: the harvester may hold a pointer.
 struct ThreadTiming {
   SpscRing<PendingOp, 4096> pending;   // app thread -> harvester
-  SpscRing<PooledEvent, 8192> free;    // harvester -> app thread
+  SpscRing<PooledEvent, 8192> free;    // harvester -> app thread (the harvester is its only producer)
   ThreadTiming* next = nullptr;
+  // The thread's own pool, a stack (thread-private): events come back from `free` in the order the
+  // harvester returned them and leave from the top, so the events in use are the few most
+  // recently harvested ones, still in cache (the runtime's event objects and handle table too),
+  // and a surplus stays untouched. Events a failed call took go back here as well: `free` has one
+  // producer, the harvester.
+  static constexpr uint32_t kSpareCapacity = 2048;
+  uint32_t spare_count = 0;
+  PooledEvent spare[kSpareCapacity];
+  // When the pool runs dry the thread asks the harvester to stock it (and creates the events it
+  // needs now itself): dry_count counts the requests, stock_key says for what, (epoch << 16) |
+  // (runtime << 8) | (device + 1). Written by the thread (relaxed), read by the harvester.
+  alignas(64) std::atomic<uint64_t> stock_key{0};
+  std::atomic<uint32_t> dry_count{0};
+  uint32_t dry_seen = 0;      // harvester only: the last request it stocked
+  uint32_t stocked = 0;       // harvester only: events it created for this thread in stocked_epoch
+  uint32_t stocked_epoch = 0;
 };
 
 namespace {
 
 constexpr uint64_t kReanchorNs = 100'000'000;  // keep float ms elapsed times short: <= 8 ns rounding
 constexpr int kMaxDevices = 64;
+// Events the harvester adds to a thread's pool each time the thread found it dry (128 launches
+// or copies in flight), and at most in all per thread: beyond that, a thread that outruns the
+// harvester makes its own events, as it did before the harvester stocked.
+constexpr uint32_t kStockEvents = 256;
+constexpr uint32_t kStockLimit = 4096;
 
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTiming* t_timing = nullptr;
 __attribute__((tls_model("initial-exec"))) thread_local int t_device[kRuntimeCount] = {};
@@ -139,13 +162,28 @@ ThreadTiming* thread_timing() noexcept {
   return tt;
 }
 
-bool take_event(ThreadTiming* tt, const TimingAdapter& rt, PooledEvent& out) noexcept {
-  const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
-  const int device = t_device[static_cast<size_t>(rt.runtime)];
-  while (tt->free.pop(out)) {
-    if (out.epoch == epoch && out.device == device && out.runtime == rt.runtime) return true;
+constexpr uint64_t stock_key(uint32_t epoch, RuntimeId runtime, int device) {
+  return uint64_t{epoch} << 16 | uint64_t{static_cast<uint8_t>(runtime)} << 8 | static_cast<uint64_t>(device + 1);
+}
+
+bool fits(const PooledEvent& e, uint32_t epoch, RuntimeId runtime, int device) {
+  return e.epoch == epoch && e.device == device && e.runtime == runtime;
+}
+
+// Application thread. An event of the wrong kind (the thread changed device) is destroyed; one of
+// an earlier epoch died in a device reset.
+bool take_event(ThreadTiming* tt, const TimingAdapter& rt, uint32_t epoch, int device, PooledEvent& out) noexcept {
+  for (;;) {
+    while (tt->spare_count < ThreadTiming::kSpareCapacity && tt->free.pop(tt->spare[tt->spare_count])) ++tt->spare_count;
+    if (tt->spare_count == 0) break;
+    out = tt->spare[--tt->spare_count];
+    if (fits(out, epoch, rt.runtime, device)) return true;
     if (out.epoch == epoch) adapter_of(out.runtime).event_destroy(out.event);
   }
+  // The pool is dry: ask the harvester to stock it for this kind, and make this one here.
+  const uint64_t key = stock_key(epoch, rt.runtime, device);
+  if (tt->stock_key.load(std::memory_order_relaxed) != key) tt->stock_key.store(key, std::memory_order_relaxed);
+  tt->dry_count.store(tt->dry_count.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   if (rt.event_create(&out.event) != rt.success) return false;
   out.device = device;
   out.epoch = epoch;
@@ -153,6 +191,14 @@ bool take_event(ThreadTiming* tt, const TimingAdapter& rt, PooledEvent& out) noe
   return true;
 }
 
+// Application thread: an event taken and not used (or used by a call that failed).
+void give_back_own(ThreadTiming* tt, const PooledEvent& e) noexcept {
+  if (e.epoch != g_epoch.load(std::memory_order_acquire)) return;  // died with a device reset
+  if (tt->spare_count < ThreadTiming::kSpareCapacity) tt->spare[tt->spare_count++] = e;
+  else adapter_of(e.runtime).event_destroy(e.event);
+}
+
+// Harvester thread: an event whose op is harvested goes back to its thread's pool.
 void give_back(ThreadTiming* tt, const PooledEvent& e) noexcept {
   if (e.epoch != g_epoch.load(std::memory_order_acquire)) return;  // died with a device reset
   if (!tt->free.push(e)) adapter_of(e.runtime).event_destroy(e.event);
@@ -174,6 +220,7 @@ class Harvester {
         continue;
       }
       calibrate_wanted();
+      stock_pools();
       idle.tv_nsec = progressed ? 100000 : (idle.tv_nsec < 2000000 ? idle.tv_nsec * 2 : 2000000);
       timespec until{};
       clock_gettime(CLOCK_REALTIME, &until);
@@ -203,6 +250,39 @@ class Harvester {
         if (g_calibration_wanted[r][d].load(std::memory_order_relaxed)) calibration(*kTimingAdapters[r], d, epoch);
   }
 
+  // Adds kStockEvents events to the pool of every thread that found its pool dry since the last
+  // look, of the kind it asked for: created here, on prof's thread, so that its next launches do
+  // not create them.
+  void stock_pools() {
+    const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
+    for (ThreadTiming* tt = g_threads.load(std::memory_order_acquire); tt; tt = tt->next) {
+      const uint32_t dry = tt->dry_count.load(std::memory_order_acquire);
+      if (dry == tt->dry_seen) continue;
+      tt->dry_seen = dry;
+      const uint64_t key = tt->stock_key.load(std::memory_order_relaxed);
+      if (key >> 16 != epoch) continue;  // asked before a device reset, whose events died
+      if (tt->stocked_epoch != epoch) tt->stocked = 0, tt->stocked_epoch = epoch;
+      if (tt->stocked >= kStockLimit) continue;
+      const auto runtime = static_cast<RuntimeId>((key >> 8) & 0xFF);
+      const int device = static_cast<int>(key & 0xFF) - 1;
+      if (static_cast<size_t>(runtime) >= kRuntimeCount || device < 0 || device >= kMaxDevices) continue;
+      const TimingAdapter& rt = adapter_of(runtime);
+      // Events belong to the creating thread's current device.
+      if (rt.set_device(device) != rt.success) continue;
+      for (uint32_t i = 0; i < kStockEvents; ++i, ++tt->stocked) {
+        PooledEvent e;
+        if (rt.event_create(&e.event) != rt.success) break;
+        e.device = device;
+        e.epoch = epoch;
+        e.runtime = runtime;
+        if (!tt->free.push(e)) {
+          rt.event_destroy(e.event);
+          break;
+        }
+      }
+    }
+  }
+
   void collect_pending() {
     for (ThreadTiming* tt = g_threads.load(std::memory_order_acquire); tt; tt = tt->next) {
       PendingOp op;
@@ -210,15 +290,21 @@ class Harvester {
     }
   }
 
-  // Returns whether any op completed.
+  // Returns whether any op completed. Work on a stream completes in the order it was enqueued, so
+  // once an op is not done, later ops on its stream are not asked this round (one query per busy
+  // stream instead of one per op in flight, each taking the runtime's event lock).
   bool poll(bool wait) {
     bool progressed = false;
     size_t kept = 0;
+    size_t busy_count = 0;
     for (size_t i = 0; i < inflight_.size(); ++i) {
       PendingOp& op = inflight_[i];
       const TimingAdapter& rt = adapter_of(op.end.runtime);
-      int status = wait ? rt.event_synchronize(op.end.event) : rt.event_query(op.end.event);
+      bool behind_busy = false;
+      for (size_t b = 0; b < busy_count && !behind_busy; ++b) behind_busy = busy_[b] == op.stream;
+      int status = behind_busy ? rt.not_ready : wait ? rt.event_synchronize(op.end.event) : rt.event_query(op.end.event);
       if (status == rt.not_ready) {
+        if (!behind_busy && busy_count < kBusyStreams) busy_[busy_count++] = op.stream;
         inflight_[kept++] = op;
         continue;
       }
@@ -301,7 +387,9 @@ class Harvester {
     reanchored_ = true;  // the event now belongs to the anchor, not the pool
   }
 
+  static constexpr size_t kBusyStreams = 32;  // more busy streams than this: the rest are asked per op
   std::vector<PendingOp> inflight_;
+  void* busy_[kBusyStreams] = {};
   Anchor anchors_[kRuntimeCount][kMaxDevices];
   bool reanchored_ = false;
 };
@@ -353,23 +441,27 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream) n
   ThreadTiming* tt = thread_timing();
   if (!tt) return;
   // Never inject work into a stream that is being captured: it would become part of the graph.
-  bool capturing = false;
-  if (rt.stream_is_capturing(stream, &capturing) != rt.success) return;
-  if (capturing) {
-    ticket.captured = true;
-    return;
+  // The runtime is asked only while a capture may be active (interpose/stream_capture.hpp).
+  if (stream_capture_possible(rt)) {
+    bool capturing = false;
+    if (rt.stream_is_capturing(stream, &capturing) != rt.success) return;
+    if (capturing) {
+      ticket.captured = true;
+      return;
+    }
   }
   const int device = t_device[static_cast<size_t>(rt.runtime)];
   if (device < 0 || device >= kMaxDevices) return;
   want_calibration(rt.runtime, device);
-  if (!take_event(tt, rt, ticket.begin)) return;
-  if (!take_event(tt, rt, ticket.end)) {
-    give_back(tt, ticket.begin);
+  const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
+  if (!take_event(tt, rt, epoch, device, ticket.begin)) return;
+  if (!take_event(tt, rt, epoch, device, ticket.end)) {
+    give_back_own(tt, ticket.begin);
     return;
   }
   if (rt.event_record(ticket.begin.event, stream) != rt.success) {
-    give_back(tt, ticket.begin);
-    give_back(tt, ticket.end);
+    give_back_own(tt, ticket.begin);
+    give_back_own(tt, ticket.end);
     return;
   }
   ticket.owner = tt;
@@ -382,17 +474,17 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
   const TimingAdapter& rt = adapter_of(ticket.end.runtime);
   // Only after success: a failed call leaves its error as the last error, untouched by prof.
   if (!call_succeeded || rt.event_record(ticket.end.event, stream) != rt.success) {
-    give_back(tt, ticket.end);
+    give_back_own(tt, ticket.end);
     // The begin event is recorded but harmless; it returns to the pool once the harvester is
     // not using it, which it never is: recycle it now.
-    give_back(tt, ticket.begin);
+    give_back_own(tt, ticket.begin);
     return;
   }
-  PendingOp op{ticket.begin, ticket.end, correlation_id, submit_ns, api_end_ns, tt, activity, blocking};
+  PendingOp op{ticket.begin, ticket.end, stream, correlation_id, submit_ns, api_end_ns, tt, activity, blocking};
   if (!tt->pending.push(op)) {
     if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
-    give_back(tt, ticket.begin);
-    give_back(tt, ticket.end);
+    give_back_own(tt, ticket.begin);
+    give_back_own(tt, ticket.end);
   }
 }
 
@@ -407,6 +499,11 @@ void timing_before_device_reset() noexcept {
     timespec pause{0, 100000};
     nanosleep(&pause, nullptr);
   }
+}
+
+void timing_after_device_reset() noexcept {
+  // Events the harvester stocked between its flush and the reset died in it: a new epoch retires them.
+  g_epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void timing_shutdown() noexcept {

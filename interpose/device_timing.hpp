@@ -42,6 +42,8 @@ void timing_start() noexcept;
 // A device reset (hipDeviceReset, musaDeviceReset) destroys every event: harvest what is in
 // flight first, then retire the pools (of every runtime: simpler, and resets are rare).
 void timing_before_device_reset() noexcept;
+// After the reset call: the pools the harvester stocked meanwhile are retired too.
+void timing_after_device_reset() noexcept;
 // Normal exit: harvest what completes within a short grace period, then stop the harvester.
 void timing_shutdown() noexcept;
 void timing_after_fork_child() noexcept;

@@ -16,6 +16,7 @@
 #include "interpose/device_timing.hpp"
 #include "interpose/hook_support.hpp"
 #include "interpose/real_functions.hpp"
+#include "interpose/stream_capture.hpp"
 
 #define PROF_EXPORT __attribute__((visibility("default")))
 
@@ -76,6 +77,36 @@ constexpr ApiId profiler_stop_api() {
   if constexpr (requires { Adapter::kProfilerStop; }) return Adapter::kProfilerStop;
   else return kNoApi;
 }
+// Stream capture: the runtime's begin and end calls, from its adapter (interpose/stream_capture.hpp).
+template <typename Adapter>
+constexpr ApiId capture_begin_api() {
+  if constexpr (requires { Adapter::kCaptureBegin; }) return Adapter::kCaptureBegin;
+  else return kNoApi;
+}
+template <typename Adapter>
+constexpr ApiId capture_end_api() {
+  if constexpr (requires { Adapter::kCaptureEnd; }) return Adapter::kCaptureEnd;
+  else return kNoApi;
+}
+// The real call, counted in the capture state when it begins or ends a capture. Every path of the
+// hook goes through this, recorded or not (outside a window, untraced runtime, nested call): a
+// capture is in the count from before its begin call to after the end call that ended it.
+template <typename Adapter, ApiId kId, typename Call>
+inline auto real_call(Call& call) {
+  if constexpr (kId != kNoApi && kId == capture_begin_api<Adapter>()) {
+    stream_capture_begin();
+    auto ret = call();
+    if (ret != Adapter::kSuccess) stream_capture_begin_failed();
+    return ret;
+  } else if constexpr (kId != kNoApi && kId == capture_end_api<Adapter>()) {
+    auto ret = call();
+    if (Adapter::capture_ended(ret)) stream_capture_ended();
+    return ret;
+  } else {
+    return call();
+  }
+}
+
 // Rows whose post statement keeps state later calls need (kernel names, modules, graphs, models,
 // the current device): outside a capture window they still run it, but record no call. Every
 // other row outside a window is one relaxed load and the real call.
@@ -89,8 +120,9 @@ consteval bool keeps_state(std::string_view post) {
 // `call` invokes the real function; `capture` reads the row's stream, bytes and aux expressions
 // after the call; `post` runs the row's extra statement.
 template <typename Adapter, ApiId kId, HookActivity kActivity, bool kKeepsState = false, typename Real,
-          typename Call, typename Capture, typename Post>
-inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, Capture capture, Post post) {
+          typename RealCall, typename Capture, typename Post>
+inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall real_only, Capture capture, Post post) {
+  auto call = [&]() { return real_call<Adapter, kId>(real_only); };
   using Ret = decltype(call());
   using Status = typename Adapter::Status;
   constexpr size_t kRuntime = static_cast<size_t>(Adapter::kRuntime);
@@ -137,6 +169,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
   } else {
     Ret ret = call();
     const uint64_t end_ns = now_ns();
+    if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize) timing_after_device_reset();
     Status status = Adapter::kSuccess;
     if constexpr (std::is_same_v<Ret, Status>) status = ret;
     uint8_t flags = 0;

@@ -27,6 +27,12 @@ struct TimingAdapter {
   int (*stream_is_capturing)(void* stream, bool* capturing);
   // The calling thread's current device (prof's harvester thread calibrates each device on itself).
   int (*set_device)(int device);
+  // Whether the runtime's table hooks its capture begin and end calls (interpose/stream_capture.hpp):
+  // then, while no capture is active, stream_is_capturing need not be asked before each launch.
+  bool capture_hooked = false;
+  // Begin-capture entry points some versions of the library export and the table does not hook
+  // (nullptr-terminated): if the loaded library defines one, captures are not known from the hooks.
+  const char* const* unhooked_capture_begins = nullptr;
 };
 
 // Every runtime's adapter, indexed by RuntimeId (interpose/timing_adapters.cpp).

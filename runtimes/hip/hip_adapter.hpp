@@ -155,6 +155,9 @@ inline int stream_is_capturing(void* s, bool* capturing) {
   *capturing = status != hipStreamCaptureStatusNone;
   return ret;
 }
+// Later HIP versions begin captures through these too; the table (HIP 5.2's exports) has no rows for them.
+inline constexpr const char* kUnhookedCaptureBegins[] = {"hipStreamBeginCapture_spt", "hipStreamBeginCaptureToGraph",
+                                                         nullptr};
 }  // namespace hip_timing
 
 inline constexpr TimingAdapter kHipTiming{RuntimeId::kHip,
@@ -169,7 +172,9 @@ inline constexpr TimingAdapter kHipTiming{RuntimeId::kHip,
                                           hip_timing::event_synchronize,
                                           hip_timing::event_elapsed_ms,
                                           hip_timing::stream_is_capturing,
-                                          hip_timing::set_device};
+                                          hip_timing::set_device,
+                                          true,
+                                          hip_timing::kUnhookedCaptureBegins};
 
 struct HipAdapter {
   using Status = hipError_t;
@@ -182,6 +187,11 @@ struct HipAdapter {
   // Capture control (--trace-start off): recording runs from hipProfilerStart to hipProfilerStop.
   static constexpr ApiId kProfilerStart = ApiId::hipProfilerStart;
   static constexpr ApiId kProfilerStop = ApiId::hipProfilerStop;
+  // Stream capture (interpose/stream_capture.hpp): an end that succeeded or found the capture
+  // invalidated has ended it; any other error leaves it going.
+  static constexpr ApiId kCaptureBegin = ApiId::hipStreamBeginCapture;
+  static constexpr ApiId kCaptureEnd = ApiId::hipStreamEndCapture;
+  static constexpr bool capture_ended(Status s) { return s == hipSuccess || s == hipErrorStreamCaptureInvalidated; }
   static constexpr const TimingAdapter& kTiming = kHipTiming;
 };
 
