@@ -25,6 +25,11 @@ struct PendingOp {
   PooledEvent begin;
   PooledEvent end;
   void* stream;  // work on one stream completes in order: the harvester asks only its oldest op
+  // The begin is the end event of the thread's previous op on this stream (one event per launch
+  // boundary, see timing_begin): the harvester takes that op's converted end time, kept in its
+  // stream tail, instead of reading the event again.
+  bool begin_borrowed;
+  uint64_t predecessor_id;  // the correlation id of that previous op
   uint64_t correlation_id;
   uint64_t submit_ns;
   uint64_t api_end_ns;
@@ -55,7 +60,18 @@ struct ThreadTiming {
   uint32_t dry_seen = 0;      // harvester only: the last request it stocked
   uint32_t stocked = 0;       // harvester only: events it created for this thread in stocked_epoch
   uint32_t stocked_epoch = 0;
+  // Thread-private: the thread's last timed op, whose end event the next op on the same stream
+  // may take as its begin (timing_begin says when).
+  bool lend_valid = false;
+  void* lend_stream = nullptr;
+  PooledEvent lend_end;
+  uint64_t lend_id = 0;
+  uint64_t lend_enqueues = 0;
 };
+
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_enqueues = 0;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_enqueuer = false;
+std::atomic<int> g_enqueue_threads{0};
 
 namespace {
 
@@ -293,34 +309,95 @@ class Harvester {
   // Returns whether any op completed. Work on a stream completes in the order it was enqueued, so
   // once an op is not done, later ops on its stream are not asked this round (one query per busy
   // stream instead of one per op in flight, each taking the runtime's event lock).
+  // An op whose begin is borrowed is finished only after the op it borrowed from (the one before
+  // it on its stream, earlier in inflight_): when a busy stream could not be noted, such ops wait
+  // for the next round.
   bool poll(bool wait) {
     bool progressed = false;
     size_t kept = 0;
     size_t busy_count = 0;
+    bool busy_overflow = false;
     for (size_t i = 0; i < inflight_.size(); ++i) {
       PendingOp& op = inflight_[i];
       const TimingAdapter& rt = adapter_of(op.end.runtime);
-      bool behind_busy = false;
+      bool behind_busy = op.begin_borrowed && busy_overflow;
       for (size_t b = 0; b < busy_count && !behind_busy; ++b) behind_busy = busy_[b] == op.stream;
       int status = behind_busy ? rt.not_ready : wait ? rt.event_synchronize(op.end.event) : rt.event_query(op.end.event);
       if (status == rt.not_ready) {
-        if (!behind_busy && busy_count < kBusyStreams) busy_[busy_count++] = op.stream;
+        if (!behind_busy) {
+          if (busy_count < kBusyStreams) busy_[busy_count++] = op.stream;
+          else busy_overflow = true;
+        }
         inflight_[kept++] = op;
         continue;
       }
       progressed = true;
-      if (status == rt.success) emit(op);
-      give_back(op.owner, op.begin);
-      if (!reanchored_) give_back(op.owner, op.end);
-      reanchored_ = false;
+      finish(op, status == rt.success);
     }
     inflight_.resize(kept);
     return progressed;
   }
 
+  // The last finished op of each (thread, stream): its end event stays out of the pool while the
+  // thread's next op on the stream may have taken it as its begin, and its converted end time
+  // is that op's begin.
+  struct Tail {
+    ThreadTiming* owner = nullptr;  // nullptr: a free slot
+    void* stream = nullptr;
+    PooledEvent end;                // end.event nullptr: the event is not the pool's (an anchor now)
+    uint64_t id = 0;
+    uint64_t end_ns = 0;
+    bool known = false;             // end_ns was converted
+  };
+  static constexpr size_t kTails = 64;
+
+  Tail* tail_of(ThreadTiming* owner, void* stream) {
+    for (Tail& t : tails_)
+      if (t.owner == owner && t.stream == stream) return &t;
+    Tail* slot = nullptr;
+    for (Tail& t : tails_)
+      if (!t.owner) {
+        slot = &t;
+        break;
+      }
+    if (!slot) {  // full: the oldest gives its event back; an op that borrowed it gets no time
+      slot = &tails_[next_evicted_++ % kTails];
+      if (slot->end.event) give_back(slot->owner, slot->end);
+    }
+    *slot = Tail{};
+    slot->owner = owner;
+    slot->stream = stream;
+    return slot;
+  }
+
+  void finish(const PendingOp& op, bool completed) {
+    Tail* tail = tail_of(op.owner, op.stream);
+    uint64_t end_ns = 0;
+    bool known = false;
+    if (completed) {
+      uint64_t borrowed_begin_ns = 0;
+      const bool have_begin = !op.begin_borrowed || (tail->known && tail->id == op.predecessor_id);
+      if (op.begin_borrowed) borrowed_begin_ns = tail->end_ns;
+      known = to_host(op.end, end_ns);
+      if (known && have_begin) emit(op, op.begin_borrowed, borrowed_begin_ns, end_ns);
+      else if (ThreadBuffer* b = ThreadBuffer::current(op.end.runtime)) b->count_timing_drop();
+    }
+    // The previous tail's event goes back now (it was this op's begin if borrowed); this op's
+    // end event becomes the tail unless it became the anchor.
+    if (tail->end.event) give_back(op.owner, tail->end);
+    if (!op.begin_borrowed) give_back(op.owner, op.begin);
+    tail->end = op.end;
+    if (reanchored_) tail->end.event = nullptr;
+    reanchored_ = false;
+    tail->id = op.correlation_id;
+    tail->end_ns = end_ns;
+    tail->known = known;
+  }
+
   void flush_and_retire() {
     collect_pending();
     poll(true);
+    for (Tail& t : tails_) t = Tail{};  // their events die with the device
     for (size_t r = 0; r < kRuntimeCount; ++r) {
       const TimingAdapter& rt = *kTimingAdapters[r];
       for (int d = 0; d < kMaxDevices; ++d) {
@@ -354,9 +431,10 @@ class Harvester {
     return true;
   }
 
-  void emit(const PendingOp& op) {
-    uint64_t begin_ns = 0, end_ns = 0;
-    if (!to_host(op.begin, begin_ns) || !to_host(op.end, end_ns)) return;
+  // `end_ns`: the end event's host time; the begin's is `borrowed_begin_ns` or read from the event.
+  void emit(const PendingOp& op, bool borrowed, uint64_t borrowed_begin_ns, uint64_t end_ns) {
+    uint64_t begin_ns = borrowed_begin_ns;
+    if (!borrowed && !to_host(op.begin, begin_ns)) return;
     // Work cannot start before it was submitted; a blocking call's work is done when it returns.
     if (begin_ns < op.submit_ns) begin_ns = op.submit_ns;
     if (op.blocking && end_ns > op.api_end_ns) end_ns = op.api_end_ns;
@@ -390,6 +468,8 @@ class Harvester {
   static constexpr size_t kBusyStreams = 32;  // more busy streams than this: the rest are asked per op
   std::vector<PendingOp> inflight_;
   void* busy_[kBusyStreams] = {};
+  Tail tails_[kTails];
+  size_t next_evicted_ = 0;
   Anchor anchors_[kRuntimeCount][kMaxDevices];
   bool reanchored_ = false;
 };
@@ -436,13 +516,15 @@ void timing_start() noexcept {
   if (g_config.device_timing) pthread_once(&g_start_once, harvester_start);
 }
 
-void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream) noexcept {
+void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking) noexcept {
   if (!g_config.device_timing || g_disabled.load(std::memory_order_relaxed)) return;
   ThreadTiming* tt = thread_timing();
   if (!tt) return;
   // Never inject work into a stream that is being captured: it would become part of the graph.
   // The runtime is asked only while a capture may be active (interpose/stream_capture.hpp).
-  if (stream_capture_possible(rt)) {
+  const bool capture_possible = stream_capture_possible(rt);
+  if (capture_possible) {
+    tt->lend_valid = false;
     bool capturing = false;
     if (rt.stream_is_capturing(stream, &capturing) != rt.success) return;
     if (capturing) {
@@ -454,6 +536,24 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream) n
   if (device < 0 || device >= kMaxDevices) return;
   want_calibration(rt.runtime, device);
   const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
+  // One event per launch boundary: the end event of this thread's previous op serves as this
+  // op's begin when nothing else can have been enqueued on the stream in between. The device
+  // starts this op when the stream has passed that event or when the op is submitted, whichever
+  // is later (the harvester clamps to the submit time, as it does a begin event of its own:
+  // recorded just before the call, that one says no more). "Nothing in between" is known only
+  // when this thread made no call since that could enqueue device work (t_enqueues) and no other
+  // thread ever did (g_enqueue_threads, checked again after the call in timing_end).
+  if (tt->lend_valid && !blocking && rt.every_export_hooked && !capture_possible && tt->lend_stream == stream &&
+      tt->lend_enqueues == t_enqueues &&
+      fits(tt->lend_end, epoch, rt.runtime, device) && g_enqueue_threads.load(std::memory_order_relaxed) == 1) {
+    if (!take_event(tt, rt, epoch, device, ticket.end)) return;
+    ticket.begin = tt->lend_end;
+    ticket.begin_borrowed = true;
+    ticket.predecessor_id = tt->lend_id;
+    ticket.owner = tt;
+    return;
+  }
+  tt->lend_valid = false;
   if (!take_event(tt, rt, epoch, device, ticket.begin)) return;
   if (!take_event(tt, rt, epoch, device, ticket.end)) {
     give_back_own(tt, ticket.begin);
@@ -472,20 +572,45 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
   ThreadTiming* tt = ticket.owner;
   if (!tt) return;
   const TimingAdapter& rt = adapter_of(ticket.end.runtime);
+  tt->lend_valid = false;
+  // A borrowed begin is the harvester's (the previous op's tail), never given back from here.
   // Only after success: a failed call leaves its error as the last error, untouched by prof.
-  if (!call_succeeded || rt.event_record(ticket.end.event, stream) != rt.success) {
+  if (!call_succeeded) {
     give_back_own(tt, ticket.end);
     // The begin event is recorded but harmless; it returns to the pool once the harvester is
     // not using it, which it never is: recycle it now.
-    give_back_own(tt, ticket.begin);
+    if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
     return;
   }
-  PendingOp op{ticket.begin, ticket.end, stream, correlation_id, submit_ns, api_end_ns, tt, activity, blocking};
+  // Another thread's first enqueue may have landed between the borrowed event and this call.
+  const bool begin_lost = ticket.begin_borrowed && g_enqueue_threads.load(std::memory_order_relaxed) != 1;
+  if (begin_lost || rt.event_record(ticket.end.event, stream) != rt.success) {
+    if (begin_lost)
+      if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
+    give_back_own(tt, ticket.end);
+    if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
+    return;
+  }
+  PendingOp op{ticket.begin, ticket.end,     stream, ticket.begin_borrowed, ticket.predecessor_id, correlation_id,
+               submit_ns,    api_end_ns,     tt,     activity,              blocking};
   if (!tt->pending.push(op)) {
     if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
-    give_back_own(tt, ticket.begin);
+    if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
     give_back_own(tt, ticket.end);
+    return;
   }
+  // Pushed: the harvester keeps this end event as its stream's tail until the thread's next op
+  // on the stream is finished, so the next op may borrow it.
+  tt->lend_valid = !blocking;
+  tt->lend_stream = stream;
+  tt->lend_end = ticket.end;
+  tt->lend_id = correlation_id;
+  tt->lend_enqueues = t_enqueues;
+}
+
+void note_enqueuer() noexcept {
+  t_enqueuer = true;
+  g_enqueue_threads.fetch_add(1, std::memory_order_relaxed);
 }
 
 void timing_before_device_reset() noexcept {

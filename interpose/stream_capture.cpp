@@ -39,7 +39,7 @@ bool stream_capture_tracked(const TimingAdapter& rt) noexcept {
   // Once per runtime, on the first timed call (the runtime is loaded by then: the hook called it).
   // Two threads may both look; they reach the same answer.
   bool tracked = rt.capture_hooked;
-  for (const char* const* name = rt.unhooked_capture_begins; tracked && name && *name; ++name)
+  for (const char* const* name = rt.unhooked_exports; tracked && name && *name; ++name)
     if (find_real_symbol(*name) != nullptr) tracked = false;
   state.store(tracked ? kTracked : kUntracked, std::memory_order_relaxed);
   return tracked;

@@ -155,9 +155,10 @@ inline int stream_is_capturing(void* s, bool* capturing) {
   *capturing = status != hipStreamCaptureStatusNone;
   return ret;
 }
-// Later HIP versions begin captures through these too; the table (HIP 5.2's exports) has no rows for them.
-inline constexpr const char* kUnhookedCaptureBegins[] = {"hipStreamBeginCapture_spt", "hipStreamBeginCaptureToGraph",
-                                                         nullptr};
+// Exports of later HIP versions (5.3 on) that the table (HIP 5.2's exports) has no rows for; the
+// first two begin captures.
+inline constexpr const char* kUnhookedExports[] = {"hipStreamBeginCapture_spt", "hipStreamBeginCaptureToGraph",
+                                                   "hipGraphLaunch_spt", "hipLaunchHostFunc_spt", nullptr};
 }  // namespace hip_timing
 
 inline constexpr TimingAdapter kHipTiming{RuntimeId::kHip,
@@ -174,7 +175,8 @@ inline constexpr TimingAdapter kHipTiming{RuntimeId::kHip,
                                           hip_timing::stream_is_capturing,
                                           hip_timing::set_device,
                                           true,
-                                          hip_timing::kUnhookedCaptureBegins};
+                                          hip_timing::kUnhookedExports,
+                                          true};
 
 struct HipAdapter {
   using Status = hipError_t;

@@ -50,7 +50,7 @@ inline int stream_is_capturing(void* s, bool* capturing) {
   return ret;
 }
 // CUDA-style variants MUSA versions may export; the table has no rows for them.
-inline constexpr const char* kUnhookedCaptureBegins[] = {"musaStreamBeginCapture_ptsz", "musaStreamBeginCaptureToGraph",
+inline constexpr const char* kUnhookedExports[] = {"musaStreamBeginCapture_ptsz", "musaStreamBeginCaptureToGraph",
                                                          "musaStreamBeginCaptureToGraph_ptsz", nullptr};
 }  // namespace musa_timing
 
@@ -68,7 +68,8 @@ inline constexpr TimingAdapter kMusaTiming{RuntimeId::kMusa,
                                           musa_timing::stream_is_capturing,
                                           musa_timing::set_device,
                                           true,
-                                          musa_timing::kUnhookedCaptureBegins};
+                                          musa_timing::kUnhookedExports,
+                                          false};  // the table is not checked against a real library's exports
 
 struct MusaAdapter {
   using Status = musaError_t;
