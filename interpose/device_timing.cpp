@@ -186,15 +186,31 @@ bool fits(const PooledEvent& e, uint32_t epoch, RuntimeId runtime, int device) {
   return e.epoch == epoch && e.device == device && e.runtime == runtime;
 }
 
-// Application thread. An event of the wrong kind (the thread changed device) is destroyed; one of
-// an earlier epoch died in a device reset.
+// Application thread. Of the top few events, the first of this kind: an event of another device
+// or runtime stays for when the thread switches back (a thread that alternates devices would
+// otherwise destroy and recreate its pool at every switch); one of an earlier epoch died in a
+// device reset and is forgotten.
 bool take_event(ThreadTiming* tt, const TimingAdapter& rt, uint32_t epoch, int device, PooledEvent& out) noexcept {
-  for (;;) {
-    while (tt->spare_count < ThreadTiming::kSpareCapacity && tt->free.pop(tt->spare[tt->spare_count])) ++tt->spare_count;
-    if (tt->spare_count == 0) break;
-    out = tt->spare[--tt->spare_count];
-    if (fits(out, epoch, rt.runtime, device)) return true;
-    if (out.epoch == epoch) adapter_of(out.runtime).event_destroy(out.event);
+  while (tt->spare_count < ThreadTiming::kSpareCapacity && tt->free.pop(tt->spare[tt->spare_count])) ++tt->spare_count;
+  constexpr uint32_t kLook = 8;
+  uint32_t looked = 0;
+  for (uint32_t i = tt->spare_count; i > 0 && looked < kLook; --i) {
+    PooledEvent& e = tt->spare[i - 1];
+    if (e.epoch != epoch) {
+      e = tt->spare[--tt->spare_count];  // the top fills the hole
+      continue;
+    }
+    ++looked;
+    if (fits(e, epoch, rt.runtime, device)) {
+      out = e;
+      e = tt->spare[--tt->spare_count];
+      return true;
+    }
+  }
+  // A full pool of the other kind (the thread left that device for good) shrinks by one per miss.
+  if (tt->spare_count == ThreadTiming::kSpareCapacity && looked == kLook) {
+    const PooledEvent& victim = tt->spare[--tt->spare_count];
+    adapter_of(victim.runtime).event_destroy(victim.event);
   }
   // The pool is dry: ask the harvester to stock it for this kind, and make this one here.
   const uint64_t key = stock_key(epoch, rt.runtime, device);
