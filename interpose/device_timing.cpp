@@ -16,6 +16,7 @@
 #include "common/clock.hpp"
 #include "interpose/config.hpp"
 #include "interpose/spsc_ring.hpp"
+#include "interpose/stream_capture.hpp"
 #include "interpose/thread_buffer.hpp"
 
 namespace prof::interpose {
@@ -23,6 +24,12 @@ namespace prof::interpose {
 struct PendingOp {
   PooledEvent begin;
   PooledEvent end;
+  void* stream;  // work on one stream completes in order: the harvester asks only its oldest op
+  // The begin is the end event of the thread's previous op on this stream (one event per launch
+  // boundary, see timing_begin): the harvester takes that op's converted end time, kept in its
+  // stream tail, instead of reading the event again.
+  bool begin_borrowed;
+  uint64_t predecessor_id;  // the correlation id of that previous op
   uint64_t correlation_id;
   uint64_t submit_ns;
   uint64_t api_end_ns;
@@ -35,14 +42,46 @@ struct PendingOp {
 // recycled events; the harvester does the opposite. Never freed: the harvester may hold a pointer.
 struct ThreadTiming {
   SpscRing<PendingOp, 4096> pending;   // app thread -> harvester
-  SpscRing<PooledEvent, 8192> free;    // harvester -> app thread
+  SpscRing<PooledEvent, 8192> free;    // harvester -> app thread (the harvester is its only producer)
   ThreadTiming* next = nullptr;
+  // The thread's own pool, a stack (thread-private): events come back from `free` in the order the
+  // harvester returned them and leave from the top, so the events in use are the few most
+  // recently harvested ones, still in cache (the runtime's event objects and handle table too),
+  // and a surplus stays untouched. Events a failed call took go back here as well: `free` has one
+  // producer, the harvester.
+  static constexpr uint32_t kSpareCapacity = 2048;
+  uint32_t spare_count = 0;
+  PooledEvent spare[kSpareCapacity];
+  // When the pool runs dry the thread asks the harvester to stock it (and creates the events it
+  // needs now itself): dry_count counts the requests, stock_key says for what, (epoch << 16) |
+  // (runtime << 8) | (device + 1). Written by the thread (relaxed), read by the harvester.
+  alignas(64) std::atomic<uint64_t> stock_key{0};
+  std::atomic<uint32_t> dry_count{0};
+  uint32_t dry_seen = 0;      // harvester only: the last request it stocked
+  uint32_t stocked = 0;       // harvester only: events it created for this thread in stocked_epoch
+  uint32_t stocked_epoch = 0;
+  // Thread-private: the thread's last timed op, whose end event the next op on the same stream
+  // may take as its begin (timing_begin says when).
+  bool lend_valid = false;
+  void* lend_stream = nullptr;
+  PooledEvent lend_end;
+  uint64_t lend_id = 0;
+  uint64_t lend_enqueues = 0;
 };
+
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_enqueues = 0;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_enqueuer = false;
+std::atomic<int> g_enqueue_threads{0};
 
 namespace {
 
 constexpr uint64_t kReanchorNs = 100'000'000;  // keep float ms elapsed times short: <= 8 ns rounding
 constexpr int kMaxDevices = 64;
+// Events the harvester adds to a thread's pool each time the thread found it dry (128 launches
+// or copies in flight), and at most in all per thread: beyond that, a thread that outruns the
+// harvester makes its own events, as it did before the harvester stocked.
+constexpr uint32_t kStockEvents = 256;
+constexpr uint32_t kStockLimit = 4096;
 
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTiming* t_timing = nullptr;
 __attribute__((tls_model("initial-exec"))) thread_local int t_device[kRuntimeCount] = {};
@@ -139,13 +178,44 @@ ThreadTiming* thread_timing() noexcept {
   return tt;
 }
 
-bool take_event(ThreadTiming* tt, const TimingAdapter& rt, PooledEvent& out) noexcept {
-  const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
-  const int device = t_device[static_cast<size_t>(rt.runtime)];
-  while (tt->free.pop(out)) {
-    if (out.epoch == epoch && out.device == device && out.runtime == rt.runtime) return true;
-    if (out.epoch == epoch) adapter_of(out.runtime).event_destroy(out.event);
+constexpr uint64_t stock_key(uint32_t epoch, RuntimeId runtime, int device) {
+  return uint64_t{epoch} << 16 | uint64_t{static_cast<uint8_t>(runtime)} << 8 | static_cast<uint64_t>(device + 1);
+}
+
+bool fits(const PooledEvent& e, uint32_t epoch, RuntimeId runtime, int device) {
+  return e.epoch == epoch && e.device == device && e.runtime == runtime;
+}
+
+// Application thread. Of the top few events, the first of this kind: an event of another device
+// or runtime stays for when the thread switches back (a thread that alternates devices would
+// otherwise destroy and recreate its pool at every switch); one of an earlier epoch died in a
+// device reset and is forgotten.
+bool take_event(ThreadTiming* tt, const TimingAdapter& rt, uint32_t epoch, int device, PooledEvent& out) noexcept {
+  while (tt->spare_count < ThreadTiming::kSpareCapacity && tt->free.pop(tt->spare[tt->spare_count])) ++tt->spare_count;
+  constexpr uint32_t kLook = 8;
+  uint32_t looked = 0;
+  for (uint32_t i = tt->spare_count; i > 0 && looked < kLook; --i) {
+    PooledEvent& e = tt->spare[i - 1];
+    if (e.epoch != epoch) {
+      e = tt->spare[--tt->spare_count];  // the top fills the hole
+      continue;
+    }
+    ++looked;
+    if (fits(e, epoch, rt.runtime, device)) {
+      out = e;
+      e = tt->spare[--tt->spare_count];
+      return true;
+    }
   }
+  // A full pool of the other kind (the thread left that device for good) shrinks by one per miss.
+  if (tt->spare_count == ThreadTiming::kSpareCapacity && looked == kLook) {
+    const PooledEvent& victim = tt->spare[--tt->spare_count];
+    adapter_of(victim.runtime).event_destroy(victim.event);
+  }
+  // The pool is dry: ask the harvester to stock it for this kind, and make this one here.
+  const uint64_t key = stock_key(epoch, rt.runtime, device);
+  if (tt->stock_key.load(std::memory_order_relaxed) != key) tt->stock_key.store(key, std::memory_order_relaxed);
+  tt->dry_count.store(tt->dry_count.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   if (rt.event_create(&out.event) != rt.success) return false;
   out.device = device;
   out.epoch = epoch;
@@ -153,6 +223,14 @@ bool take_event(ThreadTiming* tt, const TimingAdapter& rt, PooledEvent& out) noe
   return true;
 }
 
+// Application thread: an event taken and not used (or used by a call that failed).
+void give_back_own(ThreadTiming* tt, const PooledEvent& e) noexcept {
+  if (e.epoch != g_epoch.load(std::memory_order_acquire)) return;  // died with a device reset
+  if (tt->spare_count < ThreadTiming::kSpareCapacity) tt->spare[tt->spare_count++] = e;
+  else adapter_of(e.runtime).event_destroy(e.event);
+}
+
+// Harvester thread: an event whose op is harvested goes back to its thread's pool.
 void give_back(ThreadTiming* tt, const PooledEvent& e) noexcept {
   if (e.epoch != g_epoch.load(std::memory_order_acquire)) return;  // died with a device reset
   if (!tt->free.push(e)) adapter_of(e.runtime).event_destroy(e.event);
@@ -174,6 +252,7 @@ class Harvester {
         continue;
       }
       calibrate_wanted();
+      stock_pools();
       idle.tv_nsec = progressed ? 100000 : (idle.tv_nsec < 2000000 ? idle.tv_nsec * 2 : 2000000);
       timespec until{};
       clock_gettime(CLOCK_REALTIME, &until);
@@ -203,6 +282,39 @@ class Harvester {
         if (g_calibration_wanted[r][d].load(std::memory_order_relaxed)) calibration(*kTimingAdapters[r], d, epoch);
   }
 
+  // Adds kStockEvents events to the pool of every thread that found its pool dry since the last
+  // look, of the kind it asked for: created here, on prof's thread, so that its next launches do
+  // not create them.
+  void stock_pools() {
+    const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
+    for (ThreadTiming* tt = g_threads.load(std::memory_order_acquire); tt; tt = tt->next) {
+      const uint32_t dry = tt->dry_count.load(std::memory_order_acquire);
+      if (dry == tt->dry_seen) continue;
+      tt->dry_seen = dry;
+      const uint64_t key = tt->stock_key.load(std::memory_order_relaxed);
+      if (key >> 16 != epoch) continue;  // asked before a device reset, whose events died
+      if (tt->stocked_epoch != epoch) tt->stocked = 0, tt->stocked_epoch = epoch;
+      if (tt->stocked >= kStockLimit) continue;
+      const auto runtime = static_cast<RuntimeId>((key >> 8) & 0xFF);
+      const int device = static_cast<int>(key & 0xFF) - 1;
+      if (static_cast<size_t>(runtime) >= kRuntimeCount || device < 0 || device >= kMaxDevices) continue;
+      const TimingAdapter& rt = adapter_of(runtime);
+      // Events belong to the creating thread's current device.
+      if (rt.set_device(device) != rt.success) continue;
+      for (uint32_t i = 0; i < kStockEvents; ++i, ++tt->stocked) {
+        PooledEvent e;
+        if (rt.event_create(&e.event) != rt.success) break;
+        e.device = device;
+        e.epoch = epoch;
+        e.runtime = runtime;
+        if (!tt->free.push(e)) {
+          rt.event_destroy(e.event);
+          break;
+        }
+      }
+    }
+  }
+
   void collect_pending() {
     for (ThreadTiming* tt = g_threads.load(std::memory_order_acquire); tt; tt = tt->next) {
       PendingOp op;
@@ -210,31 +322,98 @@ class Harvester {
     }
   }
 
-  // Returns whether any op completed.
+  // Returns whether any op completed. Work on a stream completes in the order it was enqueued, so
+  // once an op is not done, later ops on its stream are not asked this round (one query per busy
+  // stream instead of one per op in flight, each taking the runtime's event lock).
+  // An op whose begin is borrowed is finished only after the op it borrowed from (the one before
+  // it on its stream, earlier in inflight_): when a busy stream could not be noted, such ops wait
+  // for the next round.
   bool poll(bool wait) {
     bool progressed = false;
     size_t kept = 0;
+    size_t busy_count = 0;
+    bool busy_overflow = false;
     for (size_t i = 0; i < inflight_.size(); ++i) {
       PendingOp& op = inflight_[i];
       const TimingAdapter& rt = adapter_of(op.end.runtime);
-      int status = wait ? rt.event_synchronize(op.end.event) : rt.event_query(op.end.event);
+      bool behind_busy = op.begin_borrowed && busy_overflow;
+      for (size_t b = 0; b < busy_count && !behind_busy; ++b) behind_busy = busy_[b] == op.stream;
+      int status = behind_busy ? rt.not_ready : wait ? rt.event_synchronize(op.end.event) : rt.event_query(op.end.event);
       if (status == rt.not_ready) {
+        if (!behind_busy) {
+          if (busy_count < kBusyStreams) busy_[busy_count++] = op.stream;
+          else busy_overflow = true;
+        }
         inflight_[kept++] = op;
         continue;
       }
       progressed = true;
-      if (status == rt.success) emit(op);
-      give_back(op.owner, op.begin);
-      if (!reanchored_) give_back(op.owner, op.end);
-      reanchored_ = false;
+      finish(op, status == rt.success);
     }
     inflight_.resize(kept);
     return progressed;
   }
 
+  // The last finished op of each (thread, stream): its end event stays out of the pool while the
+  // thread's next op on the stream may have taken it as its begin, and its converted end time
+  // is that op's begin.
+  struct Tail {
+    ThreadTiming* owner = nullptr;  // nullptr: a free slot
+    void* stream = nullptr;
+    PooledEvent end;                // end.event nullptr: the event is not the pool's (an anchor now)
+    uint64_t id = 0;
+    uint64_t end_ns = 0;
+    bool known = false;             // end_ns was converted
+  };
+  static constexpr size_t kTails = 64;
+
+  Tail* tail_of(ThreadTiming* owner, void* stream) {
+    for (Tail& t : tails_)
+      if (t.owner == owner && t.stream == stream) return &t;
+    Tail* slot = nullptr;
+    for (Tail& t : tails_)
+      if (!t.owner) {
+        slot = &t;
+        break;
+      }
+    if (!slot) {  // full: the oldest gives its event back; an op that borrowed it gets no time
+      slot = &tails_[next_evicted_++ % kTails];
+      if (slot->end.event) give_back(slot->owner, slot->end);
+    }
+    *slot = Tail{};
+    slot->owner = owner;
+    slot->stream = stream;
+    return slot;
+  }
+
+  void finish(const PendingOp& op, bool completed) {
+    Tail* tail = tail_of(op.owner, op.stream);
+    uint64_t end_ns = 0;
+    bool known = false;
+    if (completed) {
+      uint64_t borrowed_begin_ns = 0;
+      const bool have_begin = !op.begin_borrowed || (tail->known && tail->id == op.predecessor_id);
+      if (op.begin_borrowed) borrowed_begin_ns = tail->end_ns;
+      known = to_host(op.end, end_ns);
+      if (known && have_begin) emit(op, op.begin_borrowed, borrowed_begin_ns, end_ns);
+      else if (ThreadBuffer* b = ThreadBuffer::current(op.end.runtime)) b->count_timing_drop();
+    }
+    // The previous tail's event goes back now (it was this op's begin if borrowed); this op's
+    // end event becomes the tail unless it became the anchor.
+    if (tail->end.event) give_back(op.owner, tail->end);
+    if (!op.begin_borrowed) give_back(op.owner, op.begin);
+    tail->end = op.end;
+    if (reanchored_) tail->end.event = nullptr;
+    reanchored_ = false;
+    tail->id = op.correlation_id;
+    tail->end_ns = end_ns;
+    tail->known = known;
+  }
+
   void flush_and_retire() {
     collect_pending();
     poll(true);
+    for (Tail& t : tails_) t = Tail{};  // their events die with the device
     for (size_t r = 0; r < kRuntimeCount; ++r) {
       const TimingAdapter& rt = *kTimingAdapters[r];
       for (int d = 0; d < kMaxDevices; ++d) {
@@ -268,9 +447,10 @@ class Harvester {
     return true;
   }
 
-  void emit(const PendingOp& op) {
-    uint64_t begin_ns = 0, end_ns = 0;
-    if (!to_host(op.begin, begin_ns) || !to_host(op.end, end_ns)) return;
+  // `end_ns`: the end event's host time; the begin's is `borrowed_begin_ns` or read from the event.
+  void emit(const PendingOp& op, bool borrowed, uint64_t borrowed_begin_ns, uint64_t end_ns) {
+    uint64_t begin_ns = borrowed_begin_ns;
+    if (!borrowed && !to_host(op.begin, begin_ns)) return;
     // Work cannot start before it was submitted; a blocking call's work is done when it returns.
     if (begin_ns < op.submit_ns) begin_ns = op.submit_ns;
     if (op.blocking && end_ns > op.api_end_ns) end_ns = op.api_end_ns;
@@ -301,7 +481,11 @@ class Harvester {
     reanchored_ = true;  // the event now belongs to the anchor, not the pool
   }
 
+  static constexpr size_t kBusyStreams = 32;  // more busy streams than this: the rest are asked per op
   std::vector<PendingOp> inflight_;
+  void* busy_[kBusyStreams] = {};
+  Tail tails_[kTails];
+  size_t next_evicted_ = 0;
   Anchor anchors_[kRuntimeCount][kMaxDevices];
   bool reanchored_ = false;
 };
@@ -348,28 +532,52 @@ void timing_start() noexcept {
   if (g_config.device_timing) pthread_once(&g_start_once, harvester_start);
 }
 
-void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream) noexcept {
+void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking) noexcept {
   if (!g_config.device_timing || g_disabled.load(std::memory_order_relaxed)) return;
   ThreadTiming* tt = thread_timing();
   if (!tt) return;
   // Never inject work into a stream that is being captured: it would become part of the graph.
-  bool capturing = false;
-  if (rt.stream_is_capturing(stream, &capturing) != rt.success) return;
-  if (capturing) {
-    ticket.captured = true;
-    return;
+  // The runtime is asked only while a capture may be active (interpose/stream_capture.hpp).
+  const bool capture_possible = stream_capture_possible(rt);
+  if (capture_possible) {
+    tt->lend_valid = false;
+    bool capturing = false;
+    if (rt.stream_is_capturing(stream, &capturing) != rt.success) return;
+    if (capturing) {
+      ticket.captured = true;
+      return;
+    }
   }
   const int device = t_device[static_cast<size_t>(rt.runtime)];
   if (device < 0 || device >= kMaxDevices) return;
   want_calibration(rt.runtime, device);
-  if (!take_event(tt, rt, ticket.begin)) return;
-  if (!take_event(tt, rt, ticket.end)) {
-    give_back(tt, ticket.begin);
+  const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
+  // One event per launch boundary: the end event of this thread's previous op serves as this
+  // op's begin when nothing else can have been enqueued on the stream in between. The device
+  // starts this op when the stream has passed that event or when the op is submitted, whichever
+  // is later (the harvester clamps to the submit time, as it does a begin event of its own:
+  // recorded just before the call, that one says no more). "Nothing in between" is known only
+  // when this thread made no call since that could enqueue device work (t_enqueues) and no other
+  // thread ever did (g_enqueue_threads, checked again after the call in timing_end).
+  if (tt->lend_valid && !blocking && rt.every_export_hooked && !capture_possible && tt->lend_stream == stream &&
+      tt->lend_enqueues == t_enqueues &&
+      fits(tt->lend_end, epoch, rt.runtime, device) && g_enqueue_threads.load(std::memory_order_relaxed) == 1) {
+    if (!take_event(tt, rt, epoch, device, ticket.end)) return;
+    ticket.begin = tt->lend_end;
+    ticket.begin_borrowed = true;
+    ticket.predecessor_id = tt->lend_id;
+    ticket.owner = tt;
+    return;
+  }
+  tt->lend_valid = false;
+  if (!take_event(tt, rt, epoch, device, ticket.begin)) return;
+  if (!take_event(tt, rt, epoch, device, ticket.end)) {
+    give_back_own(tt, ticket.begin);
     return;
   }
   if (rt.event_record(ticket.begin.event, stream) != rt.success) {
-    give_back(tt, ticket.begin);
-    give_back(tt, ticket.end);
+    give_back_own(tt, ticket.begin);
+    give_back_own(tt, ticket.end);
     return;
   }
   ticket.owner = tt;
@@ -380,20 +588,45 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
   ThreadTiming* tt = ticket.owner;
   if (!tt) return;
   const TimingAdapter& rt = adapter_of(ticket.end.runtime);
+  tt->lend_valid = false;
+  // A borrowed begin is the harvester's (the previous op's tail), never given back from here.
   // Only after success: a failed call leaves its error as the last error, untouched by prof.
-  if (!call_succeeded || rt.event_record(ticket.end.event, stream) != rt.success) {
-    give_back(tt, ticket.end);
+  if (!call_succeeded) {
+    give_back_own(tt, ticket.end);
     // The begin event is recorded but harmless; it returns to the pool once the harvester is
     // not using it, which it never is: recycle it now.
-    give_back(tt, ticket.begin);
+    if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
     return;
   }
-  PendingOp op{ticket.begin, ticket.end, correlation_id, submit_ns, api_end_ns, tt, activity, blocking};
+  // Another thread's first enqueue may have landed between the borrowed event and this call.
+  const bool begin_lost = ticket.begin_borrowed && g_enqueue_threads.load(std::memory_order_relaxed) != 1;
+  if (begin_lost || rt.event_record(ticket.end.event, stream) != rt.success) {
+    if (begin_lost)
+      if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
+    give_back_own(tt, ticket.end);
+    if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
+    return;
+  }
+  PendingOp op{ticket.begin, ticket.end,     stream, ticket.begin_borrowed, ticket.predecessor_id, correlation_id,
+               submit_ns,    api_end_ns,     tt,     activity,              blocking};
   if (!tt->pending.push(op)) {
     if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
-    give_back(tt, ticket.begin);
-    give_back(tt, ticket.end);
+    if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
+    give_back_own(tt, ticket.end);
+    return;
   }
+  // Pushed: the harvester keeps this end event as its stream's tail until the thread's next op
+  // on the stream is finished, so the next op may borrow it.
+  tt->lend_valid = !blocking;
+  tt->lend_stream = stream;
+  tt->lend_end = ticket.end;
+  tt->lend_id = correlation_id;
+  tt->lend_enqueues = t_enqueues;
+}
+
+void note_enqueuer() noexcept {
+  t_enqueuer = true;
+  g_enqueue_threads.fetch_add(1, std::memory_order_relaxed);
 }
 
 void timing_before_device_reset() noexcept {
@@ -407,6 +640,11 @@ void timing_before_device_reset() noexcept {
     timespec pause{0, 100000};
     nanosleep(&pause, nullptr);
   }
+}
+
+void timing_after_device_reset() noexcept {
+  // Events the harvester stocked between its flush and the reset died in it: a new epoch retires them.
+  g_epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void timing_shutdown() noexcept {

@@ -4,6 +4,7 @@
 // host clock against an anchor event whose host time was calibrated on a private stream. One
 // algorithm for every runtime: a TimingAdapter supplies the runtime's event calls.
 #pragma once
+#include <atomic>
 #include <cstdint>
 
 #include "common/record.hpp"
@@ -23,13 +24,28 @@ struct ThreadTiming;
 struct TimingTicket {
   ThreadTiming* owner = nullptr;  // nullptr: no timing for this call
   bool captured = false;          // the stream was capturing: the call made a graph node
+  bool begin_borrowed = false;    // begin is the previous op's end event (one event per boundary)
+  uint64_t predecessor_id = 0;    // that op's correlation id
   PooledEvent begin;
   PooledEvent end;
 };
 
+// Calls on this thread that may have enqueued device work, and threads that ever made one: an
+// op's end event may serve as the next op's begin only if nothing was enqueued in between
+// (timing_begin). Bumped by every hook that may enqueue, before its real call.
+extern __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_enqueues;
+extern __attribute__((tls_model("initial-exec"))) thread_local bool t_enqueuer;
+extern std::atomic<int> g_enqueue_threads;
+void note_enqueuer() noexcept;
+inline void note_enqueue() noexcept {
+  if (!t_enqueuer) [[unlikely]] note_enqueuer();
+  ++t_enqueues;
+}
+
 // Before the real call: records the begin event on `stream`. Skipped (ticket stays empty) when
 // timing is off, the stream is being captured, or the event pool cannot supply events.
-void timing_begin(TimingTicket& ticket, const TimingAdapter& adapter, void* stream) noexcept;
+// `blocking`: the call waits for its work (such an op neither lends nor borrows a boundary event).
+void timing_begin(TimingTicket& ticket, const TimingAdapter& adapter, void* stream, bool blocking) noexcept;
 // After the real call: records the end event only if the call succeeded (so the application's
 // last-error state is what the call left), and queues the pair for the harvester.
 void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_t correlation_id,
@@ -42,6 +58,8 @@ void timing_start() noexcept;
 // A device reset (hipDeviceReset, musaDeviceReset) destroys every event: harvest what is in
 // flight first, then retire the pools (of every runtime: simpler, and resets are rare).
 void timing_before_device_reset() noexcept;
+// After the reset call: the pools the harvester stocked meanwhile are retired too.
+void timing_after_device_reset() noexcept;
 // Normal exit: harvest what completes within a short grace period, then stop the harvester.
 void timing_shutdown() noexcept;
 void timing_after_fork_child() noexcept;

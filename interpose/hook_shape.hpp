@@ -7,6 +7,7 @@
 // Nothing here allocates, locks, formats or prints (see ../shared/STYLE.md).
 #pragma once
 #include <cstring>
+#include <initializer_list>
 #include <string_view>
 #include <type_traits>
 
@@ -16,6 +17,7 @@
 #include "interpose/device_timing.hpp"
 #include "interpose/hook_support.hpp"
 #include "interpose/real_functions.hpp"
+#include "interpose/stream_capture.hpp"
 
 #define PROF_EXPORT __attribute__((visibility("default")))
 
@@ -76,6 +78,60 @@ constexpr ApiId profiler_stop_api() {
   if constexpr (requires { Adapter::kProfilerStop; }) return Adapter::kProfilerStop;
   else return kNoApi;
 }
+// Stream capture: the runtime's begin and end calls, from its adapter (interpose/stream_capture.hpp).
+template <typename Adapter>
+constexpr ApiId capture_begin_api() {
+  if constexpr (requires { Adapter::kCaptureBegin; }) return Adapter::kCaptureBegin;
+  else return kNoApi;
+}
+template <typename Adapter>
+constexpr ApiId capture_end_api() {
+  if constexpr (requires { Adapter::kCaptureEnd; }) return Adapter::kCaptureEnd;
+  else return kNoApi;
+}
+// Whether a call may enqueue device work (or make a stream wait): device timing then lets no op
+// borrow the previous op's end event across it (timing_begin). By name, conservatively: a call of
+// a device runtime is taken for one unless its name says it only asks, waits, creates, allocates
+// or frees, and nothing in it says otherwise (Async, Record, Wait, Launch, ...).
+consteval bool contains_any(std::string_view name, std::initializer_list<std::string_view> words) {
+  for (std::string_view w : words)
+    if (name.find(w) != std::string_view::npos) return true;
+  return false;
+}
+consteval bool may_enqueue(RuntimeId runtime, HookActivity activity, std::string_view name) {
+  if (runtime != RuntimeId::kHip && runtime != RuntimeId::kMusa && runtime != RuntimeId::kCnrt &&
+      runtime != RuntimeId::kAcl)
+    return false;  // MPI and the marker APIs enqueue no device work
+  if (activity != HookActivity::kNone) return true;
+  if (contains_any(name, {"Async", "Record", "Wait", "Launch", "Signal", "Write", "Callback", "HostFunc", "Memcpy",
+                          "Memset", "Prefetch", "Capture", "Graph", "Notifier", "Map", "Reset", "Execute", "Invoke"}))
+    return true;
+  // Not Destroy: a stream destroyed and another created at its address must not look like one stream.
+  return !contains_any(name, {"Get", "Query", "Synchronize", "ElapsedTime", "PeekAt", "Create", "Malloc", "Free",
+                              "SetDevice", "Register", "Attribute", "Version", "Count", "Profiler"});
+}
+
+// The real call, counted in the capture state when it begins or ends a capture, and in the
+// enqueue count when it may enqueue work. Every path of the hook goes through this, recorded or
+// not (outside a window, untraced runtime, nested call): a capture is in the count from before
+// its begin call to after the end call that ended it.
+template <typename Adapter, ApiId kId, HookActivity kActivity, typename Call>
+inline auto real_call(Call& call) {
+  if constexpr (may_enqueue(Adapter::kRuntime, kActivity, ApiTraits<kId>::kName)) note_enqueue();
+  if constexpr (kId != kNoApi && kId == capture_begin_api<Adapter>()) {
+    stream_capture_begin();
+    auto ret = call();
+    if (ret != Adapter::kSuccess) stream_capture_begin_failed();
+    return ret;
+  } else if constexpr (kId != kNoApi && kId == capture_end_api<Adapter>()) {
+    auto ret = call();
+    if (Adapter::capture_ended(ret)) stream_capture_ended();
+    return ret;
+  } else {
+    return call();
+  }
+}
+
 // Rows whose post statement keeps state later calls need (kernel names, modules, graphs, models,
 // the current device): outside a capture window they still run it, but record no call. Every
 // other row outside a window is one relaxed load and the real call.
@@ -89,8 +145,9 @@ consteval bool keeps_state(std::string_view post) {
 // `call` invokes the real function; `capture` reads the row's stream, bytes and aux expressions
 // after the call; `post` runs the row's extra statement.
 template <typename Adapter, ApiId kId, HookActivity kActivity, bool kKeepsState = false, typename Real,
-          typename Call, typename Capture, typename Post>
-inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, Capture capture, Post post) {
+          typename RealCall, typename Capture, typename Post>
+inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall real_only, Capture capture, Post post) {
+  auto call = [&]() { return real_call<Adapter, kId, kActivity>(real_only); };
   using Ret = decltype(call());
   using Status = typename Adapter::Status;
   constexpr size_t kRuntime = static_cast<size_t>(Adapter::kRuntime);
@@ -117,7 +174,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
   const uint64_t corr = buffer->next_correlation_id();
   const HookContext ctx{buffer, corr, static_cast<uint16_t>(kId)};
   TimingTicket ticket;
-  if constexpr (kActivity != HookActivity::kNone) timing_begin(ticket, Adapter::kTiming, stream);
+  if constexpr (kActivity != HookActivity::kNone) timing_begin(ticket, Adapter::kTiming, stream, is_blocking(kActivity));
   const uint64_t begin_ns = now_ns();
   const uint64_t device = static_cast<uint64_t>(t_current_device[kRuntime]);
   if constexpr (std::is_void_v<Ret>) {
@@ -137,6 +194,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, Call call, C
   } else {
     Ret ret = call();
     const uint64_t end_ns = now_ns();
+    if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize) timing_after_device_reset();
     Status status = Adapter::kSuccess;
     if constexpr (std::is_same_v<Ret, Status>) status = ret;
     uint8_t flags = 0;

@@ -47,17 +47,22 @@ const void* self_base() {
 
 }  // namespace
 
-void* resolve_real(ApiId id, const char* name) noexcept {
+void* find_real_symbol(const char* name) noexcept {
   // RTLD_NEXT: the first definition after this library in the global lookup order. When no
-  // library in the global scope defines it, the loaded objects' local scopes are searched. A miss
-  // is not cached: a runtime loaded later is found on the next call. Two threads may race here;
-  // both find the same address.
+  // library in the global scope defines it, the loaded objects' local scopes are searched.
   void* p = real_dlsym(RTLD_NEXT, name);
   if (p == nullptr) {
     Search search{name, self_base(), nullptr};
     dl_iterate_phdr(search_object, &search);
     p = search.found;
   }
+  return p;
+}
+
+void* resolve_real(ApiId id, const char* name) noexcept {
+  // A miss is not cached: a runtime loaded later is found on the next call. Two threads may race
+  // here; both find the same address.
+  void* p = find_real_symbol(name);
   if (p != nullptr) g_real[api_slot(id)].store(p, std::memory_order_relaxed);
   return p;
 }

@@ -57,6 +57,9 @@ struct ApiTraits;
 
 extern std::atomic<void*> g_real[kApiCount];
 void* resolve_real(ApiId id, const char* name) noexcept;
+// Where a loaded runtime library defines `name` (searched as resolve_real does, never prof's own
+// exports, nothing cached); nullptr when none does.
+void* find_real_symbol(const char* name) noexcept;
 
 // nullptr when no loaded library defines the function.
 template <ApiId kId>

@@ -27,6 +27,17 @@ struct TimingAdapter {
   int (*stream_is_capturing)(void* stream, bool* capturing);
   // The calling thread's current device (prof's harvester thread calibrates each device on itself).
   int (*set_device)(int device);
+  // Whether the runtime's table hooks its capture begin and end calls (interpose/stream_capture.hpp):
+  // then, while no capture is active, stream_is_capturing need not be asked before each launch.
+  bool capture_hooked = false;
+  // Exports of later library versions that the table does not hook, begin-capture variants among
+  // them (nullptr-terminated): if the loaded library defines one, the hooks do not see every
+  // capture or every call that enqueues work.
+  const char* const* unhooked_exports = nullptr;
+  // Whether the table hooks every export of the library (HIP's is checked against the real
+  // library's, unit:hip_exports): only then may an op's begin be the previous op's end event,
+  // which needs every call that could enqueue work in between to pass through a hook.
+  bool every_export_hooked = false;
 };
 
 // Every runtime's adapter, indexed by RuntimeId (interpose/timing_adapters.cpp).

@@ -71,7 +71,9 @@ inline constexpr TimingAdapter kAclTiming{RuntimeId::kAcl,
                                          acl_timing::event_synchronize,
                                          acl_timing::event_elapsed_ms,
                                          acl_timing::stream_is_capturing,
-                                         acl_timing::set_device};
+                                         acl_timing::set_device,
+                                         true,
+                                         nullptr};
 
 struct AclAdapter {
   using Status = aclError;
@@ -81,6 +83,12 @@ struct AclAdapter {
   static constexpr Status kNoLibrary = ACL_ERROR_UNINITIALIZE;  // no loaded library defines the function
   static constexpr ApiId kDeviceReset = ApiId::aclrtResetDevice;  // destroys the device's events: flush timing first
   static constexpr ApiId kFinalize = ApiId::aclFinalize;  // after it no ACL call works: flush timing first
+  // Capture into a model runtime instance (interpose/stream_capture.hpp). An end that succeeded,
+  // or found the capture invalidated, has ended it; other errors (including a failure to build the
+  // model after the capture ended) leave it counted, which only costs the query.
+  static constexpr ApiId kCaptureBegin = ApiId::aclmdlRICaptureBegin;
+  static constexpr ApiId kCaptureEnd = ApiId::aclmdlRICaptureEnd;
+  static constexpr bool capture_ended(Status s) { return s == ACL_SUCCESS || s == ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED; }
   static constexpr const TimingAdapter& kTiming = kAclTiming;
 };
 

@@ -155,6 +155,10 @@ inline int stream_is_capturing(void* s, bool* capturing) {
   *capturing = status != hipStreamCaptureStatusNone;
   return ret;
 }
+// Exports of later HIP versions (5.3 on) that the table (HIP 5.2's exports) has no rows for; the
+// first two begin captures.
+inline constexpr const char* kUnhookedExports[] = {"hipStreamBeginCapture_spt", "hipStreamBeginCaptureToGraph",
+                                                   "hipGraphLaunch_spt", "hipLaunchHostFunc_spt", nullptr};
 }  // namespace hip_timing
 
 inline constexpr TimingAdapter kHipTiming{RuntimeId::kHip,
@@ -169,7 +173,10 @@ inline constexpr TimingAdapter kHipTiming{RuntimeId::kHip,
                                           hip_timing::event_synchronize,
                                           hip_timing::event_elapsed_ms,
                                           hip_timing::stream_is_capturing,
-                                          hip_timing::set_device};
+                                          hip_timing::set_device,
+                                          true,
+                                          hip_timing::kUnhookedExports,
+                                          true};
 
 struct HipAdapter {
   using Status = hipError_t;
@@ -182,6 +189,11 @@ struct HipAdapter {
   // Capture control (--trace-start off): recording runs from hipProfilerStart to hipProfilerStop.
   static constexpr ApiId kProfilerStart = ApiId::hipProfilerStart;
   static constexpr ApiId kProfilerStop = ApiId::hipProfilerStop;
+  // Stream capture (interpose/stream_capture.hpp): an end that succeeded or found the capture
+  // invalidated has ended it; any other error leaves it going.
+  static constexpr ApiId kCaptureBegin = ApiId::hipStreamBeginCapture;
+  static constexpr ApiId kCaptureEnd = ApiId::hipStreamEndCapture;
+  static constexpr bool capture_ended(Status s) { return s == hipSuccess || s == hipErrorStreamCaptureInvalidated; }
   static constexpr const TimingAdapter& kTiming = kHipTiming;
 };
 

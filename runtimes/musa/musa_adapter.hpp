@@ -49,6 +49,9 @@ inline int stream_is_capturing(void* s, bool* capturing) {
   *capturing = status != musaStreamCaptureStatusNone;
   return ret;
 }
+// CUDA-style variants MUSA versions may export; the table has no rows for them.
+inline constexpr const char* kUnhookedExports[] = {"musaStreamBeginCapture_ptsz", "musaStreamBeginCaptureToGraph",
+                                                         "musaStreamBeginCaptureToGraph_ptsz", nullptr};
 }  // namespace musa_timing
 
 inline constexpr TimingAdapter kMusaTiming{RuntimeId::kMusa,
@@ -63,7 +66,10 @@ inline constexpr TimingAdapter kMusaTiming{RuntimeId::kMusa,
                                           musa_timing::event_synchronize,
                                           musa_timing::event_elapsed_ms,
                                           musa_timing::stream_is_capturing,
-                                          musa_timing::set_device};
+                                          musa_timing::set_device,
+                                          true,
+                                          musa_timing::kUnhookedExports,
+                                          false};  // the table is not checked against a real library's exports
 
 struct MusaAdapter {
   using Status = musaError_t;
@@ -73,6 +79,9 @@ struct MusaAdapter {
   static constexpr Status kNoLibrary = musaErrorInitializationError;  // no loaded library defines the function
   static constexpr ApiId kDeviceReset = ApiId::musaDeviceReset;  // destroys every event: flush timing first
   static constexpr ApiId kFinalize = kDeviceReset;  // no separate teardown call
+  static constexpr ApiId kCaptureBegin = ApiId::musaStreamBeginCapture;  // interpose/stream_capture.hpp
+  static constexpr ApiId kCaptureEnd = ApiId::musaStreamEndCapture;
+  static constexpr bool capture_ended(Status s) { return s == musaSuccess || s == musaErrorStreamCaptureInvalidated; }
   static constexpr const TimingAdapter& kTiming = kMusaTiming;
 };
 

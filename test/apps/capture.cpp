@@ -6,6 +6,7 @@
 // Usage: capture
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "hip_calls.hpp"
@@ -87,6 +88,19 @@ int main() {
   SHOW(hipStreamCreateWithFlags(&s3, hipStreamNonBlocking));
   SHOW(hipEventCreateWithFlags(&fork, hipEventDisableTiming));
   SHOW(hipEventCreateWithFlags(&join, hipEventDisableTiming));
+
+  // A capture begun on another thread: this thread's launch into it is captured with nothing of
+  // prof's (prof asks the runtime before timing a launch only while a capture may be active, and
+  // learns of this one from the other thread's begin call).
+  std::thread([&] { SHOW(hipStreamBeginCapture(s2, hipStreamCaptureModeRelaxed)); }).join();
+  show_capture("s2", s2);
+  SHOW(hipLaunchKernel(fn(produce), dim3(4), dim3(32), nullptr, 0, s2));
+  hipGraph_t other = nullptr;
+  SHOW(hipStreamEndCapture(s2, &other));
+  size_t other_nodes = 0;
+  SHOW(hipGraphGetNodes(other, nullptr, &other_nodes));
+  std::printf("    graph captured from another thread's begin: %zu node(s)\n", other_nodes);
+  SHOW(hipGraphDestroy(other));
 
   // A capture spoiled by a synchronize: the same error and state with and without prof.
   SHOW(hipStreamBeginCapture(s1, hipStreamCaptureModeGlobal));

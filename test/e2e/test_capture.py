@@ -58,6 +58,8 @@ class CaptureTest(unittest.TestCase):
         self.assertIn("s1 capturing: ret 0 status 2", out)  # the spoiled capture is invalidated
         self.assertIn("spoiled graph is null", out)
         self.assertIn("after launch: back[0] 0.0 back[last] 3.0", out)  # the graph really ran
+        # A capture begun on another thread holds just the launch this thread made into it.
+        self.assertIn("graph captured from another thread's begin: 1 node(s)", out)
 
     def test_graph_launches_and_captured_calls_are_recorded(self):
         db = self.db()
@@ -65,10 +67,10 @@ class CaptureTest(unittest.TestCase):
             calls = dict(db.execute("SELECT n.name, COUNT(*) FROM api_calls a JOIN api_names n USING (api_id) "
                                     "GROUP BY n.name").fetchall())
             self.assertEqual(calls.get("hipGraphLaunch"), 3)
-            self.assertEqual(calls.get("hipStreamBeginCapture"), 2)
-            self.assertEqual(calls.get("hipStreamEndCapture"), 2)
+            self.assertEqual(calls.get("hipStreamBeginCapture"), 3)
+            self.assertEqual(calls.get("hipStreamEndCapture"), 3)
             self.assertEqual(calls.get("hipGraphInstantiate"), 1)
-            self.assertEqual(calls.get("hipLaunchKernel"), 4, "captured launches are calls")
+            self.assertEqual(calls.get("hipLaunchKernel"), 5, "captured launches are calls")
             kernels = db.execute("SELECT s.value AS name, k.device_begin_ns, k.device_end_ns FROM kernels k "
                                  "LEFT JOIN strings s ON s.string_id = k.name_id").fetchall()
         finally:

@@ -1,0 +1,67 @@
+"""e2e one event per launch boundary: the boundary sample (test/apps/boundary.cpp) launches kernels
+back to back on one stream, where prof takes the end event of the previous launch as the next
+one's begin, and between two launches of one thread makes the stream wait for a long kernel
+elsewhere, then lets another thread put a long kernel on the stream. Every kernel's device times
+must match the simulator's truth: a begin borrowed across either would be milliseconds early.
+
+    python3 test/e2e/test_boundary.py --prof build/bin/prof --bin-dir build/test-bin
+"""
+import os
+import tempfile
+import unittest
+
+import e2e_common as e2e
+
+# A borrowed begin across the wait or the other thread's kernel would be 4 ms early; the 1 us
+# accuracy of ordinary ops is e2e:multistream's to hold (this test runs threads whose first calls
+# are cold), so this one allows 100 us and stays robust on a loaded host.
+e2e.TOLERANCE_NS = 100_000
+
+
+class BoundaryTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="prof-e2e-boundary-")
+        tmp = cls.tmp.name
+        cls.app = e2e.sample("boundary")
+        if not os.access(cls.app, os.X_OK):
+            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.truth_path = os.path.join(tmp, "profiled.truth.jsonl")
+        cls.plain = e2e.run_on_sim([cls.app], cwd=tmp)
+        cls.profiled = e2e.run_prof(["--sim", "-d", tmp, cls.app], cwd=tmp, env={"PROF_SIM_TRUTH": cls.truth_path})
+        dbs = e2e.find_dbs(tmp)
+        cls.db_path = dbs[0] if len(dbs) == 1 else None
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_same_output_and_status(self):
+        self.assertEqual(self.plain.returncode, 0, e2e.describe(self.plain))
+        self.assertEqual(self.profiled.returncode, 0, e2e.describe(self.profiled))
+        self.assertEqual(e2e.program_stdout(self.profiled.stdout), e2e.program_stdout(self.plain.stdout))
+
+    def test_device_times_match_the_truth(self):
+        self.assertIsNotNone(self.db_path, e2e.describe(self.profiled))
+        expect = e2e.parse_expect(self.plain.stdout)
+        truth = e2e.read_truth(self.truth_path)
+        self.assertEqual(len(truth), expect["kernels"], "kernels in the truth file")
+        # The sample is built so that a borrowed begin across the wait or the other thread's kernel
+        # is milliseconds off: the second launch of each pair starts when the long kernel ends.
+        waited = [op for op in truth if op["kind"] == "kernel" and op["grid"] == [4, 1, 1]]
+        longs = [op for op in truth if op["grid"] == [16384, 1, 1]]
+        self.assertEqual(len(longs), 2)
+        self.assertTrue(any(op["begin_ns"] == longs[0]["end_ns"] for op in waited), "(a) waits for the long kernel")
+        self.assertTrue(any(op["begin_ns"] == longs[1]["end_ns"] for op in waited), "(b) queues behind it")
+        db = e2e.open_db(self.db_path)
+        try:
+            self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) FROM kernels WHERE device_begin_ns IS NOT NULL"),
+                             expect["kernels"], "every kernel has device times")
+            off = e2e.truth_mismatches(self, db, truth)
+        finally:
+            db.close()
+        self.assertEqual(off, [], f"device times further than {e2e.TOLERANCE_NS} ns from the truth")
+
+
+if __name__ == "__main__":
+    e2e.main()
