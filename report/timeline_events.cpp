@@ -11,21 +11,25 @@
 
 namespace prof::report {
 
-int64_t timeline_origin_ns(Database& db, const RowFilter& filter) {
-  Statement st = db.prepare(
-      "SELECT MIN(t) FROM ("
-      " SELECT MIN(c.begin_ns) AS t FROM api_calls c WHERE " + filter.api_condition("c") +
-      " UNION ALL SELECT MIN(k.device_begin_ns) FROM kernels k WHERE " + filter.activity_condition("k") +
-      " UNION ALL SELECT MIN(m.device_begin_ns) FROM copies m WHERE " + filter.activity_condition("m") + ")");
-  filter.bind(st);
-  bool have_events = st.step() && !st.column_is_null(0);
-  int64_t earliest = have_events ? st.column_int(0) : 0;
+namespace {
+// meta start_ns, or the earliest event when one is earlier (no ts is negative); 0 for nothing.
+int64_t origin_from(Database& db, std::optional<int64_t> earliest_event) {
+  const bool have_events = earliest_event.has_value();
+  const int64_t earliest = earliest_event.value_or(0);
   if (auto start = meta_value(db, "start_ns")) {
     long long start_ns = 0;
     if (std::sscanf(start->c_str(), "%lld", &start_ns) == 1)
       return have_events ? std::min<int64_t>(start_ns, earliest) : start_ns;
   }
   return earliest;
+}
+}  // namespace
+
+int64_t timeline_origin_ns(Database& db, const EventExtents& extents) {
+  std::optional<int64_t> earliest;
+  for (const EventExtents::Span* span : {&extents.api_calls, &extents.kernels, &extents.copies})
+    if (span->count > 0) earliest = std::min(earliest.value_or(span->min_ns), span->min_ns);
+  return origin_from(db, earliest);
 }
 
 JsonObject timeline_other_data(Database& db, std::string_view view, int64_t origin_ns) {

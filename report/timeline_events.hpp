@@ -10,6 +10,7 @@
 #include "collector/sqlite_db.hpp"
 #include "report/chrome_json_writer.hpp"
 #include "report/demangle.hpp"
+#include "report/event_pass.hpp"
 #include "report/report_db.hpp"
 #include "report/runtime_labels.hpp"
 
@@ -60,7 +61,8 @@ struct TimelineContext {
 
 // ts 0 of the timeline: meta start_ns, or the earliest begin of any covered event if one is
 // earlier (so no ts is negative), or 0 for an empty run.
-int64_t timeline_origin_ns(Database& db, const RowFilter& filter);
+// `extents` are the selected process's, from the report's pass over its events.
+int64_t timeline_origin_ns(Database& db, const EventExtents& extents);
 
 // otherData: every meta key (strings), then "view", "time_origin_ns" and the drops, if any.
 JsonObject timeline_other_data(Database& db, std::string_view view, int64_t origin_ns);
