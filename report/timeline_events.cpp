@@ -32,6 +32,41 @@ int64_t timeline_origin_ns(Database& db, const EventExtents& extents) {
   return origin_from(db, earliest);
 }
 
+namespace {
+void read_names(TimelineContext& ctx) {
+  if (ctx.names_read) return;
+  ctx.names_read = true;
+  Statement apis = ctx.db.prepare("SELECT api_id, name, runtime_id FROM api_names");
+  while (apis.step())
+    ctx.api_names[apis.column_int(0)] = {std::string(apis.column_text(1)), apis.column_int(2)};
+  Statement directions = ctx.db.prepare("SELECT direction, name FROM copy_directions");
+  while (directions.step()) ctx.direction_names[directions.column_int(0)] = directions.column_text(1);
+}
+}  // namespace
+
+const TimelineContext::ApiName& TimelineContext::api_name(int64_t api_id) {
+  read_names(*this);
+  auto it = api_names.find(api_id);
+  if (it == api_names.end()) it = api_names.emplace(api_id, ApiName{"unknown API " + std::to_string(api_id), 0}).first;
+  return it->second;
+}
+
+const std::string& TimelineContext::direction_name(int64_t direction) {
+  read_names(*this);
+  auto it = direction_names.find(direction);
+  if (it == direction_names.end())
+    it = direction_names.emplace(direction, "Direction " + std::to_string(direction)).first;
+  return it->second;
+}
+
+const std::string& TimelineContext::kernel_name(int64_t name_id) {
+  if (const std::string* known = kernel_names.find(name_id)) return *known;
+  Statement st = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
+  st.bind(1, name_id);
+  if (st.step()) return kernel_names.get(name_id, st.column_text(0));
+  return kernel_names.get(name_id, "unknown kernel " + std::to_string(name_id));
+}
+
 JsonObject timeline_other_data(Database& db, std::string_view view, int64_t origin_ns) {
   JsonObject data;
   for (const auto& [key, value] : read_meta(db)) data.add(key, value);
@@ -91,12 +126,12 @@ void write_api_process_metadata(TimelineContext& ctx) {
 
 void write_api_events(TimelineContext& ctx) {
   Statement st = ctx.db.prepare(
-      "SELECT COALESCE(n.name, 'unknown API ' || c.api_id), c.thread_id, c.begin_ns, c.end_ns, c.sequence,"
-      " c.correlation_id, c.result, c.stream_index, c.device, c.bytes, c.aux, COALESCE(n.runtime_id, 0), " +
+      "SELECT c.api_id, c.thread_id, c.begin_ns, c.end_ns, c.sequence,"
+      " c.correlation_id, c.result, c.stream_index, c.device, c.bytes, c.aux, NULL, " +
       std::string(ctx.has_api_args ? "(SELECT group_concat(a.name || ':' || a.value, ',') FROM api_args a"
                                      " WHERE a.correlation_id = c.correlation_id)"
                                    : "NULL") +
-      " FROM api_calls c LEFT JOIN api_names n ON n.api_id = c.api_id WHERE " + ctx.filter.api_condition("c") +
+      " FROM api_calls c WHERE " + ctx.filter.api_condition("c") +
       // sequence is this very order (collector/schema.hpp kAssignSequenceSql) and is indexed, so
       // SQLite walks the index instead of sorting; the rest only orders calls without one.
       " ORDER BY c.sequence, c.begin_ns, c.thread_id, c.correlation_id");
@@ -130,8 +165,9 @@ void write_api_events(TimelineContext& ctx) {
       }
     }
     ctx.count_row();
-    ctx.writer.complete(pid, ctx.lane_tid(st.column_int(1), st.column_int(11)), st.column_text(0), "api",
-                        st.column_int(2), st.column_int(3), args);
+    const TimelineContext::ApiName& api = ctx.api_name(st.column_int(0));
+    ctx.writer.complete(pid, ctx.lane_tid(st.column_int(1), api.runtime_id), api.name, "api", st.column_int(2),
+                        st.column_int(3), args);
   }
 }
 
@@ -139,10 +175,8 @@ namespace {
 
 // The API call's thread, begin, end and name (kApiCallColumns) come from a LEFT JOIN: a kernel
 // whose call was not recorded (dropped) still shows, without an arrow.
-constexpr const char* kApiCallColumns =
-    "c.thread_id, c.begin_ns, c.end_ns, COALESCE(n.name, 'unknown API ' || c.api_id), COALESCE(n.runtime_id, 0)";
-constexpr const char* kApiCallJoin =
-    " LEFT JOIN api_calls c ON c.correlation_id = {}.correlation_id LEFT JOIN api_names n ON n.api_id = c.api_id";
+constexpr const char* kApiCallColumns = "c.thread_id, c.begin_ns, c.end_ns, c.api_id";
+constexpr const char* kApiCallJoin = " LEFT JOIN api_calls c ON c.correlation_id = {}.correlation_id";
 
 std::string api_call_join(std::string_view alias) {
   std::string join = kApiCallJoin;
@@ -154,8 +188,9 @@ void write_flow(TimelineContext& ctx, const Statement& st, int api_column, int64
                 int64_t device_begin_ns) {
   if (st.column_is_null(api_column)) return;
   const int64_t call_begin_ns = st.column_int(api_column + 1);
-  FlowSource source{st.column_text(api_column + 3), "api", call_begin_ns, st.column_int(api_column + 2)};
-  const int64_t call_lane = ctx.lane_tid(st.column_int(api_column), st.column_int(api_column + 4));
+  const TimelineContext::ApiName& api = ctx.api_name(st.column_int(api_column + 3));
+  FlowSource source{api.name, "api", call_begin_ns, st.column_int(api_column + 2)};
+  const int64_t call_lane = ctx.lane_tid(st.column_int(api_column), api.runtime_id);
   ctx.writer.flow(correlation_id, ctx.api_pid(), call_lane, call_begin_ns, lane.pid, lane.tid, device_begin_ns,
                   source);
 }
@@ -165,8 +200,7 @@ void write_flow(TimelineContext& ctx, const Statement& st, int api_column, int64
 void write_copy_events(TimelineContext& ctx, const CopyPlacement& place) {
   Statement st = ctx.db.prepare(
       "SELECT m.correlation_id, m.device, m.stream_index, m.direction, m.bytes, m.device_begin_ns,"
-      " m.device_end_ns, COALESCE(d.name, 'Direction ' || m.direction), " + std::string(kApiCallColumns) +
-      " FROM copies m LEFT JOIN copy_directions d ON d.direction = m.direction" + api_call_join("m") +
+      " m.device_end_ns, NULL, " + std::string(kApiCallColumns) + " FROM copies m" + api_call_join("m") +
       " WHERE m.device_begin_ns IS NOT NULL AND m.device_end_ns IS NOT NULL AND " +
       ctx.filter.activity_condition("m") + " ORDER BY m.device, m.device_begin_ns, m.correlation_id");
   ctx.filter.bind(st);
@@ -176,7 +210,7 @@ void write_copy_events(TimelineContext& ctx, const CopyPlacement& place) {
     lane.pid += ctx.pid_base;
     JsonObject& args = ctx.args;
     args.clear();
-    args.add("bytes", st.column_int(4)).add("direction", st.column_text(7)).add("stream", stream);
+    args.add("bytes", st.column_int(4)).add("direction", ctx.direction_name(direction)).add("stream", stream);
     args.add("correlation_id", correlation_id);
     int64_t begin_ns = st.column_int(5);
     ctx.count_row();
@@ -187,15 +221,14 @@ void write_copy_events(TimelineContext& ctx, const CopyPlacement& place) {
 
 void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place) {
   Statement st = ctx.db.prepare(
-      "SELECT k.correlation_id, k.device, k.stream_index, k.name_id, CASE WHEN k.name_id IS NULL THEN"
-      " printf('unknown kernel at 0x%x', k.function_address) ELSE COALESCE(s.value, 'unknown kernel ' ||"
-      " k.name_id) END, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z, k.shared_mem_bytes,"
-      " k.device_begin_ns, k.device_end_ns, " + std::string(kApiCallColumns) + " FROM kernels k"
-      " LEFT JOIN strings s ON s.string_id = k.name_id" + api_call_join("k") +
+      "SELECT k.correlation_id, k.device, k.stream_index, k.name_id, k.function_address, k.grid_x, k.grid_y,"
+      " k.grid_z, k.block_x, k.block_y, k.block_z, k.shared_mem_bytes, k.device_begin_ns, k.device_end_ns, " +
+      std::string(kApiCallColumns) + " FROM kernels k" + api_call_join("k") +
       " WHERE k.device_begin_ns IS NOT NULL AND k.device_end_ns IS NOT NULL AND " +
       ctx.filter.activity_condition("k") + " ORDER BY k.device, k.device_begin_ns, k.correlation_id");
   ctx.filter.bind(st);
   std::string text;
+  char unknown[64];
   auto triple = [&st, &text](int first) -> std::string_view {
     text.assign("(");
     append_int(text, st.column_int(first));
@@ -216,8 +249,14 @@ void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place) {
     args.add("block", triple(8)).add("shared_mem_bytes", st.column_int(11));
     args.add("stream", stream).add("correlation_id", correlation_id);
     int64_t begin_ns = st.column_int(12);
-    std::string_view name = st.column_is_null(3) ? st.column_text(4)
-                                                  : std::string_view(ctx.kernel_names.get(st.column_int(3), st.column_text(4)));
+    std::string_view name;
+    if (st.column_is_null(3)) {
+      std::snprintf(unknown, sizeof unknown, "unknown kernel at 0x%llx",
+                    static_cast<unsigned long long>(st.column_int(4)));
+      name = unknown;
+    } else {
+      name = ctx.kernel_name(st.column_int(3));
+    }
     ctx.count_row();
     ctx.writer.complete(lane.pid, lane.tid, name, "kernel", begin_ns, st.column_int(13), args);
     write_flow(ctx, st, 14, correlation_id, lane, begin_ns);

@@ -44,6 +44,18 @@ struct TimelineContext {
   std::unordered_map<int64_t, int64_t> thread_first_runtime = {};
   bool has_api_args = false;  // the db has named call arguments (api_args) to show
 
+  // Names by id, read once (api_names, copy_directions, strings) instead of joined per row.
+  struct ApiName {
+    std::string name;
+    int64_t runtime_id;
+  };
+  const ApiName& api_name(int64_t api_id);
+  const std::string& direction_name(int64_t direction);
+  const std::string& kernel_name(int64_t name_id);
+  std::unordered_map<int64_t, ApiName> api_names = {};
+  std::unordered_map<int64_t, std::string> direction_names = {};
+  bool names_read = false;
+
   static constexpr int64_t kProgressRows = 1 << 16;
   static constexpr int64_t kRuntimeLaneStride = 100'000'000;  // above any Linux thread id
   int64_t lane_tid(int64_t thread_id, int64_t runtime_id) const {
