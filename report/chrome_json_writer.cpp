@@ -10,7 +10,7 @@ namespace prof::report {
 void append_int(std::string& out, int64_t value) {
   char text[24];
   char* end = std::to_chars(text, text + sizeof text, value).ptr;
-  out.append(text, end);
+  out.append(text, static_cast<size_t>(end - text));  // (pointer, length): not the generic iterator append
 }
 
 void JsonObject::key(std::string_view name) {
@@ -117,7 +117,7 @@ void ChromeJsonWriter::append_time(int64_t ns) {
   *end++ = static_cast<char>('0' + frac / 100);
   *end++ = static_cast<char>('0' + frac / 10 % 10);
   *end++ = static_cast<char>('0' + frac % 10);
-  line_.append(text, end);
+  line_.append(text, static_cast<size_t>(end - text));
 }
 
 bool ChromeJsonWriter::process_named(int64_t pid) const {

@@ -91,7 +91,7 @@ std::vector<HtmlTimelineLink> html_timeline_links(const std::vector<TimelinePart
 // One timeline view (<base>_copy.json or <base>_stream.json), as one file or, when it is too big
 // for a viewer, as parts <base>_copy.1.json, ... split by time (report/timeline_parts.hpp).
 void write_timeline(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
-                    const std::vector<EventExtents>& extents, bool merged, bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt,
+                    const std::vector<EventExtents>& extents, const std::vector<TimelineLanes>& lanes, bool merged, bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt,
                     std::vector<std::unique_ptr<OutputFile>>& files, const std::function<void(int64_t)>* progress,
                     int64_t& rows_before, ReportResult& result) {
   std::string_view view = stream_view ? "stream" : "copy";
@@ -120,9 +120,11 @@ void write_timeline(Database& db, const RowFilter& filter, const std::vector<Sou
     writer.set_other_data(timeline_other_data(db, view, origin_ns));
   }
   writer.begin();
-  for (const SourceProcess& p : processes) {
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const SourceProcess& p = processes[i];
     select_process(db, p.process_id);
     TimelineContext ctx{db, filter, writer, {}};
+    ctx.lanes = &lanes[i];
     ctx.labels = timeline_labels(read_runtimes(db));
     if (merged) {
       ctx.pid_base = p.process_id * kPidStride;
@@ -227,6 +229,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     std::vector<SourceProcess> processes = read_processes(db);
     std::vector<StatsTable> kernel_parts;
     std::vector<EventExtents> extents;  // per process
+    std::vector<TimelineLanes> lanes;   // per process
     int64_t total_rows = 0;
     for (const SourceProcess& p : processes) {
       select_process(db, p.process_id);
@@ -264,7 +267,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       EventExtents& here = extents.emplace_back();
       scan_events(db, filter,
                   {&api_stats, &kernel_stats, &profile.add_process(db), &api_rows, &kernel_rows, &copy_rows,
-                   &copy_stats, &streams, &here});
+                   &copy_stats, &streams, &here, &lanes.emplace_back()});
       for (size_t r = 0; r < runtimes.size(); ++r)
         api_parts[r].push_back(api_stats.table(db, runtimes[r].runtime_id, r == 0));
       kernel_parts.push_back(kernel_stats.table(db));
@@ -296,9 +299,9 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     const std::function<void(int64_t)>* progress_ptr = opt.progress ? &progress : nullptr;
     const std::vector<int64_t> part_starts =
         plan_timeline_parts(db, filter, processes, extents, opt.json_max_events, kPartMaxBytes);
-    write_timeline(db, filter, processes, extents, merged, false, part_starts, opt, files, progress_ptr, rows_before, result);
+    write_timeline(db, filter, processes, extents, lanes, merged, false, part_starts, opt, files, progress_ptr, rows_before, result);
     if (opt.group_stream)
-      write_timeline(db, filter, processes, extents, merged, true, part_starts, opt, files, progress_ptr, rows_before,
+      write_timeline(db, filter, processes, extents, lanes, merged, true, part_starts, opt, files, progress_ptr, rows_before,
                      result);
     if (opt.progress) opt.progress("writing reports", total_rows * views, total_rows * views);
     // <base>.report.html, the page to open first: the tables above, linking the timeline files.

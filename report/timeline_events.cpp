@@ -44,6 +44,15 @@ void read_names(TimelineContext& ctx) {
 }
 }  // namespace
 
+const TimelineLanes& TimelineContext::timeline_lanes() {
+  if (lanes) return *lanes;
+  if (!own_lanes) {
+    own_lanes = std::make_unique<TimelineLanes>();
+    scan_events(db, filter, {own_lanes.get()});
+  }
+  return *own_lanes;
+}
+
 const TimelineContext::ApiName& TimelineContext::api_name(int64_t api_id) {
   read_names(*this);
   auto it = api_names.find(api_id);
@@ -97,14 +106,19 @@ void write_api_process_metadata(TimelineContext& ctx) {
   std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, std::string>> lanes;  // (order, thread) -> runtime
   std::set<std::tuple<int64_t, int64_t, int64_t>> seen;                          // (order, thread, runtime)
   std::map<int64_t, std::string> titles;
-  Statement st = ctx.db.prepare(
-      "SELECT DISTINCT c.thread_id, c.api_id, COALESCE(t.thread_index, c.thread_id) AS thread_order FROM api_calls c"
-      " LEFT JOIN threads t ON t.thread_id = c.thread_id WHERE " + ctx.filter.api_condition("c") +
-      " ORDER BY thread_order, c.thread_id");
-  ctx.filter.bind(st);
-  while (st.step()) {
-    const int64_t tid = st.column_int(0), order = st.column_int(2);
-    auto api = runtime_of_api.find(st.column_int(1));
+  // Distinct (thread, api, thread order) triples, in any order: lanes are written from `seen`.
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> thread_apis;
+  {
+    std::unordered_map<int64_t, int64_t> thread_index;
+    Statement threads = ctx.db.prepare("SELECT thread_id, thread_index FROM threads");
+    while (threads.step()) thread_index[threads.column_int(0)] = threads.column_int(1);
+    for (const auto& [tid, api_id] : ctx.timeline_lanes().thread_apis()) {
+      auto index = thread_index.find(tid);
+      thread_apis.emplace_back(tid, api_id, index == thread_index.end() ? tid : index->second);
+    }
+  }
+  for (const auto& [tid, api_id, order] : thread_apis) {
+    auto api = runtime_of_api.find(api_id);
     const int64_t runtime = api == runtime_of_api.end() ? 0 : api->second.first;
     if (api != runtime_of_api.end()) titles[runtime] = api->second.second;
     seen.emplace(order, tid, runtime);

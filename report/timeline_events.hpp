@@ -2,8 +2,11 @@
 // Runtime API process, the copy and kernel slices with their flow arrows, and otherData. Each
 // piece runs one ordered SQL cursor and writes as it steps, so memory does not grow with the trace.
 #pragma once
+#include <climits>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -23,6 +26,39 @@ struct Lane {
   int64_t tid;
 };
 
+// Which lanes one process's timeline has, gathered by the report's pass over the events
+// (report/event_pass.hpp) instead of a DISTINCT query per view: a few pairs per thread, device
+// and stream, never one per event.
+class TimelineLanes final : public EventConsumer {
+ public:
+  using Pairs = std::set<std::pair<int64_t, int64_t>>;
+  void api(const ApiRow& r) override { add(thread_apis_, {r.thread_id, r.api_id}); }
+  void kernel(const KernelRow& r) override {
+    if (r.device_begin_ns && r.device_end_ns) add(kernel_streams_, {r.device, r.stream_index});
+  }
+  void copy(const CopyRow& r) override {
+    if (!r.device_begin_ns || !r.device_end_ns) return;
+    add(copy_directions_, {r.device, r.direction});
+    add(copy_streams_, {r.device, r.stream_index});
+  }
+  const Pairs& thread_apis() const { return thread_apis_.pairs; }      // (thread_id, api_id) of calls
+  const Pairs& kernel_streams() const { return kernel_streams_.pairs; }  // (device, stream) of timed kernels
+  const Pairs& copy_directions() const { return copy_directions_.pairs; }  // (device, direction), timed copies
+  const Pairs& copy_streams() const { return copy_streams_.pairs; }      // (device, stream) of timed copies
+
+ private:
+  struct Set {
+    Pairs pairs;
+    std::pair<int64_t, int64_t> last{INT64_MIN, INT64_MIN};  // most rows repeat a recent pair
+  };
+  static void add(Set& set, std::pair<int64_t, int64_t> pair) {
+    if (pair == set.last) return;
+    set.last = pair;
+    set.pairs.insert(pair);
+  }
+  Set thread_apis_, kernel_streams_, copy_directions_, copy_streams_;
+};
+
 // One process's part of a timeline. A merged timeline holds several processes: each gets its own
 // block of viewer pids (pid_base + the single-process pid) and its process names a label.
 struct TimelineContext {
@@ -37,6 +73,10 @@ struct TimelineContext {
   // Called with the rows written so far, every kProgressRows rows (a terminal's progress line).
   const std::function<void(int64_t)>* progress = nullptr;
   int64_t rows = 0;
+  // The lanes, when the report's pass gathered them; otherwise timeline_lanes() makes a pass of its own.
+  const TimelineLanes* lanes = nullptr;
+  std::unique_ptr<TimelineLanes> own_lanes = {};
+  const TimelineLanes& timeline_lanes();
 
   // Each thread's lowest runtime id: its calls keep the thread's lane; another runtime's calls on
   // that thread (MPI beside HIP) get a lane of their own (lane_tid). Filled by
