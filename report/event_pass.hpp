@@ -18,7 +18,7 @@ namespace prof::report {
 
 struct ApiRow {
   int64_t correlation_id = 0, api_id = 0, thread_id = 0, begin_ns = 0, end_ns = 0, result = 0, device = 0,
-          bytes = 0, aux = 0;
+          bytes = 0;
   std::optional<int64_t> sequence, stream_index;
 };
 

@@ -138,51 +138,114 @@ void write_api_process_metadata(TimelineContext& ctx) {
   }();
 }
 
-void write_api_events(TimelineContext& ctx) {
-  Statement st = ctx.db.prepare(
-      "SELECT c.api_id, c.thread_id, c.begin_ns, c.end_ns, c.sequence,"
-      " c.correlation_id, c.result, c.stream_index, c.device, c.bytes, c.aux, NULL, " +
-      std::string(ctx.has_api_args ? "(SELECT group_concat(a.name || ':' || a.value, ',') FROM api_args a"
-                                     " WHERE a.correlation_id = c.correlation_id)"
-                                   : "NULL") +
-      " FROM api_calls c WHERE " + ctx.filter.api_condition("c") +
-      // sequence is this very order (collector/schema.hpp kAssignSequenceSql) and is indexed, so
-      // SQLite walks the index instead of sorting; the rest only orders calls without one.
-      " ORDER BY c.sequence, c.begin_ns, c.thread_id, c.correlation_id");
-  ctx.filter.bind(st);
+namespace {
+
+// One call of the Runtime API process, as read from its row.
+struct ApiEvent {
+  int64_t api_id = 0, thread_id = 0, begin_ns = 0, end_ns = 0, correlation_id = 0, result = 0, device = 0,
+          bytes = 0, aux = 0;
+  std::optional<int64_t> sequence, stream;
+  std::optional<std::string> args;  // name:value pairs of api_args
+};
+
+void read_api_event(const Statement& st, bool with_args, ApiEvent& e) {
+  e.api_id = st.column_int(0);
+  e.thread_id = st.column_int(1);
+  e.begin_ns = st.column_int(2);
+  e.end_ns = st.column_int(3);
+  e.sequence = column_nullable(st, 4);
+  e.correlation_id = st.column_int(5);
+  e.result = st.column_int(6);
+  e.stream = column_nullable(st, 7);
+  e.device = st.column_int(8);
+  e.bytes = st.column_int(9);
+  e.aux = st.column_int(10);
+  if (with_args && !st.column_is_null(11))
+    e.args = std::string(st.column_text(11));
+  else
+    e.args.reset();
+}
+
+void write_api_event(TimelineContext& ctx, const ApiEvent& e) {
   JsonObject& args = ctx.args;
-  const int64_t pid = ctx.api_pid();
-  while (st.step()) {
-    args.clear();
-    if (st.column_is_null(4))
-      args.add_null("sequence");
-    else
-      args.add("sequence", st.column_int(4));
-    args.add("correlation_id", st.column_int(5)).add("result", st.column_int(6));
-    if (st.column_is_null(7))
-      args.add_null("stream");
-    else
-      args.add("stream", st.column_int(7));
-    args.add("device", st.column_int(8)).add("bytes", st.column_int(9)).add("aux", st.column_int(10));
-    if (!st.column_is_null(12)) {
-      // name:value pairs of api_args (names are the runtime descriptions' identifiers).
-      std::string_view pairs = st.column_text(12);
-      while (!pairs.empty()) {
-        const size_t comma = pairs.find(','), colon = pairs.find(':');
-        std::string_view pair = pairs.substr(0, comma);
-        if (colon < pair.size()) {
-          long long value = 0;
-          std::from_chars(pair.data() + colon + 1, pair.data() + pair.size(), value);
-          args.add(pair.substr(0, colon), static_cast<int64_t>(value));
-        }
-        pairs = comma == std::string_view::npos ? std::string_view() : pairs.substr(comma + 1);
+  args.clear();
+  if (e.sequence)
+    args.add("sequence", *e.sequence);
+  else
+    args.add_null("sequence");
+  args.add("correlation_id", e.correlation_id).add("result", e.result);
+  if (e.stream)
+    args.add("stream", *e.stream);
+  else
+    args.add_null("stream");
+  args.add("device", e.device).add("bytes", e.bytes).add("aux", e.aux);
+  if (e.args) {
+    // name:value pairs of api_args (names are the runtime descriptions' identifiers).
+    std::string_view pairs = *e.args;
+    while (!pairs.empty()) {
+      const size_t comma = pairs.find(','), colon = pairs.find(':');
+      std::string_view pair = pairs.substr(0, comma);
+      if (colon < pair.size()) {
+        long long value = 0;
+        std::from_chars(pair.data() + colon + 1, pair.data() + pair.size(), value);
+        args.add(pair.substr(0, colon), static_cast<int64_t>(value));
       }
+      pairs = comma == std::string_view::npos ? std::string_view() : pairs.substr(comma + 1);
     }
-    ctx.count_row();
-    const TimelineContext::ApiName& api = ctx.api_name(st.column_int(0));
-    ctx.writer.complete(pid, ctx.lane_tid(st.column_int(1), api.runtime_id), api.name, "api", st.column_int(2),
-                        st.column_int(3), args);
   }
+  ctx.count_row();
+  const TimelineContext::ApiName& api = ctx.api_name(e.api_id);
+  ctx.writer.complete(ctx.api_pid(), ctx.lane_tid(e.thread_id, api.runtime_id), api.name, "api", e.begin_ns, e.end_ns,
+                      args);
+}
+
+bool call_order_less(const ApiEvent& a, const ApiEvent& b) {
+  return std::tie(a.begin_ns, a.thread_id, a.correlation_id) < std::tie(b.begin_ns, b.thread_id, b.correlation_id);
+}
+
+}  // namespace
+
+void write_api_events(TimelineContext& ctx) {
+  // Calls in sequence order, then (begin_ns, thread_id, correlation_id) among calls of one
+  // sequence. The index on sequence holds (sequence, correlation_id): walking it costs no sort, where
+  // ORDER BY sequence, begin_ns, ... made SQLite sort every group of one sequence (twice the time).
+  // Sequences are unique (collector/schema.hpp kAssignSequenceSql) but for calls without one (an
+  // interrupted finish): then the whole order is left to SQL. Any other repeated sequence is a
+  // short run, sorted here.
+  auto query = [&ctx](const char* order) {
+    Statement st = ctx.db.prepare(
+        "SELECT c.api_id, c.thread_id, c.begin_ns, c.end_ns, c.sequence, c.correlation_id, c.result, c.stream_index,"
+        " c.device, c.bytes, c.aux, " +
+        std::string(ctx.has_api_args ? "(SELECT group_concat(a.name || ':' || a.value, ',') FROM api_args a"
+                                       " WHERE a.correlation_id = c.correlation_id)"
+                                     : "NULL") +
+        " FROM api_calls c WHERE " + ctx.filter.api_condition("c") + " ORDER BY " + order);
+    ctx.filter.bind(st);
+    return st;
+  };
+  const bool by_index = ctx.filter.sequence_range || [&ctx] {  // a range holds no call without a sequence
+    Statement unsequenced = ctx.db.prepare("SELECT 1 FROM api_calls WHERE sequence IS NULL LIMIT 1");
+    return !unsequenced.step();
+  }();
+  Statement st = query(by_index ? "c.sequence, c.correlation_id" : "c.sequence, c.begin_ns, c.thread_id, c.correlation_id");
+  bool more = st.step();
+  std::vector<ApiEvent> run(1);  // calls of one sequence, the next one last
+  for (; more; more = st.step()) {
+    read_api_event(st, ctx.has_api_args, run.back());
+    if (!by_index) {
+      write_api_event(ctx, run.back());
+      continue;
+    }
+    if (run.size() > 1 && run.back().sequence != run.front().sequence) {
+      std::sort(run.begin(), run.end() - 1, call_order_less);
+      for (auto e = run.begin(); e != run.end() - 1; ++e) write_api_event(ctx, *e);
+      run.erase(run.begin(), run.end() - 1);
+    }
+    run.emplace_back();
+  }
+  run.pop_back();
+  std::sort(run.begin(), run.end(), call_order_less);
+  for (const ApiEvent& e : run) write_api_event(ctx, e);
 }
 
 namespace {
@@ -200,11 +263,12 @@ std::string api_call_join(std::string_view alias) {
 
 void write_flow(TimelineContext& ctx, const Statement& st, int api_column, int64_t correlation_id, Lane lane,
                 int64_t device_begin_ns) {
-  if (st.column_is_null(api_column)) return;
+  const std::optional<int64_t> call_thread = column_nullable(st, api_column);
+  if (!call_thread) return;  // the call was not recorded (dropped): no arrow
   const int64_t call_begin_ns = st.column_int(api_column + 1);
   const TimelineContext::ApiName& api = ctx.api_name(st.column_int(api_column + 3));
   FlowSource source{api.name, "api", call_begin_ns, st.column_int(api_column + 2)};
-  const int64_t call_lane = ctx.lane_tid(st.column_int(api_column), api.runtime_id);
+  const int64_t call_lane = ctx.lane_tid(*call_thread, api.runtime_id);
   ctx.writer.flow(correlation_id, ctx.api_pid(), call_lane, call_begin_ns, lane.pid, lane.tid, device_begin_ns,
                   source);
 }
