@@ -131,7 +131,8 @@ class ProcessGatherer final : public EventConsumer {
     Gathered*& g = copies_[r.direction];
     if (!g) {
       auto it = direction_names_.find(r.direction);
-      g = &out_[Key{"copy", "", it != direction_names_.end() ? it->second : "Direction " + std::to_string(r.direction)}];
+      std::string name = it != direction_names_.end() ? it->second : "Direction " + std::to_string(r.direction);
+      g = &out_[Key{"copy", "", std::move(name)}];
     }
     ++g->calls;
     g->bytes += r.bytes;

@@ -90,8 +90,10 @@ std::vector<HtmlTimelineLink> html_timeline_links(const std::vector<TimelinePart
 
 // One timeline view (<base>_copy.json or <base>_stream.json), as one file or, when it is too big
 // for a viewer, as parts <base>_copy.1.json, ... split by time (report/timeline_parts.hpp).
+// `extents` and `lanes` are each process's, from the report's pass over the events.
 void write_timeline(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
-                    const std::vector<EventExtents>& extents, const std::vector<TimelineLanes>& lanes, bool merged, bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt,
+                    const std::vector<EventExtents>& extents, const std::vector<TimelineLanes>& lanes, bool merged,
+                    bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt,
                     std::vector<std::unique_ptr<OutputFile>>& files, const std::function<void(int64_t)>* progress,
                     int64_t& rows_before, ReportResult& result) {
   std::string_view view = stream_view ? "stream" : "copy";
@@ -299,10 +301,11 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     const std::function<void(int64_t)>* progress_ptr = opt.progress ? &progress : nullptr;
     const std::vector<int64_t> part_starts =
         plan_timeline_parts(db, filter, processes, extents, opt.json_max_events, kPartMaxBytes);
-    write_timeline(db, filter, processes, extents, lanes, merged, false, part_starts, opt, files, progress_ptr, rows_before, result);
+    write_timeline(db, filter, processes, extents, lanes, merged, false, part_starts, opt, files, progress_ptr,
+                   rows_before, result);
     if (opt.group_stream)
-      write_timeline(db, filter, processes, extents, lanes, merged, true, part_starts, opt, files, progress_ptr, rows_before,
-                     result);
+      write_timeline(db, filter, processes, extents, lanes, merged, true, part_starts, opt, files, progress_ptr,
+                     rows_before, result);
     if (opt.progress) opt.progress("writing reports", total_rows * views, total_rows * views);
     // <base>.report.html, the page to open first: the tables above, linking the timeline files.
     std::vector<SummaryApiTable> page_api;

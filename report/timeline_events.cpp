@@ -227,7 +227,8 @@ void write_api_events(TimelineContext& ctx) {
     Statement unsequenced = ctx.db.prepare("SELECT 1 FROM api_calls WHERE sequence IS NULL LIMIT 1");
     return !unsequenced.step();
   }();
-  Statement st = query(by_index ? "c.sequence, c.correlation_id" : "c.sequence, c.begin_ns, c.thread_id, c.correlation_id");
+  Statement st =
+      query(by_index ? "c.sequence, c.correlation_id" : "c.sequence, c.begin_ns, c.thread_id, c.correlation_id");
   bool more = st.step();
   std::vector<ApiEvent> run(1);  // calls of one sequence, the next one last
   for (; more; more = st.step()) {

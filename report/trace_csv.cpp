@@ -179,7 +179,8 @@ ApiTraceWriter::ApiTraceWriter(Database& db, int64_t pid, TextSink& out) : pid_(
 
 void ApiTraceWriter::api(const ApiRow& r) {
   auto it = prefix_.find(r.api_id);
-  if (it == prefix_.end()) it = prefix_.emplace(r.api_id, ",unknown API " + num(r.api_id) + "," + num(pid_) + ",").first;
+  if (it == prefix_.end())
+    it = prefix_.emplace(r.api_id, ",unknown API " + num(r.api_id) + "," + num(pid_) + ",").first;
   line_.assign(it->second);
   append_int(line_, r.thread_id);
   line_ += ',';

@@ -34,7 +34,8 @@ struct EventDb {
     st.run();
   }
   void kernel(int64_t correlation_id) {
-    auto st = db.prepare("INSERT INTO kernels VALUES (?1, NULL, 4096, 0, 0, 1, 1, 1, 1, 1, 1, 0, ?1 * 10, ?1 * 10 + 3)");
+    auto st =
+        db.prepare("INSERT INTO kernels VALUES (?1, NULL, 4096, 0, 0, 1, 1, 1, 1, 1, 1, 0, ?1 * 10, ?1 * 10 + 3)");
     st.bind(1, correlation_id).run();
   }
   void copy(int64_t correlation_id) {
