@@ -7,12 +7,6 @@
 
 namespace prof::report {
 
-void append_int(std::string& out, int64_t value) {
-  char text[24];
-  char* end = std::to_chars(text, text + sizeof text, value).ptr;
-  out.append(text, end);
-}
-
 void JsonObject::key(std::string_view name) {
   if (!body_.empty()) body_.push_back(',');
   append_json_string(body_, name);
@@ -84,10 +78,13 @@ void ChromeJsonWriter::end_part(Part& part) {
 }
 
 // One event per line keeps the files diffable and greppable.
+// line_ starts with the separator ",\n" (kSeparator), left out before a part's first event: one
+// write per event.
 void ChromeJsonWriter::event_line(Part& part) {
-  if (!part.first) part.sink->write(",\n");
+  std::string_view text = line_;
+  if (part.first) text.remove_prefix(kSeparator.size());
   part.first = false;
-  part.sink->write(line_);
+  part.sink->write(text);
 }
 
 void ChromeJsonWriter::count(Part& part, int64_t events, int64_t begin_ns, int64_t end_ns) {
@@ -101,7 +98,7 @@ void ChromeJsonWriter::count(Part& part, int64_t events, int64_t begin_ns, int64
 void ChromeJsonWriter::metadata(const std::string& text) {
   if (!metadata_.empty()) metadata_.append(",\n");
   metadata_.append(text);
-  line_ = text;
+  line_.assign(kSeparator).append(text);
   for (Part& part : parts_) event_line(part);
 }
 
@@ -117,7 +114,7 @@ void ChromeJsonWriter::append_time(int64_t ns) {
   *end++ = static_cast<char>('0' + frac / 100);
   *end++ = static_cast<char>('0' + frac / 10 % 10);
   *end++ = static_cast<char>('0' + frac % 10);
-  line_.append(text, end);
+  line_.append(text, static_cast<size_t>(end - text));
 }
 
 bool ChromeJsonWriter::process_named(int64_t pid) const {
@@ -154,7 +151,7 @@ void ChromeJsonWriter::thread_name(int64_t pid, int64_t tid, std::string_view na
 // line_ = {"ph":<ph>,"name":..,"cat":..[,"id":..],"pid":..,"tid":..,"ts":.. (the caller closes it).
 void ChromeJsonWriter::event_head(std::string_view ph, std::string_view name, std::string_view category,
                                   const int64_t* id, int64_t pid, int64_t tid, int64_t at_ns) {
-  line_.clear();
+  line_.assign(kSeparator);
   line_.append("{\"ph\":");
   line_.append(ph);
   line_.append(",\"name\":");
@@ -219,7 +216,7 @@ void ChromeJsonWriter::async_slice(int64_t pid, int64_t tid, int64_t id, std::st
 
 void ChromeJsonWriter::counter_line(Part& part, int64_t pid, std::string_view name, int64_t at_ns,
                                     std::string_view series, int64_t value) {
-  line_.clear();
+  line_.assign(kSeparator);
   line_.append("{\"ph\":\"C\",\"name\":");
   append_json_string(line_, name);
   line_.append(",\"pid\":");
@@ -271,7 +268,7 @@ void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int6
     count(part, 1, source.begin_ns, source.end_ns);
   }
   for (int end = 0; end < 2; ++end) {
-    line_.clear();
+    line_.assign(kSeparator);
     line_.append(end == 0 ? "{\"ph\":\"s\"," : "{\"ph\":\"f\",\"bp\":\"e\",");
     line_.append("\"cat\":\"flow\",\"name\":\"launch\",\"id\":");
     append_int(line_, id);

@@ -1,3 +1,6 @@
+#include <set>
+#include <tuple>
+
 #include "report/marker_timeline.hpp"
 #include "report/timeline.hpp"
 #include "report/timeline_events.hpp"
@@ -14,20 +17,14 @@ int64_t stream_tid(int64_t stream_index) { return stream_index + 1; }
 
 // Processes and lanes are named before any slice, in pid order; only lanes with timed work exist.
 void write_device_metadata(TimelineContext& ctx) {
-  Statement st = ctx.db.prepare(
-      "SELECT kind, device, lane, name FROM ("
-      " SELECT DISTINCT 0 AS kind, m.device, m.direction AS lane, COALESCE(d.name, 'Direction ' || m.direction)"
-      " AS name FROM copies m LEFT JOIN copy_directions d ON d.direction = m.direction"
-      " WHERE m.device_begin_ns IS NOT NULL AND m.device_end_ns IS NOT NULL AND " +
-      ctx.filter.activity_condition("m") +
-      " UNION SELECT DISTINCT 1, k.device, k.stream_index, '' FROM kernels k"
-      " WHERE k.device_begin_ns IS NOT NULL AND k.device_end_ns IS NOT NULL AND " +
-      ctx.filter.activity_condition("k") + ") ORDER BY device, kind, lane");
-  ctx.filter.bind(st);
+  // (device, kind, lane): copies (kind 0) by direction, then kernels (kind 1) by stream.
+  std::set<std::tuple<int64_t, int64_t, int64_t>> lanes;
+  const TimelineLanes& timed = ctx.timeline_lanes();
+  for (const auto& [device, direction] : timed.copy_directions()) lanes.emplace(device, 0, direction);
+  for (const auto& [device, stream] : timed.kernel_streams()) lanes.emplace(device, 1, stream);
   int64_t named_pid = -1;
-  while (st.step()) {
-    bool is_copy = st.column_int(0) == 0;
-    int64_t device = st.column_int(1), lane = st.column_int(2);
+  for (const auto& [device, kind, lane] : lanes) {
+    const bool is_copy = kind == 0;
     int64_t pid = is_copy ? copy_pid(device) : compute_pid(device);
     if (pid != named_pid) {
       std::string process =
@@ -36,7 +33,7 @@ void write_device_metadata(TimelineContext& ctx) {
       named_pid = pid;
     }
     if (is_copy)
-      ctx.writer.thread_name(ctx.pid_base + pid, direction_tid(lane), st.column_text(3), copy_lane_order(lane));
+      ctx.writer.thread_name(ctx.pid_base + pid, direction_tid(lane), ctx.direction_name(lane), copy_lane_order(lane));
     else
       ctx.writer.thread_name(ctx.pid_base + pid, stream_tid(lane), stream_lane_name(ctx.labels, lane), lane);
   }

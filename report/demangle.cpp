@@ -8,4 +8,9 @@ const std::string& KernelNameCache::get(int64_t string_id, std::string_view stor
   return it->second;
 }
 
+const std::string* KernelNameCache::find(int64_t string_id) const {
+  auto it = names_.find(string_id);
+  return it == names_.end() ? nullptr : &it->second;
+}
+
 }  // namespace prof::report

@@ -17,6 +17,7 @@ using prof::demangle;  // collector/demangle.hpp: one definition for the collect
 class KernelNameCache {
  public:
   const std::string& get(int64_t string_id, std::string_view stored_name);
+  const std::string* find(int64_t string_id) const;  // nullptr before get or set of that id
 
  private:
   std::unordered_map<int64_t, std::string> names_;

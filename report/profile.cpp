@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <tuple>
 
@@ -82,74 +83,69 @@ struct Gathered {
   DurationHistogram durations;
 };
 
-void gather_apis(Database& db, const RowFilter& filter, std::map<Key, Gathered>& out) {
-  std::map<int64_t, std::pair<std::string, std::string>> names;  // api_id -> runtime, name
-  {
+// One process's events into the run's entries: ids are resolved to keys once per id.
+class ProcessGatherer final : public EventConsumer {
+ public:
+  ProcessGatherer(Database& db, std::map<Key, Gathered>& out) : db_(db), out_(out) {
     Statement st = db.prepare(
         "SELECT n.api_id, COALESCE(r.name, ''), n.name FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
         "n.runtime_id");
-    while (st.step()) names[st.column_int(0)] = {std::string(st.column_text(1)), std::string(st.column_text(2))};
+    while (st.step()) api_names_[st.column_int(0)] = {std::string(st.column_text(1)), std::string(st.column_text(2))};
+    Statement d = db.prepare("SELECT direction, name FROM copy_directions");
+    while (d.step()) direction_names_[d.column_int(0)] = d.column_text(1);
   }
-  std::map<int64_t, Gathered*> by_id;
-  Statement st = db.prepare("SELECT c.api_id, c.end_ns - c.begin_ns FROM api_calls c WHERE " + filter.api_condition("c"));
-  filter.bind(st);
-  while (st.step()) {
-    int64_t id = st.column_int(0);
-    Gathered*& g = by_id[id];
+
+  void api(const ApiRow& r) override {
+    Gathered*& g = apis_[r.api_id];
     if (!g) {
-      auto it = names.find(id);
-      Key key = it != names.end() ? Key{"api", it->second.first, it->second.second}
-                                  : Key{"api", "", "unknown API " + std::to_string(id)};
-      g = &out[key];
+      auto it = api_names_.find(r.api_id);
+      Key key = it != api_names_.end() ? Key{"api", it->second.first, it->second.second}
+                                       : Key{"api", "", "unknown API " + std::to_string(r.api_id)};
+      g = &out_[key];
     }
     ++g->calls;
-    g->durations.add(st.column_int(1));
+    g->durations.add(r.end_ns - r.begin_ns);
   }
-}
 
-void gather_kernels(Database& db, const RowFilter& filter, std::map<Key, Gathered>& out) {
-  std::map<int64_t, Gathered*> by_name;
-  std::map<int64_t, Gathered*> by_address;
-  Statement name = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
-  Statement st = db.prepare(
-      "SELECT k.name_id, k.function_address, k.device_end_ns - k.device_begin_ns FROM kernels k WHERE " +
-      filter.activity_condition("k"));
-  filter.bind(st);
-  while (st.step()) {
-    bool named = !st.column_is_null(0);
-    int64_t id = named ? st.column_int(0) : st.column_int(1);
-    Gathered*& g = named ? by_name[id] : by_address[id];
+  void kernel(const KernelRow& r) override {
+    const int64_t id = r.name_id ? *r.name_id : r.function_address;
+    Gathered*& g = r.name_id ? kernel_names_[id] : kernel_addresses_[id];
     if (!g) {
       std::string text;
-      if (named) {
+      if (r.name_id) {
+        Statement name = db_.prepare("SELECT value FROM strings WHERE string_id = ?1");
         name.bind(1, id);
         text = name.step() ? demangle(name.column_text(0)) : "unknown kernel " + std::to_string(id);
-        name.reset();
       } else {
         char buf[64];
         std::snprintf(buf, sizeof buf, "unknown kernel at 0x%llx", static_cast<unsigned long long>(id));
         text = buf;
       }
-      g = &out[Key{"kernel", "", text}];
+      g = &out_[Key{"kernel", "", text}];
     }
     ++g->calls;
-    if (!st.column_is_null(2)) g->durations.add(st.column_int(2));
+    if (r.device_begin_ns && r.device_end_ns) g->durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
-}
 
-void gather_copies(Database& db, const RowFilter& filter, std::map<Key, Gathered>& out) {
-  Statement st = db.prepare(
-      "SELECT COALESCE(d.name, 'Direction ' || m.direction), m.bytes, m.device_end_ns - m.device_begin_ns"
-      " FROM copies m LEFT JOIN copy_directions d ON d.direction = m.direction WHERE " +
-      filter.activity_condition("m"));
-  filter.bind(st);
-  while (st.step()) {
-    Gathered& g = out[Key{"copy", "", std::string(st.column_text(0))}];
-    ++g.calls;
-    g.bytes += st.column_int(1);
-    if (!st.column_is_null(2)) g.durations.add(st.column_int(2));
+  void copy(const CopyRow& r) override {
+    Gathered*& g = copies_[r.direction];
+    if (!g) {
+      auto it = direction_names_.find(r.direction);
+      std::string name = it != direction_names_.end() ? it->second : "Direction " + std::to_string(r.direction);
+      g = &out_[Key{"copy", "", std::move(name)}];
+    }
+    ++g->calls;
+    g->bytes += r.bytes;
+    if (r.device_begin_ns && r.device_end_ns) g->durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
-}
+
+ private:
+  Database& db_;
+  std::map<Key, Gathered>& out_;
+  std::map<int64_t, std::pair<std::string, std::string>> api_names_;  // api_id -> runtime, name
+  std::map<int64_t, std::string> direction_names_;
+  std::map<int64_t, Gathered*> apis_, kernel_names_, kernel_addresses_, copies_;
+};
 
 ProfileEntry entry_of(const Key& key, const Gathered& g) {
   ProfileEntry e;
@@ -170,28 +166,49 @@ ProfileEntry entry_of(const Key& key, const Gathered& g) {
 
 }  // namespace
 
-RunProfile profile_from_db(Database& db, const RowFilter& filter, const std::string& source) {
+struct ProfileBuilder::State {
   RunProfile profile;
-  profile.source = source;
   std::map<Key, Gathered> gathered;
-  std::vector<SourceProcess> processes = read_processes(db);
-  profile.processes = static_cast<int64_t>(processes.size());
-  for (size_t i = 0; i < processes.size(); ++i) {
-    select_process(db, processes[i].process_id);
-    if (i == 0) {
-      for (auto& [key, value] : read_meta(db)) {
-        if (key == "run_id") profile.run_id = value;
-        if (key == "pid" || key == "rank" || key == "host_name" || key == "command_line" || key == "run_id" ||
-            key == "prof_version" || key == "wall_start_unix_ns")
-          profile.meta.emplace_back(key, value);
-      }
+  std::unique_ptr<ProcessGatherer> current;
+};
+
+ProfileBuilder::ProfileBuilder() : state_(std::make_unique<State>()) { state_->profile.processes = 0; }
+ProfileBuilder::~ProfileBuilder() = default;
+
+EventConsumer& ProfileBuilder::add_process(Database& db) {
+  RunProfile& profile = state_->profile;
+  if (profile.processes++ == 0) {
+    for (auto& [key, value] : read_meta(db)) {
+      if (key == "run_id") profile.run_id = value;
+      if (key == "pid" || key == "rank" || key == "host_name" || key == "command_line" || key == "run_id" ||
+          key == "prof_version" || key == "wall_start_unix_ns")
+        profile.meta.emplace_back(key, value);
     }
-    gather_apis(db, filter, gathered);
-    gather_kernels(db, filter, gathered);
-    gather_copies(db, filter, gathered);
   }
-  for (auto& [key, g] : gathered) profile.entries.push_back(entry_of(key, g));
+  state_->current = std::make_unique<ProcessGatherer>(db, state_->gathered);
+  return *state_->current;
+}
+
+RunProfile ProfileBuilder::take(const std::string& source) {
+  state_->current.reset();
+  RunProfile profile = std::move(state_->profile);
+  profile.source = source;
+  for (auto& [key, g] : state_->gathered) profile.entries.push_back(entry_of(key, g));
   std::sort(profile.entries.begin(), profile.entries.end(), entry_key_less);
+  state_ = std::make_unique<State>();
+  state_->profile.processes = 0;
+  return profile;
+}
+
+RunProfile profile_from_db(Database& db, const RowFilter& filter, const std::string& source) {
+  ProfileBuilder builder;
+  std::vector<SourceProcess> processes = read_processes(db);
+  for (const SourceProcess& p : processes) {
+    select_process(db, p.process_id);
+    scan_events(db, filter, {&builder.add_process(db)});
+  }
+  RunProfile profile = builder.take(source);
+  profile.processes = static_cast<int64_t>(processes.size());
   return profile;
 }
 

@@ -4,11 +4,13 @@
 // archive a run's numbers without its database.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "collector/sqlite_db.hpp"
+#include "report/event_pass.hpp"
 #include "report/report_db.hpp"
 #include "report/text_sink.hpp"
 
@@ -47,6 +49,21 @@ struct RunProfile {
 
 // The profile of every process of an open, checked database (single or merged).
 RunProfile profile_from_db(Database& db, const RowFilter& filter, const std::string& source);
+
+// profile_from_db fed by the report's one pass over the events (report/event_pass.hpp): for each
+// process, select it, then feed add_process's consumer (valid until the next add_process or
+// take) the process's events; take() gives the profile of them all.
+class ProfileBuilder {
+ public:
+  ProfileBuilder();
+  ~ProfileBuilder();
+  EventConsumer& add_process(Database& db);
+  RunProfile take(const std::string& source);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // <base>.summary.json: {"prof_summary": 1, ...}; docs/formats.md documents every field.
 void write_profile_json(const RunProfile& profile, TextSink& out);

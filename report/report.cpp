@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "collector/sqlite_db.hpp"
+#include "report/event_pass.hpp"
 #include "report/html_report.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
@@ -87,18 +88,12 @@ std::vector<HtmlTimelineLink> html_timeline_links(const std::vector<TimelinePart
   return links;
 }
 
-int64_t count_rows(Database& db, const RowFilter& filter) {
-  Statement st = db.prepare("SELECT (SELECT COUNT(*) FROM api_calls c WHERE " + filter.api_condition("c") +
-                            ") + (SELECT COUNT(*) FROM kernels k WHERE " + filter.activity_condition("k") +
-                            ") + (SELECT COUNT(*) FROM copies m WHERE " + filter.activity_condition("m") + ")");
-  filter.bind(st);
-  return st.step() ? st.column_int(0) : 0;
-}
-
 // One timeline view (<base>_copy.json or <base>_stream.json), as one file or, when it is too big
 // for a viewer, as parts <base>_copy.1.json, ... split by time (report/timeline_parts.hpp).
+// `extents` and `lanes` are each process's, from the report's pass over the events.
 void write_timeline(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
-                    bool merged, bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt,
+                    const std::vector<EventExtents>& extents, const std::vector<TimelineLanes>& lanes, bool merged,
+                    bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt,
                     std::vector<std::unique_ptr<OutputFile>>& files, const std::function<void(int64_t)>* progress,
                     int64_t& rows_before, ReportResult& result) {
   std::string_view view = stream_view ? "stream" : "copy";
@@ -115,9 +110,9 @@ void write_timeline(Database& db, const RowFilter& filter, const std::vector<Sou
       files.back()->set_flush_bytes(std::max<size_t>(size_t{64} << 10, (size_t{1} << 20) / part_starts.size()));
   }
   int64_t origin_ns = INT64_MAX;
-  for (const SourceProcess& p : processes) {
-    select_process(db, p.process_id);
-    origin_ns = std::min(origin_ns, timeline_origin_ns(db, filter));
+  for (size_t i = 0; i < processes.size(); ++i) {
+    select_process(db, processes[i].process_id);
+    origin_ns = std::min(origin_ns, timeline_origin_ns(db, extents[i]));
   }
   if (processes.empty()) origin_ns = 0;
   ChromeJsonWriter writer(sinks, part_starts, origin_ns);
@@ -127,9 +122,11 @@ void write_timeline(Database& db, const RowFilter& filter, const std::vector<Sou
     writer.set_other_data(timeline_other_data(db, view, origin_ns));
   }
   writer.begin();
-  for (const SourceProcess& p : processes) {
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const SourceProcess& p = processes[i];
     select_process(db, p.process_id);
     TimelineContext ctx{db, filter, writer, {}};
+    ctx.lanes = &lanes[i];
     ctx.labels = timeline_labels(read_runtimes(db));
     if (merged) {
       ctx.pid_base = p.process_id * kPidStride;
@@ -233,28 +230,19 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     bool merged = is_merged_db(db);
     std::vector<SourceProcess> processes = read_processes(db);
     std::vector<StatsTable> kernel_parts;
+    std::vector<EventExtents> extents;  // per process
+    std::vector<TimelineLanes> lanes;   // per process
     int64_t total_rows = 0;
     for (const SourceProcess& p : processes) {
       select_process(db, p.process_id);
       add_runtimes(runtimes, read_runtimes(db));
     }
-    std::vector<std::vector<StatsTable>> api_parts(runtimes.size());
-    for (const SourceProcess& p : processes) {
-      select_process(db, p.process_id);
-      for (size_t r = 0; r < runtimes.size(); ++r)
-        api_parts[r].push_back(query_api_stats(db, filter, runtimes[r].runtime_id, r == 0));
-      kernel_parts.push_back(query_kernel_stats(db, filter));
-      add_drops(db, drops);
-      if (opt.progress) total_rows += count_rows(db, filter);
-    }
-    for (auto& parts : api_parts) api.push_back(merge_stats_tables(std::move(parts)));
-    kernels = merge_stats_tables(std::move(kernel_parts));
-    // <base>.<api_csv_stem>.csv per runtime (hipprof's <base>.hiptrace.csv for HIP), one kernel table.
+    // Files are created in the order they are listed; the statistics are written after the pass.
+    std::vector<OutputFile*> api_csvs;
     for (size_t r = 0; r < runtimes.size(); ++r)
-      write_stats_csv(api[r], add_file("." + runtimes[r].api_csv_stem + ".csv", kCsvSignature));
-    write_stats_csv(kernels, add_file(".kernel.csv", kCsvSignature));
-    // <base>.summary.json: the run's numbers for CI (prof --compare reads it without the db).
-    write_profile_json(profile_from_db(db, filter, ""), add_file(".summary.json", kSummarySignature));
+      api_csvs.push_back(&add_file("." + runtimes[r].api_csv_stem + ".csv", kCsvSignature));
+    OutputFile& kernel_csv = add_file(".kernel.csv", kCsvSignature);
+    OutputFile& summary_json = add_file(".summary.json", kSummarySignature);
     // Every dispatch, copy and call (rocprofv3's *_trace.csv), copy and allocation statistics.
     OutputFile& api_trace = add_file(".api_trace.csv", kApiTraceSignature);
     OutputFile& kernel_trace = add_file(".kernel_trace.csv", kKernelTraceSignature);
@@ -262,16 +250,42 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     write_api_trace_header(api_trace);
     write_kernel_trace_header(kernel_trace);
     write_copy_trace_header(copy_trace);
+    std::vector<std::vector<StatsTable>> api_parts(runtimes.size());
     std::vector<std::vector<CopyStats>> copy_parts;
     std::vector<MemoryReport> memory_parts;
-    for (const SourceProcess& p : processes) {
+    ProfileBuilder profile;
+    // One pass over each process's events feeds every per-event report but the timelines (which
+    // need time order); report/event_pass.hpp.
+    for (size_t i = 0; i < processes.size(); ++i) {
+      const SourceProcess& p = processes[i];
       select_process(db, p.process_id);
-      write_api_trace(db, filter, p.pid, api_trace);
-      write_kernel_trace(db, filter, p.pid, kernel_trace);
-      write_copy_trace(db, filter, p.pid, copy_trace);
-      copy_parts.push_back(query_copy_stats(db, filter));
-      memory_parts.push_back(read_memory(db, html.add_process(db, filter, p)));
+      ApiStatsCollector api_stats;
+      KernelStatsCollector kernel_stats;
+      ApiTraceWriter api_rows(db, p.pid, api_trace);
+      KernelTraceWriter kernel_rows(db, p.pid, kernel_trace);
+      CopyTraceWriter copy_rows(db, p.pid, copy_trace);
+      CopyStatsCollector copy_stats(db);
+      StreamBusyCollector streams;
+      EventExtents& here = extents.emplace_back();
+      scan_events(db, filter,
+                  {&api_stats, &kernel_stats, &profile.add_process(db), &api_rows, &kernel_rows, &copy_rows,
+                   &copy_stats, &streams, &here, &lanes.emplace_back()});
+      for (size_t r = 0; r < runtimes.size(); ++r)
+        api_parts[r].push_back(api_stats.table(db, runtimes[r].runtime_id, r == 0));
+      kernel_parts.push_back(kernel_stats.table(db));
+      add_drops(db, drops);
+      total_rows += here.rows;
+      copy_parts.push_back(copy_stats.take());
+      memory_parts.push_back(
+          read_memory(db, html.add_process(read_process_overview(db, p), streams.take(static_cast<int64_t>(i)))));
     }
+    for (auto& parts : api_parts) api.push_back(merge_stats_tables(std::move(parts)));
+    kernels = merge_stats_tables(std::move(kernel_parts));
+    // <base>.<api_csv_stem>.csv per runtime (hipprof's <base>.hiptrace.csv for HIP), one kernel table.
+    for (size_t r = 0; r < runtimes.size(); ++r) write_stats_csv(api[r], *api_csvs[r]);
+    write_stats_csv(kernels, kernel_csv);
+    // <base>.summary.json: the run's numbers for CI (prof --compare reads it without the db).
+    write_profile_json(profile.take(""), summary_json);
     const std::vector<CopyStats> copy_stats = merge_copy_stats(std::move(copy_parts));
     write_copy_stats(copy_stats, add_file(".copy_stats.csv", kCopyStatsSignature));
     memory = merge_memory_reports(std::move(memory_parts));
@@ -286,11 +300,12 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     }
     const std::function<void(int64_t)>* progress_ptr = opt.progress ? &progress : nullptr;
     const std::vector<int64_t> part_starts =
-        plan_timeline_parts(db, filter, processes, opt.json_max_events, kPartMaxBytes);
-    write_timeline(db, filter, processes, merged, false, part_starts, opt, files, progress_ptr, rows_before, result);
+        plan_timeline_parts(db, filter, processes, extents, opt.json_max_events, kPartMaxBytes);
+    write_timeline(db, filter, processes, extents, lanes, merged, false, part_starts, opt, files, progress_ptr,
+                   rows_before, result);
     if (opt.group_stream)
-      write_timeline(db, filter, processes, merged, true, part_starts, opt, files, progress_ptr, rows_before,
-                     result);
+      write_timeline(db, filter, processes, extents, lanes, merged, true, part_starts, opt, files, progress_ptr,
+                     rows_before, result);
     if (opt.progress) opt.progress("writing reports", total_rows * views, total_rows * views);
     // <base>.report.html, the page to open first: the tables above, linking the timeline files.
     std::vector<SummaryApiTable> page_api;

@@ -26,6 +26,14 @@ ReportError as_report_error(const DbError& error);
 std::vector<std::pair<std::string, std::string>> read_meta(Database& db);
 std::optional<std::string> meta_value(Database& db, const std::string& key);
 
+// An integer column that may be NULL. NULL reads as 0, so only a 0 costs the type check: one
+// SQLite call per column, not two, for most rows (each call takes the connection's mutex).
+inline std::optional<int64_t> column_nullable(const Statement& st, int column) {
+  const int64_t value = st.column_int(column);
+  if (value == 0 && st.column_is_null(column)) return std::nullopt;
+  return value;
+}
+
 // Which rows a report covers. With a range, only the API calls whose sequence is in [first, last]
 // and the kernels and copies those calls enqueued (same correlation_id).
 struct RowFilter {

@@ -43,22 +43,38 @@ ProcessOverview read_process_overview(Database& db, const SourceProcess& process
   return o;
 }
 
-std::vector<StreamBusy> query_stream_busy(Database& db, const RowFilter& filter, int64_t process_index) {
-  Statement st = db.prepare(
-      "SELECT device, stream_index, COUNT(*), SUM(kernel), SUM(device_end_ns - device_begin_ns),"
-      " MIN(device_begin_ns), MAX(device_end_ns) FROM ("
-      " SELECT k.device, k.stream_index, k.device_begin_ns, k.device_end_ns, 1 AS kernel FROM kernels k"
-      " WHERE k.device_begin_ns IS NOT NULL AND k.device_end_ns IS NOT NULL AND " +
-      filter.activity_condition("k") +
-      " UNION ALL SELECT m.device, m.stream_index, m.device_begin_ns, m.device_end_ns, 0 FROM copies m"
-      " WHERE m.device_begin_ns IS NOT NULL AND m.device_end_ns IS NOT NULL AND " +
-      filter.activity_condition("m") + ") GROUP BY device, stream_index ORDER BY device, stream_index");
-  filter.bind(st);
+void StreamBusyCollector::add(int64_t device, int64_t stream, const std::optional<int64_t>& begin_ns,
+                              const std::optional<int64_t>& end_ns, int64_t kernel) {
+  if (!begin_ns || !end_ns) return;  // only timed work keeps a stream busy
+  auto [it, fresh] = streams_.try_emplace({device, stream});
+  StreamBusy& s = it->second;
+  if (fresh) {
+    s.device = device;
+    s.stream_index = stream;
+    s.first_ns = *begin_ns;
+    s.last_ns = *end_ns;
+  }
+  ++s.operations;
+  s.kernels += kernel;
+  s.busy_ns += *end_ns - *begin_ns;
+  s.first_ns = std::min(s.first_ns, *begin_ns);
+  s.last_ns = std::max(s.last_ns, *end_ns);
+}
+
+std::vector<StreamBusy> StreamBusyCollector::take(int64_t process_index) {
   std::vector<StreamBusy> streams;
-  while (st.step())
-    streams.push_back({process_index, st.column_int(0), st.column_int(1), st.column_int(2), st.column_int(3),
-                       st.column_int(4), st.column_int(5), st.column_int(6)});
+  for (auto& [key, s] : streams_) {
+    s.process_index = process_index;
+    streams.push_back(s);
+  }
+  streams_.clear();
   return streams;
+}
+
+std::vector<StreamBusy> query_stream_busy(Database& db, const RowFilter& filter, int64_t process_index) {
+  StreamBusyCollector streams;
+  scan_events(db, filter, {&streams});
+  return streams.take(process_index);
 }
 
 }  // namespace prof::report

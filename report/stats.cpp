@@ -77,52 +77,47 @@ StatsTable merge_stats_tables(std::vector<StatsTable> tables) {
   return make_stats_table(merge_same_names(std::move(rows)));
 }
 
-StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtime_id, bool with_unnamed) {
-  std::map<int64_t, Accumulator> by_api;
+StatsTable ApiStatsCollector::table(Database& db, int64_t runtime_id, bool with_unnamed) const {
   // runtime_id is the db's own integer; an id api_names does not hold counts under the first runtime.
-  Statement st = db.prepare(
-      "SELECT c.api_id, c.end_ns - c.begin_ns FROM api_calls c WHERE " + filter.api_condition("c") +
-      " AND COALESCE((SELECT n.runtime_id FROM api_names n WHERE n.api_id = c.api_id), " +
-      (with_unnamed ? std::to_string(runtime_id) : std::string("-1")) + ") = " + std::to_string(runtime_id));
-  filter.bind(st);
-  while (st.step()) by_api[st.column_int(0)].add(true, st.column_int(1));
+  std::map<int64_t, std::pair<int64_t, std::string>> names;  // api_id -> runtime, name
+  Statement st = db.prepare("SELECT api_id, runtime_id, name FROM api_names");
+  while (st.step()) names[st.column_int(0)] = {st.column_int(1), std::string(st.column_text(2))};
   std::vector<NameStats> rows;
-  Statement name = db.prepare("SELECT name FROM api_names WHERE api_id = ?1");
-  for (const auto& [api_id, totals] : by_api) {
-    name.bind(1, api_id);
-    std::string text = name.step() ? std::string(name.column_text(0)) : "unknown API " + std::to_string(api_id);
-    name.reset();
-    rows.push_back(totals.stats(std::move(text)));
+  for (const auto& [api_id, totals] : by_api_) {
+    auto name = names.find(api_id);
+    if (name == names.end() ? !with_unnamed : name->second.first != runtime_id) continue;
+    rows.push_back(totals.stats(name != names.end() ? name->second.second : "unknown API " + std::to_string(api_id)));
   }
   return make_stats_table(merge_same_names(std::move(rows)));
 }
 
-StatsTable query_kernel_stats(Database& db, const RowFilter& filter) {
-  // Keyed by name_id; a kernel whose symbol was never resolved (name_id NULL) by its function
-  // address. Durations are NULL when the device times are missing: counted, not timed.
-  std::map<int64_t, Accumulator> by_name, by_address;
-  Statement st = db.prepare(
-      "SELECT k.name_id, k.function_address, k.device_end_ns - k.device_begin_ns FROM kernels k WHERE " +
-      filter.activity_condition("k"));
-  filter.bind(st);
-  while (st.step()) {
-    Accumulator& totals = st.column_is_null(0) ? by_address[st.column_int(1)] : by_name[st.column_int(0)];
-    totals.add(!st.column_is_null(2), st.column_int(2));
-  }
+StatsTable KernelStatsCollector::table(Database& db) const {
   std::vector<NameStats> rows;
   Statement name = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
-  for (const auto& [name_id, totals] : by_name) {
+  for (const auto& [name_id, totals] : by_name_) {
     name.bind(1, name_id);
     std::string text = name.step() ? demangle(name.column_text(0)) : "unknown kernel " + std::to_string(name_id);
     name.reset();
     rows.push_back(totals.stats(std::move(text)));
   }
-  for (const auto& [address, totals] : by_address) {
+  for (const auto& [address, totals] : by_address_) {
     char text[64];
     std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(address));
     rows.push_back(totals.stats(text));
   }
   return make_stats_table(merge_same_names(std::move(rows)));
+}
+
+StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtime_id, bool with_unnamed) {
+  ApiStatsCollector stats;
+  scan_events(db, filter, {&stats});
+  return stats.table(db, runtime_id, with_unnamed);
+}
+
+StatsTable query_kernel_stats(Database& db, const RowFilter& filter) {
+  KernelStatsCollector stats;
+  scan_events(db, filter, {&stats});
+  return stats.table(db);
 }
 
 }  // namespace prof::report

@@ -1,13 +1,16 @@
 // Per-name duration statistics (the rows of the per-runtime API CSVs and the .kernel.csv file and of the
-// summary tables). SQLite aggregates; the report holds one small record per distinct name.
+// summary tables), added up in one pass over the events; the report holds one small record per
+// distinct name.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "collector/sqlite_db.hpp"
+#include "report/event_pass.hpp"
 #include "report/report_db.hpp"
 
 namespace prof::report {
@@ -79,6 +82,32 @@ StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtim
 // Kernel durations are device_end_ns - device_begin_ns, grouped by the kernel's (demangled) name;
 // launches with NULL device times count in `calls` only.
 StatsTable query_kernel_stats(Database& db, const RowFilter& filter);
+
+// The same two as consumers of one pass over the events (report/event_pass.hpp): durations are
+// added per id as the rows go by; names are read once per id when the table is made.
+class ApiStatsCollector final : public EventConsumer {
+ public:
+  void api(const ApiRow& r) override { by_api_[r.api_id].add(true, r.end_ns - r.begin_ns); }
+  StatsTable table(Database& db, int64_t runtime_id, bool with_unnamed) const;
+
+ private:
+  std::map<int64_t, DurationAccumulator> by_api_;
+};
+
+class KernelStatsCollector final : public EventConsumer {
+ public:
+  void kernel(const KernelRow& r) override {
+    // Keyed by name_id; a kernel whose symbol was never resolved (name_id NULL) by its function
+    // address. Launches without device times are counted, not timed.
+    DurationAccumulator& totals = r.name_id ? by_name_[*r.name_id] : by_address_[r.function_address];
+    const bool timed = r.device_begin_ns && r.device_end_ns;
+    totals.add(timed, timed ? *r.device_end_ns - *r.device_begin_ns : 0);
+  }
+  StatsTable table(Database& db) const;
+
+ private:
+  std::map<int64_t, DurationAccumulator> by_name_, by_address_;
+};
 
 // One table over several processes' tables: rows of the same name are combined (counts and
 // totals add; squared deviations combine exactly as one pass over all durations would give).

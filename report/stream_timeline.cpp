@@ -1,3 +1,6 @@
+#include <set>
+#include <utility>
+
 #include "report/marker_timeline.hpp"
 #include "report/timeline.hpp"
 #include "report/timeline_events.hpp"
@@ -11,18 +14,12 @@ int64_t stream_pid(int64_t device) { return 2 + device; }
 int64_t stream_tid(int64_t stream_index) { return stream_index + 1; }
 
 void write_device_metadata(TimelineContext& ctx) {
-  Statement st = ctx.db.prepare(
-      "SELECT DISTINCT device, stream_index FROM ("
-      " SELECT m.device, m.stream_index FROM copies m"
-      " WHERE m.device_begin_ns IS NOT NULL AND m.device_end_ns IS NOT NULL AND " +
-      ctx.filter.activity_condition("m") +
-      " UNION ALL SELECT k.device, k.stream_index FROM kernels k"
-      " WHERE k.device_begin_ns IS NOT NULL AND k.device_end_ns IS NOT NULL AND " +
-      ctx.filter.activity_condition("k") + ") ORDER BY device, stream_index");
-  ctx.filter.bind(st);
+  // (device, stream) of timed copies and kernels, in order.
+  const TimelineLanes& timed = ctx.timeline_lanes();
+  std::set<std::pair<int64_t, int64_t>> streams = timed.copy_streams();
+  streams.insert(timed.kernel_streams().begin(), timed.kernel_streams().end());
   int64_t named_pid = -1;
-  while (st.step()) {
-    int64_t device = st.column_int(0), stream_index = st.column_int(1);
+  for (const auto& [device, stream_index] : streams) {
     int64_t pid = stream_pid(device);
     if (pid != named_pid) {
       std::string name = ctx.labels.stream + " on " + ctx.labels.device + " " + std::to_string(device);

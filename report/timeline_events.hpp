@@ -2,14 +2,18 @@
 // Runtime API process, the copy and kernel slices with their flow arrows, and otherData. Each
 // piece runs one ordered SQL cursor and writes as it steps, so memory does not grow with the trace.
 #pragma once
+#include <climits>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 
 #include "collector/sqlite_db.hpp"
 #include "report/chrome_json_writer.hpp"
 #include "report/demangle.hpp"
+#include "report/event_pass.hpp"
 #include "report/report_db.hpp"
 #include "report/runtime_labels.hpp"
 
@@ -20,6 +24,39 @@ inline constexpr int64_t kRuntimeApiPid = 1;
 struct Lane {
   int64_t pid;
   int64_t tid;
+};
+
+// Which lanes one process's timeline has, gathered by the report's pass over the events
+// (report/event_pass.hpp) instead of a DISTINCT query per view: a few pairs per thread, device
+// and stream, never one per event.
+class TimelineLanes final : public EventConsumer {
+ public:
+  using Pairs = std::set<std::pair<int64_t, int64_t>>;
+  void api(const ApiRow& r) override { add(thread_apis_, {r.thread_id, r.api_id}); }
+  void kernel(const KernelRow& r) override {
+    if (r.device_begin_ns && r.device_end_ns) add(kernel_streams_, {r.device, r.stream_index});
+  }
+  void copy(const CopyRow& r) override {
+    if (!r.device_begin_ns || !r.device_end_ns) return;
+    add(copy_directions_, {r.device, r.direction});
+    add(copy_streams_, {r.device, r.stream_index});
+  }
+  const Pairs& thread_apis() const { return thread_apis_.pairs; }      // (thread_id, api_id) of calls
+  const Pairs& kernel_streams() const { return kernel_streams_.pairs; }  // (device, stream) of timed kernels
+  const Pairs& copy_directions() const { return copy_directions_.pairs; }  // (device, direction), timed copies
+  const Pairs& copy_streams() const { return copy_streams_.pairs; }      // (device, stream) of timed copies
+
+ private:
+  struct Set {
+    Pairs pairs;
+    std::pair<int64_t, int64_t> last{INT64_MIN, INT64_MIN};  // most rows repeat a recent pair
+  };
+  static void add(Set& set, std::pair<int64_t, int64_t> pair) {
+    if (pair == set.last) return;
+    set.last = pair;
+    set.pairs.insert(pair);
+  }
+  Set thread_apis_, kernel_streams_, copy_directions_, copy_streams_;
 };
 
 // One process's part of a timeline. A merged timeline holds several processes: each gets its own
@@ -36,12 +73,28 @@ struct TimelineContext {
   // Called with the rows written so far, every kProgressRows rows (a terminal's progress line).
   const std::function<void(int64_t)>* progress = nullptr;
   int64_t rows = 0;
+  // The lanes, when the report's pass gathered them; otherwise timeline_lanes() makes a pass of its own.
+  const TimelineLanes* lanes = nullptr;
+  std::unique_ptr<TimelineLanes> own_lanes = {};
+  const TimelineLanes& timeline_lanes();
 
   // Each thread's lowest runtime id: its calls keep the thread's lane; another runtime's calls on
   // that thread (MPI beside HIP) get a lane of their own (lane_tid). Filled by
   // write_api_process_metadata.
   std::unordered_map<int64_t, int64_t> thread_first_runtime = {};
   bool has_api_args = false;  // the db has named call arguments (api_args) to show
+
+  // Names by id, read once (api_names, copy_directions, strings) instead of joined per row.
+  struct ApiName {
+    std::string name;
+    int64_t runtime_id;
+  };
+  const ApiName& api_name(int64_t api_id);
+  const std::string& direction_name(int64_t direction);
+  const std::string& kernel_name(int64_t name_id);
+  std::unordered_map<int64_t, ApiName> api_names = {};
+  std::unordered_map<int64_t, std::string> direction_names = {};
+  bool names_read = false;
 
   static constexpr int64_t kProgressRows = 1 << 16;
   static constexpr int64_t kRuntimeLaneStride = 100'000'000;  // above any Linux thread id
@@ -60,7 +113,8 @@ struct TimelineContext {
 
 // ts 0 of the timeline: meta start_ns, or the earliest begin of any covered event if one is
 // earlier (so no ts is negative), or 0 for an empty run.
-int64_t timeline_origin_ns(Database& db, const RowFilter& filter);
+// `extents` are the selected process's, from the report's pass over its events.
+int64_t timeline_origin_ns(Database& db, const EventExtents& extents);
 
 // otherData: every meta key (strings), then "view", "time_origin_ns" and the drops, if any.
 JsonObject timeline_other_data(Database& db, std::string_view view, int64_t origin_ns);

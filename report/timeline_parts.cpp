@@ -47,8 +47,8 @@ class EventTimes {
         while (st.step()) api_name_bytes[st.column_int(0)] = st.column_int(1);
       }
       {
-        Statement st = db_.prepare(
-            "SELECT DISTINCT k.name_id, length(s.value) FROM kernels k JOIN strings s ON s.string_id = k.name_id");
+        // Every string, not the kernels' distinct names: that was one more scan of the kernels.
+        Statement st = db_.prepare("SELECT string_id, length(value) FROM strings");
         while (st.step()) kernel_name_bytes[st.column_int(0)] = st.column_int(1);
       }
       Statement api = prepare("SELECT c.begin_ns, c.api_id FROM api_calls c WHERE " + filter_.api_condition("c") +
@@ -149,29 +149,22 @@ void plan_range(EventTimes& events, int64_t lo, int64_t hi, Greedy& greedy) {
 }  // namespace
 
 std::vector<int64_t> plan_timeline_parts(Database& db, const RowFilter& filter,
-                                         const std::vector<SourceProcess>& processes, int64_t max_events,
+                                         const std::vector<SourceProcess>& processes,
+                                         const std::vector<EventExtents>& extents, int64_t max_events,
                                          int64_t max_bytes) {
   if (max_events <= 0) return {INT64_MIN};
   // Small timelines (nearly all) are settled by counting rows: at most 4 events each.
   int64_t rows = 0, lo = INT64_MAX, hi = INT64_MIN;
   std::set<std::tuple<int64_t, int, int64_t>> tracks;  // counter tracks: each part may start with a sample of each
-  for (const SourceProcess& p : processes) {
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const SourceProcess& p = processes[i];
     select_process(db, p.process_id);
-    // One aggregate per table (a UNION ALL under an aggregate would be materialised whole).
-    const std::string queries[] = {
-        "SELECT COUNT(*), MIN(c.begin_ns), MAX(c.begin_ns) FROM api_calls c WHERE " + filter.api_condition("c"),
-        "SELECT COUNT(*), MIN(k.device_begin_ns), MAX(k.device_begin_ns) FROM kernels k WHERE"
-        " k.device_begin_ns IS NOT NULL AND " + filter.activity_condition("k"),
-        "SELECT COUNT(*), MIN(m.device_begin_ns), MAX(m.device_begin_ns) FROM copies m WHERE"
-        " m.device_begin_ns IS NOT NULL AND " + filter.activity_condition("m")};
-    for (const std::string& sql : queries) {
-      Statement st = db.prepare(sql);
-      filter.bind(st);
-      if (st.step() && st.column_int(0) > 0) {
-        rows += st.column_int(0);
-        lo = std::min(lo, st.column_int(1));
-        hi = std::max(hi, st.column_int(2));
-      }
+    // The rows' count and time range come from the pass over the events (no query of their own).
+    for (const EventExtents::Span* span : {&extents[i].api_calls, &extents[i].kernels, &extents[i].copies}) {
+      if (span->count == 0) continue;
+      rows += span->count;
+      lo = std::min(lo, span->min_ns);
+      hi = std::max(hi, span->max_ns);
     }
     read_memory(db, [&](const MemorySeries& series, int64_t at_ns, int64_t) {
       tracks.emplace(p.process_id, static_cast<int>(series.kind), series.device);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collector/sqlite_db.hpp"
+#include "report/event_pass.hpp"
 #include "report/merged_db.hpp"
 #include "report/report_db.hpp"
 
@@ -19,10 +20,12 @@ inline constexpr int64_t kPartMaxBytes = 128ll << 20;
 // timeline fits one part. A part holds the events that begin in [start_i, start_i+1): API calls
 // by begin, kernels and copies (with their arrows) by device begin, counter samples by time. Each
 // part's events and estimated bytes stay within the budget unless one nanosecond alone exceeds
-// it. Reads the db twice at most (a count, then one pass over event times); memory is a
-// fixed-size histogram.
+// it. `extents` (one per process, from the report's pass over the events) settle small timelines;
+// a large one costs one more pass over event times (or a few, when a bin alone overflows); memory
+// is a fixed-size histogram.
 std::vector<int64_t> plan_timeline_parts(Database& db, const RowFilter& filter,
-                                         const std::vector<SourceProcess>& processes, int64_t max_events,
+                                         const std::vector<SourceProcess>& processes,
+                                         const std::vector<EventExtents>& extents, int64_t max_events,
                                          int64_t max_bytes);
 
 }  // namespace prof::report

@@ -13,10 +13,6 @@ namespace prof::report {
 namespace {
 
 std::string num(int64_t v) { return std::to_string(v); }
-std::string maybe(Statement& st, int column) { return st.column_is_null(column) ? "" : num(st.column_int(column)); }
-std::string duration(Statement& st, int begin, int end) {
-  return st.column_is_null(begin) || st.column_is_null(end) ? "" : num(st.column_int(end) - st.column_int(begin));
-}
 
 }  // namespace
 
@@ -56,40 +52,58 @@ const std::string& runtime_of(const std::map<int64_t, std::string>& names, int64
 
 }  // namespace
 
-void write_kernel_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
-  // Launch order (correlation id, the table's own order: no sort); names and runtimes from small
-  // caches, not joins per row.
-  const std::map<int64_t, std::string> runtimes = stream_runtimes(db);
-  Statement st = db.prepare(
-      "SELECT c.thread_id, k.device, k.stream_index, k.correlation_id, k.name_id, k.function_address,"
-      " k.device_begin_ns, k.device_end_ns, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z,"
-      " k.shared_mem_bytes FROM kernels k LEFT JOIN api_calls c ON c.correlation_id = k.correlation_id WHERE " +
-      filter.activity_condition("k") + " ORDER BY k.correlation_id");
-  filter.bind(st);
-  Statement stored = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
-  std::map<int64_t, std::string> names;  // name_id -> CSV field
-  CsvWriter csv(out);
-  while (st.step()) {
-    std::string name;
-    if (!st.column_is_null(4)) {
-      const int64_t id = st.column_int(4);
-      auto it = names.find(id);
-      if (it == names.end()) {
-        stored.bind(1, id);
-        it = names.emplace(id, stored.step() ? demangle(stored.column_text(0)) : "unknown kernel " + num(id)).first;
-        stored.reset();
-      }
-      name = it->second;
-    } else {
-      char text[64];
-      std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(st.column_int(5)));
-      name = text;
+KernelTraceWriter::KernelTraceWriter(Database& db, int64_t pid, TextSink& out)
+    : db_(db), out_(out), pid_(num(pid)) {
+  for (const auto& [stream, runtime] : stream_runtimes(db)) runtimes_[stream] = csv_field(runtime);
+}
+
+void KernelTraceWriter::kernel(const KernelRow& r) {
+  // Names and runtimes come from small caches, not joins per row.
+  line_.assign("KERNEL_DISPATCH,");
+  line_ += runtime_of(runtimes_, r.stream_index);
+  line_ += ',';
+  line_ += pid_;
+  line_ += ',';
+  if (r.call_thread_id) append_int(line_, *r.call_thread_id);
+  line_ += ',';
+  append_int(line_, r.device);
+  line_ += ',';
+  append_int(line_, r.stream_index);
+  line_ += ',';
+  append_int(line_, r.correlation_id);
+  line_ += ',';
+  if (r.name_id) {
+    auto it = names_.find(*r.name_id);
+    if (it == names_.end()) {
+      Statement stored = db_.prepare("SELECT value FROM strings WHERE string_id = ?1");
+      stored.bind(1, *r.name_id);
+      it = names_.emplace(*r.name_id, csv_field(stored.step() ? demangle(stored.column_text(0))
+                                                              : "unknown kernel " + num(*r.name_id))).first;
     }
-    csv.row({"KERNEL_DISPATCH", runtime_of(runtimes, st.column_int(2)), num(pid), maybe(st, 0), num(st.column_int(1)),
-             num(st.column_int(2)), num(st.column_int(3)), name, maybe(st, 6), maybe(st, 7), duration(st, 6, 7),
-             num(st.column_int(8)), num(st.column_int(9)), num(st.column_int(10)), num(st.column_int(11)),
-             num(st.column_int(12)), num(st.column_int(13)), num(st.column_int(14))});
+    line_ += it->second;
+  } else {
+    char text[64];
+    std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(r.function_address));
+    line_ += text;
   }
+  line_ += ',';
+  if (r.device_begin_ns) append_int(line_, *r.device_begin_ns);
+  line_ += ',';
+  if (r.device_end_ns) append_int(line_, *r.device_end_ns);
+  line_ += ',';
+  if (r.device_begin_ns && r.device_end_ns) append_int(line_, *r.device_end_ns - *r.device_begin_ns);
+  for (int64_t v : {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2], r.shared_mem_bytes}) {
+    line_ += ',';
+    append_int(line_, v);
+  }
+  line_ += '\n';
+  out_.write(line_);
+}
+
+void write_kernel_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
+  // Launch order (correlation id, the table's own order: no sort).
+  KernelTraceWriter writer(db, pid, out);
+  scan_events(db, filter, {&writer});
 }
 
 void write_copy_trace_header(TextSink& out) {
@@ -97,28 +111,54 @@ void write_copy_trace_header(TextSink& out) {
                         "Direction", "Size", "Start_Timestamp", "End_Timestamp", "Duration_Ns", "Bandwidth_GBps"});
 }
 
+CopyTraceWriter::CopyTraceWriter(Database& db, int64_t pid, TextSink& out) : out_(out), pid_(num(pid)) {
+  for (const auto& [stream, runtime] : stream_runtimes(db)) runtimes_[stream] = csv_field(runtime);
+  Statement d = db.prepare("SELECT direction, name FROM copy_directions");
+  while (d.step()) {
+    std::string name(d.column_text(1));
+    directions_[d.column_int(0)] = {name, csv_field(name)};
+  }
+}
+
+void CopyTraceWriter::copy(const CopyRow& r) {
+  auto it = directions_.find(r.direction);
+  if (it == directions_.end()) {
+    std::string name = "Direction " + num(r.direction);
+    it = directions_.emplace(r.direction, std::pair{name, csv_field(name)}).first;
+  }
+  const auto& [direction, direction_field] = it->second;
+  const bool timed = r.device_begin_ns && r.device_end_ns;
+  line_.assign(direction == "Memset" ? "MEMORY_SET," : "MEMORY_COPY,");
+  line_ += runtime_of(runtimes_, r.stream_index);
+  line_ += ',';
+  line_ += pid_;
+  line_ += ',';
+  if (r.call_thread_id) append_int(line_, *r.call_thread_id);
+  line_ += ',';
+  append_int(line_, r.device);
+  line_ += ',';
+  append_int(line_, r.stream_index);
+  line_ += ',';
+  append_int(line_, r.correlation_id);
+  line_ += ',';
+  line_ += direction_field;
+  line_ += ',';
+  append_int(line_, r.bytes);
+  line_ += ',';
+  if (r.device_begin_ns) append_int(line_, *r.device_begin_ns);
+  line_ += ',';
+  if (r.device_end_ns) append_int(line_, *r.device_end_ns);
+  line_ += ',';
+  if (timed) append_int(line_, *r.device_end_ns - *r.device_begin_ns);
+  line_ += ',';
+  if (timed) line_ += bandwidth_text(r.bytes, *r.device_end_ns - *r.device_begin_ns);  // digits and a point
+  line_ += '\n';
+  out_.write(line_);
+}
+
 void write_copy_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
-  const std::map<int64_t, std::string> runtimes = stream_runtimes(db);
-  std::map<int64_t, std::string> directions;
-  {
-    Statement d = db.prepare("SELECT direction, name FROM copy_directions");
-    while (d.step()) directions[d.column_int(0)] = d.column_text(1);
-  }
-  Statement st = db.prepare(
-      "SELECT c.thread_id, m.device, m.stream_index, m.correlation_id, m.direction, m.bytes, m.device_begin_ns,"
-      " m.device_end_ns FROM copies m LEFT JOIN api_calls c ON c.correlation_id = m.correlation_id WHERE " +
-      filter.activity_condition("m") + " ORDER BY m.correlation_id");
-  filter.bind(st);
-  CsvWriter csv(out);
-  while (st.step()) {
-    auto it = directions.find(st.column_int(4));
-    const std::string direction = it != directions.end() ? it->second : "Direction " + num(st.column_int(4));
-    const bool timed = !st.column_is_null(6) && !st.column_is_null(7);
-    csv.row({direction == "Memset" ? "MEMORY_SET" : "MEMORY_COPY", runtime_of(runtimes, st.column_int(2)), num(pid),
-             maybe(st, 0), num(st.column_int(1)), num(st.column_int(2)), num(st.column_int(3)), direction,
-             num(st.column_int(5)), maybe(st, 6), maybe(st, 7), duration(st, 6, 7),
-             timed ? bandwidth_text(st.column_int(5), st.column_int(7) - st.column_int(6)) : ""});
-  }
+  CopyTraceWriter writer(db, pid, out);
+  scan_events(db, filter, {&writer});
 }
 
 void write_api_trace_header(TextSink& out) {
@@ -127,70 +167,86 @@ void write_api_trace_header(TextSink& out) {
                         "Bytes"});
 }
 
+ApiTraceWriter::ApiTraceWriter(Database& db, int64_t pid, TextSink& out) : pid_(pid), out_(out) {
+  // Names come from a small map, not a join per row.
+  Statement names = db.prepare(
+      "SELECT n.api_id, COALESCE(r.name, ''), n.name FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
+      "n.runtime_id");
+  while (names.step())
+    prefix_[names.column_int(0)] = csv_field(names.column_text(1)) + "," + csv_field(names.column_text(2)) + "," +
+                                   num(pid) + ",";
+}
+
+void ApiTraceWriter::api(const ApiRow& r) {
+  auto it = prefix_.find(r.api_id);
+  if (it == prefix_.end())
+    it = prefix_.emplace(r.api_id, ",unknown API " + num(r.api_id) + "," + num(pid_) + ",").first;
+  line_.assign(it->second);
+  append_int(line_, r.thread_id);
+  line_ += ',';
+  append_int(line_, r.correlation_id);
+  line_ += ',';
+  if (r.sequence) append_int(line_, *r.sequence);
+  line_ += ',';
+  append_int(line_, r.begin_ns);
+  line_ += ',';
+  append_int(line_, r.end_ns);
+  line_ += ',';
+  append_int(line_, r.end_ns - r.begin_ns);
+  line_ += ',';
+  append_int(line_, r.result);
+  line_ += ',';
+  append_int(line_, r.device);
+  line_ += ',';
+  if (r.stream_index) append_int(line_, *r.stream_index);
+  line_ += ',';
+  append_int(line_, r.bytes);
+  line_ += '\n';
+  out_.write(line_);
+}
+
 void write_api_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
-  // Names come from a small map, not a join per row; rows in the table's own order (correlation id:
-  // no sort, a sequential scan). `Sequence` gives the global call order.
-  std::map<int64_t, std::string> prefix;  // api_id -> "domain,function,pid,"
-  {
-    Statement names = db.prepare(
-        "SELECT n.api_id, COALESCE(r.name, ''), n.name FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
-        "n.runtime_id");
-    while (names.step())
-      prefix[names.column_int(0)] = csv_field(names.column_text(1)) + "," + csv_field(names.column_text(2)) + "," +
-                                    num(pid) + ",";
+  // Rows in the table's own order (correlation id: no sort, a sequential scan). `Sequence` gives
+  // the global call order.
+  ApiTraceWriter writer(db, pid, out);
+  scan_events(db, filter, {&writer});
+}
+
+CopyStatsCollector::CopyStatsCollector(Database& db) {
+  Statement d = db.prepare("SELECT direction, name FROM copy_directions");
+  while (d.step()) names_[d.column_int(0)] = d.column_text(1);
+}
+
+void CopyStatsCollector::copy(const CopyRow& r) {
+  CopyStats*& s = by_direction_[r.direction];
+  if (!s) {
+    auto name = names_.find(r.direction);
+    std::string text = name != names_.end() ? name->second : "Direction " + num(r.direction);
+    s = &by_name_.try_emplace(text, CopyStats{text}).first->second;
   }
-  Statement st = db.prepare(
-      "SELECT c.api_id, c.thread_id, c.correlation_id, c.sequence, c.begin_ns, c.end_ns, c.result, c.device,"
-      " c.stream_index, c.bytes FROM api_calls c WHERE " +
-      filter.api_condition("c") + " ORDER BY c.correlation_id");
-  filter.bind(st);
-  std::string line;
-  while (st.step()) {
-    line.clear();
-    const int64_t api = st.column_int(0);
-    auto it = prefix.find(api);
-    if (it == prefix.end())
-      it = prefix.emplace(api, ",unknown API " + num(api) + "," + num(pid) + ",").first;
-    line += it->second;
-    append_int(line, st.column_int(1));
-    line += ',';
-    append_int(line, st.column_int(2));
-    line += ',';
-    if (!st.column_is_null(3)) append_int(line, st.column_int(3));
-    line += ',';
-    append_int(line, st.column_int(4));
-    line += ',';
-    append_int(line, st.column_int(5));
-    line += ',';
-    append_int(line, st.column_int(5) - st.column_int(4));
-    line += ',';
-    append_int(line, st.column_int(6));
-    line += ',';
-    append_int(line, st.column_int(7));
-    line += ',';
-    if (!st.column_is_null(8)) append_int(line, st.column_int(8));
-    line += ',';
-    append_int(line, st.column_int(9));
-    line += '\n';
-    out.write(line);
-  }
+  ++s->calls;
+  s->bytes += r.bytes;
+  if (!r.device_begin_ns || !r.device_end_ns) return;
+  const int64_t ns = *r.device_end_ns - *r.device_begin_ns;
+  s->min_ns = s->timed_calls == 0 ? ns : std::min(s->min_ns, ns);
+  s->max_ns = s->timed_calls == 0 ? ns : std::max(s->max_ns, ns);
+  ++s->timed_calls;
+  s->timed_bytes += r.bytes;
+  s->total_ns += ns;
+}
+
+std::vector<CopyStats> CopyStatsCollector::take() {
+  std::vector<CopyStats> stats;
+  for (auto& [name, s] : by_name_) stats.push_back(std::move(s));
+  by_name_.clear();
+  by_direction_.clear();
+  return stats;
 }
 
 std::vector<CopyStats> query_copy_stats(Database& db, const RowFilter& filter) {
-  Statement st = db.prepare(
-      "SELECT COALESCE(d.name, 'Direction ' || m.direction), COUNT(*), SUM(m.bytes),"
-      " COUNT(m.device_end_ns - m.device_begin_ns),"
-      " SUM(CASE WHEN m.device_end_ns - m.device_begin_ns IS NULL THEN 0 ELSE m.bytes END),"
-      " COALESCE(SUM(m.device_end_ns - m.device_begin_ns), 0), MIN(m.device_end_ns - m.device_begin_ns),"
-      " MAX(m.device_end_ns - m.device_begin_ns)"
-      " FROM copies m LEFT JOIN copy_directions d ON d.direction = m.direction WHERE " +
-      filter.activity_condition("m") + " GROUP BY 1");
-  filter.bind(st);
-  std::vector<CopyStats> stats;
-  while (st.step())
-    stats.push_back({std::string(st.column_text(0)), st.column_int(1), st.column_int(3), st.column_int(2),
-                     st.column_int(4), st.column_int(5), st.column_int(6), st.column_int(7)});
-  return stats;
+  CopyStatsCollector stats(db);
+  scan_events(db, filter, {&stats});
+  return stats.take();
 }
 
 std::vector<CopyStats> merge_copy_stats(std::vector<std::vector<CopyStats>> parts) {

@@ -1,13 +1,15 @@
 // Per-event CSVs, one row per dispatch, copy or call (rocprofv3's kernel_trace.csv,
 // memory_copy_trace.csv and api_trace.csv; nsys's cuda_gpu_trace), and the copy statistics per
-// direction (rocprof's copy_stats.csv). Streamed from ordered queries: memory does not grow with
+// direction (rocprof's copy_stats.csv). Streamed from one ordered pass over the events: memory does not grow with
 // the trace. Columns are named like rocprofv3's where the meaning is the same (docs/formats.md).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "collector/sqlite_db.hpp"
+#include "report/event_pass.hpp"
 #include "report/report_db.hpp"
 #include "report/text_sink.hpp"
 
@@ -22,12 +24,65 @@ void write_copy_trace(Database& db, const RowFilter& filter, int64_t pid, TextSi
 void write_api_trace_header(TextSink& out);
 void write_api_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out);
 
+// The same rows as consumers of one pass over the events (report/event_pass.hpp): each reads its
+// names once (small maps keyed by id), then formats a row per event into one reused line.
+class ApiTraceWriter final : public EventConsumer {
+ public:
+  ApiTraceWriter(Database& db, int64_t pid, TextSink& out);
+  void api(const ApiRow& r) override;
+
+ private:
+  int64_t pid_;
+  TextSink& out_;
+  std::map<int64_t, std::string> prefix_;  // api_id -> "domain,function,pid,"
+  std::string line_;
+};
+
+class KernelTraceWriter final : public EventConsumer {
+ public:
+  KernelTraceWriter(Database& db, int64_t pid, TextSink& out);
+  void kernel(const KernelRow& r) override;
+
+ private:
+  Database& db_;
+  TextSink& out_;
+  std::string pid_;
+  std::map<int64_t, std::string> runtimes_;  // stream_index -> runtime name, as a CSV field
+  std::map<int64_t, std::string> names_;     // name_id -> demangled name, as a CSV field
+  std::string line_;
+};
+
+class CopyTraceWriter final : public EventConsumer {
+ public:
+  CopyTraceWriter(Database& db, int64_t pid, TextSink& out);
+  void copy(const CopyRow& r) override;
+
+ private:
+  TextSink& out_;
+  std::string pid_;
+  std::map<int64_t, std::string> runtimes_;    // stream_index -> runtime name, as a CSV field
+  std::map<int64_t, std::pair<std::string, std::string>> directions_;  // direction -> name, as a CSV field
+  std::string line_;
+};
+
 // Per copy direction (Memset included): calls, bytes, device time, bandwidth.
 struct CopyStats {
   std::string direction;
   int64_t calls = 0, timed_calls = 0, bytes = 0, timed_bytes = 0, total_ns = 0, min_ns = 0, max_ns = 0;
 };
 std::vector<CopyStats> query_copy_stats(Database& db, const RowFilter& filter);
+// query_copy_stats as a consumer of the one pass: per direction name, in name order.
+class CopyStatsCollector final : public EventConsumer {
+ public:
+  explicit CopyStatsCollector(Database& db);
+  void copy(const CopyRow& r) override;
+  std::vector<CopyStats> take();
+
+ private:
+  std::map<int64_t, std::string> names_;  // direction -> name
+  std::map<std::string, CopyStats> by_name_;
+  std::map<int64_t, CopyStats*> by_direction_;
+};
 std::vector<CopyStats> merge_copy_stats(std::vector<std::vector<CopyStats>> parts);
 void write_copy_stats(const std::vector<CopyStats>& stats, TextSink& out);
 

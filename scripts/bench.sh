@@ -202,7 +202,8 @@ section_reports() {
   echo "## 4. Reports"
   if [[ -x "$root/scripts/bench-reports.sh" ]]; then
     if ((smoke)); then echo; echo "(skipped in --smoke: scripts/bench-reports.sh runs on its own)"
-    else "$root/scripts/bench-reports.sh"; fi
+    # Issue 13's sizes: regeneration of 2M and 5M events (fastest of 3 runs each), then the merge.
+    else "$root/scripts/bench-reports.sh" --events 2000000,5000000 --repeat 3; fi
   else
     echo; echo "(scripts/bench-reports.sh not present)"
   fi

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+
 #include "report/json_escape.hpp"
 #include "report/utf8.hpp"
 
@@ -34,6 +37,23 @@ TEST_CASE("JSON strings escape quotes, backslashes and control characters", "[re
   CHECK(json_string(std::string("nul\0end", 7)) == "\"nul\\u0000end\"");
   CHECK(json_string("\x1F\x7F") == "\"\\u001f\x7F\"");
   CHECK(json_string("void k<int, \"x\">()") == "\"void k<int, \\\"x\\\">()\"");
+}
+
+TEST_CASE("JSON strings: a byte to escape is found at every position of a long name", "[report][json]") {
+  // The check for a plain name reads eight bytes at a time: try each byte lane, and the tail.
+  const std::pair<char, std::string> cases[] = {{'"', "\\\""},   {'\\', "\\\\"}, {'\x01', "\\u0001"},
+                                                {'\x1f', "\\u001f"}, {'\x7f', "\x7f"},   {' ', " "},
+                                                {'\x80', kFffd}};
+  for (size_t length : {1, 7, 8, 9, 16, 23}) {
+    for (size_t at = 0; at < length; ++at) {
+      for (const auto& [byte, escaped] : cases) {
+        std::string text(length, 'a');
+        text[at] = byte;
+        const std::string expected = "\"" + std::string(at, 'a') + escaped + std::string(length - at - 1, 'a') + "\"";
+        CHECK(json_string(text) == expected);
+      }
+    }
+  }
 }
 
 TEST_CASE("JSON strings keep valid UTF-8 and replace invalid bytes", "[report][json]") {

@@ -1,0 +1,78 @@
+// One pass over a process's events: api_calls, kernels and copies, each read once in its own
+// storage order (correlation id: a sequential scan, no sort, no lookup per row), merged by
+// correlation id so that each kernel and copy knows its call's thread. Every report that needs no
+// other order (the trace CSVs, the per-name statistics, the run summary, copy statistics, stream
+// busy times, the timeline's extents) is a consumer fed by this one pass instead of running its
+// own queries. Consumers keep at most a record per name, stream or direction: memory does not
+// grow with the trace.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "collector/sqlite_db.hpp"
+#include "report/report_db.hpp"
+
+namespace prof::report {
+
+struct ApiRow {
+  int64_t correlation_id = 0, api_id = 0, thread_id = 0, begin_ns = 0, end_ns = 0, result = 0, device = 0,
+          bytes = 0;
+  std::optional<int64_t> sequence, stream_index;
+};
+
+struct KernelRow {
+  int64_t correlation_id = 0, function_address = 0, device = 0, stream_index = 0, shared_mem_bytes = 0;
+  int64_t grid[3] = {}, block[3] = {};
+  std::optional<int64_t> name_id, device_begin_ns, device_end_ns;
+  std::optional<int64_t> call_thread_id;  // the enqueueing call's thread, when that call is in the db
+};
+
+struct CopyRow {
+  int64_t correlation_id = 0, device = 0, stream_index = 0, direction = 0, bytes = 0;
+  std::optional<int64_t> device_begin_ns, device_end_ns;
+  std::optional<int64_t> call_thread_id;
+};
+
+class EventConsumer {
+ public:
+  virtual ~EventConsumer() = default;
+  virtual void api(const ApiRow&) {}
+  virtual void kernel(const KernelRow&) {}
+  virtual void copy(const CopyRow&) {}
+};
+
+// Feeds the selected process's rows that `filter` covers to every consumer: each table's rows in
+// correlation id order (the order of the tables' own scans; rows of different tables interleave).
+void scan_events(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers);
+
+// Count, first and last begin of the covered events of one process: API calls by begin_ns, kernels
+// and copies by device_begin_ns (those without one are not counted). A timeline's origin and its
+// split plan start from these.
+struct EventExtents final : EventConsumer {
+  struct Span {
+    int64_t count = 0, min_ns = 0, max_ns = 0;
+    void add(int64_t ns) {
+      min_ns = count == 0 ? ns : std::min(min_ns, ns);
+      max_ns = count == 0 ? ns : std::max(max_ns, ns);
+      ++count;
+    }
+  };
+  Span api_calls, kernels, copies;
+  int64_t rows = 0;  // every covered row, timed or not
+  void api(const ApiRow& r) override {
+    ++rows;
+    api_calls.add(r.begin_ns);
+  }
+  void kernel(const KernelRow& r) override {
+    ++rows;
+    if (r.device_begin_ns) kernels.add(*r.device_begin_ns);
+  }
+  void copy(const CopyRow& r) override {
+    ++rows;
+    if (r.device_begin_ns) copies.add(*r.device_begin_ns);
+  }
+};
+
+}  // namespace prof::report

@@ -1,0 +1,136 @@
+// The report's one pass over the events (report/event_pass.hpp) and the order of the timeline's
+// API slices: what the SQL joins and ORDER BY clauses they replaced gave, on small dbs whose
+// correlation ids, sequences and times disagree.
+#include <catch2/catch.hpp>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "collector/schema.hpp"
+#include "collector/sqlite_db.hpp"
+#include "report/chrome_json_writer.hpp"
+#include "report/event_pass.hpp"
+#include "report/timeline_events.hpp"
+
+using namespace prof::report;
+using prof::Database;
+
+namespace {
+
+struct EventDb {
+  Database db{":memory:", Database::Mode::kCreate};
+  explicit EventDb(bool with_index = true) {
+    db.exec(prof::schema::kCreateSql);
+    db.exec(prof::schema::kCopyDirectionsSql);
+    if (with_index) db.exec(prof::schema::kIndexSql);
+    db.exec("INSERT INTO api_names (api_id, name) VALUES (1, 'hipLaunchKernel')");
+  }
+  // sequence < 0: NULL.
+  void call(int64_t correlation_id, int64_t sequence, int64_t thread_id, int64_t begin_ns) {
+    auto st = db.prepare("INSERT INTO api_calls VALUES (?1, ?2, 1, ?3, ?4, ?4 + 5, 0, 0, 0, 0, 0)");
+    st.bind(1, correlation_id).bind(3, thread_id).bind(4, begin_ns);
+    if (sequence < 0) st.bind_null(2); else st.bind(2, sequence);
+    st.run();
+  }
+  void kernel(int64_t correlation_id) {
+    auto st =
+        db.prepare("INSERT INTO kernels VALUES (?1, NULL, 4096, 0, 0, 1, 1, 1, 1, 1, 1, 0, ?1 * 10, ?1 * 10 + 3)");
+    st.bind(1, correlation_id).run();
+  }
+  void copy(int64_t correlation_id) {
+    auto st = db.prepare("INSERT INTO copies VALUES (?1, 0, 0, 1, 64, NULL, NULL)");
+    st.bind(1, correlation_id).run();
+  }
+  // Correlation ids of the API slices write_api_events writes, in file order.
+  std::vector<int64_t> api_slice_order(const RowFilter& filter = {}) {
+    StringSink sink;
+    ChromeJsonWriter writer(sink, 0);
+    writer.begin();
+    TimelineContext ctx{db, filter, writer, {}};
+    write_api_events(ctx);
+    writer.end();
+    std::vector<int64_t> ids;
+    static const std::regex id("\"correlation_id\":([0-9]+)");
+    const std::string& text = sink.text();
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), id); it != std::sregex_iterator(); ++it)
+      ids.push_back(std::stoll((*it)[1]));
+    return ids;
+  }
+  // The order the timeline promises (docs/formats.md): sequence, then begin, thread, correlation id.
+  std::vector<int64_t> sql_order() {
+    std::vector<int64_t> ids;
+    auto st = db.prepare("SELECT correlation_id FROM api_calls ORDER BY sequence, begin_ns, thread_id, correlation_id");
+    while (st.step()) ids.push_back(st.column_int(0));
+    return ids;
+  }
+};
+
+struct Seen final : EventConsumer {
+  std::vector<std::string> rows;
+  void api(const ApiRow& r) override { rows.push_back("api " + std::to_string(r.correlation_id)); }
+  void kernel(const KernelRow& r) override {
+    rows.push_back("kernel " + std::to_string(r.correlation_id) + " thread " +
+                   (r.call_thread_id ? std::to_string(*r.call_thread_id) : "-"));
+  }
+  void copy(const CopyRow& r) override {
+    rows.push_back("copy " + std::to_string(r.correlation_id) + " thread " +
+                   (r.call_thread_id ? std::to_string(*r.call_thread_id) : "-"));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("API slices follow sequence order, not correlation order", "[report][timeline]") {
+  EventDb m;
+  m.call(1, 3, 7, 300);
+  m.call(2, 1, 8, 100);
+  m.call(3, 4, 7, 400);
+  m.call(4, 2, 8, 200);
+  CHECK(m.api_slice_order() == std::vector<int64_t>{2, 4, 1, 3});
+  CHECK(m.api_slice_order() == m.sql_order());
+}
+
+TEST_CASE("API slices that share a sequence are ordered by begin, thread, correlation id", "[report][timeline]") {
+  for (bool with_index : {true, false}) {
+    EventDb m(with_index);
+    m.call(1, 1, 7, 100);
+    m.call(2, 2, 9, 250);  // sequence 2 three times: begin 250, 200, 200 (thread 8 before 9)
+    m.call(3, 2, 9, 200);
+    m.call(4, 2, 8, 200);
+    m.call(5, 3, 7, 50);
+    m.call(6, 2, 8, 200);
+    CHECK(m.api_slice_order() == std::vector<int64_t>{1, 4, 6, 3, 2, 5});
+    CHECK(m.api_slice_order() == m.sql_order());
+  }
+}
+
+TEST_CASE("API slices of calls without a sequence come first, by begin", "[report][timeline]") {
+  EventDb m;
+  m.call(1, 1, 7, 100);
+  m.call(2, -1, 7, 300);
+  m.call(3, -1, 7, 200);
+  m.call(4, 2, 7, 400);
+  CHECK(m.api_slice_order() == std::vector<int64_t>{3, 2, 1, 4});
+  CHECK(m.api_slice_order() == m.sql_order());
+  // A range covers only sequenced calls.
+  CHECK(m.api_slice_order(RowFilter{std::pair<int64_t, int64_t>{2, 2}}) == std::vector<int64_t>{4});
+}
+
+TEST_CASE("scan_events gives each kernel and copy its call's thread, and applies the range", "[report][event_pass]") {
+  EventDb m;
+  m.call(2, 2, 7, 200);
+  m.call(3, 1, 8, 100);
+  m.call(5, 3, 9, 300);
+  for (int64_t id : {1, 3, 6}) m.kernel(id);  // 1 and 6: their calls were not recorded
+  for (int64_t id : {2, 4, 5}) m.copy(id);
+  Seen all;
+  scan_events(m.db, RowFilter{}, {&all});
+  CHECK(all.rows == std::vector<std::string>{"kernel 1 thread -", "copy 2 thread 7", "api 2", "kernel 3 thread 8",
+                                             "api 3", "copy 4 thread -", "copy 5 thread 9", "api 5",
+                                             "kernel 6 thread -"});
+  // Sequences 1..2: calls 3 and 2, and the work they enqueued; work without a call is out of every range.
+  Seen ranged;
+  scan_events(m.db, RowFilter{std::pair<int64_t, int64_t>{1, 2}}, {&ranged});
+  CHECK(ranged.rows == std::vector<std::string>{"copy 2 thread 7", "api 2", "kernel 3 thread 8", "api 3"});
+}
