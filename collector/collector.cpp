@@ -119,9 +119,12 @@ Collector::~Collector() {
 }
 
 void Collector::start() {
-  // The mover is light (a memory copy per cycle) but must keep up with the producers: normal
-  // priority, so a burst of threads cannot starve it of the CPU it needs to release their rings.
+  // The mover is light (a memory copy per cycle) and polls often while rings are busy: batch
+  // priority, so its wake-ups never preempt the program's threads (a preempted thread between a
+  // copy and prof's event after it would see the copy end late).
   mover_ = std::thread([this] {
+    sched_param batch{};
+    sched_setscheduler(0, SCHED_BATCH, &batch);
     // Busy rings are moved every millisecond (a thread making calls flat out fills a 65536-record
     // ring in about 5 ms); quiet ones back off to drain_interval_ms, so an idle run costs nothing.
     auto pause = std::chrono::microseconds(1000);
