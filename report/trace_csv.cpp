@@ -50,6 +50,26 @@ const std::string& runtime_of(const std::map<int64_t, std::string>& names, int64
   return it == names.end() ? none : it->second;
 }
 
+// The columns a kernel row and a copy row begin with: Kind,Runtime,Pid,Tid,Device,Stream,Correlation,
+template <typename Row>
+void start_device_line(std::string& line, const char* kind, const std::map<int64_t, std::string>& runtimes,
+                       const std::string& pid, const Row& r) {
+  line.assign(kind);
+  line += ',';
+  line += runtime_of(runtimes, r.stream_index);
+  line += ',';
+  line += pid;
+  line += ',';
+  if (r.call_thread_id) append_int(line, *r.call_thread_id);
+  line += ',';
+  append_int(line, r.device);
+  line += ',';
+  append_int(line, r.stream_index);
+  line += ',';
+  append_int(line, r.correlation_id);
+  line += ',';
+}
+
 }  // namespace
 
 KernelTraceWriter::KernelTraceWriter(Database& db, int64_t pid, TextSink& out)
@@ -59,19 +79,7 @@ KernelTraceWriter::KernelTraceWriter(Database& db, int64_t pid, TextSink& out)
 
 void KernelTraceWriter::kernel(const KernelRow& r) {
   // Names and runtimes come from small caches, not joins per row.
-  line_.assign("KERNEL_DISPATCH,");
-  line_ += runtime_of(runtimes_, r.stream_index);
-  line_ += ',';
-  line_ += pid_;
-  line_ += ',';
-  if (r.call_thread_id) append_int(line_, *r.call_thread_id);
-  line_ += ',';
-  append_int(line_, r.device);
-  line_ += ',';
-  append_int(line_, r.stream_index);
-  line_ += ',';
-  append_int(line_, r.correlation_id);
-  line_ += ',';
+  start_device_line(line_, "KERNEL_DISPATCH", runtimes_, pid_, r);
   if (r.name_id) {
     auto it = names_.find(*r.name_id);
     if (it == names_.end()) {
@@ -128,19 +136,7 @@ void CopyTraceWriter::copy(const CopyRow& r) {
   }
   const auto& [direction, direction_field] = it->second;
   const bool timed = r.device_begin_ns && r.device_end_ns;
-  line_.assign(direction == "Memset" ? "MEMORY_SET," : "MEMORY_COPY,");
-  line_ += runtime_of(runtimes_, r.stream_index);
-  line_ += ',';
-  line_ += pid_;
-  line_ += ',';
-  if (r.call_thread_id) append_int(line_, *r.call_thread_id);
-  line_ += ',';
-  append_int(line_, r.device);
-  line_ += ',';
-  append_int(line_, r.stream_index);
-  line_ += ',';
-  append_int(line_, r.correlation_id);
-  line_ += ',';
+  start_device_line(line_, direction == "Memset" ? "MEMORY_SET" : "MEMORY_COPY", runtimes_, pid_, r);
   line_ += direction_field;
   line_ += ',';
   append_int(line_, r.bytes);

@@ -170,14 +170,19 @@ def scenario_sigkill_ring_overflows(prof, bin_dir, out):
     check_recovered(out, s.pid, expected, dropped=expected - (1000 + 1) - RING_RECORDS)
 
 
+def run_to_pause(prof, bin_dir, out, before, after, moment):
+    """Runs the sample to its end under prof with PROF_TEST_PAUSE=`moment` and waits until prof
+    has paused there. Returns the scenario and the calls the program made."""
+    s = Scenario(prof, os.path.join(bin_dir, "prof_killed"), out, before, after, env={"PROF_TEST_PAUSE": moment})
+    expected = int(re.search(r"api_calls=(\d+)", s.release_program()).group(1))
+    s.wait_for_stderr(f"PROF_TEST_PAUSE={moment}")
+    return s, expected
+
+
 def scenario_sigkill_while_building(prof, bin_dir, out):
     """SIGKILL while prof writes the database (a transaction open): the db reads as it is with
     one line saying so, and prof --recover DIR completes it."""
-    app = os.path.join(bin_dir, "prof_killed")
-    s = Scenario(prof, app, out, 20000, 30000, env={"PROF_TEST_PAUSE": "build"})
-    rest = s.release_program()
-    expected = int(re.search(r"api_calls=(\d+)", rest).group(1))
-    s.wait_for_stderr("PROF_TEST_PAUSE=build")
+    s, expected = run_to_pause(prof, bin_dir, out, 20000, 30000, "build")
     os.kill(s.proc.pid, signal.SIGKILL)
     s.proc.wait()
     db_path = os.path.join(out, f"hip-prof-{s.pid}.db")
@@ -198,11 +203,7 @@ def scenario_sigkill_while_building(prof, bin_dir, out):
 
 def scenario_sigkill_while_reporting(prof, bin_dir, out):
     """SIGKILL after the databases were complete, before the reports: recovery writes them."""
-    app = os.path.join(bin_dir, "prof_killed")
-    s = Scenario(prof, app, out, 500, 500, env={"PROF_TEST_PAUSE": "reports"})
-    rest = s.release_program()
-    expected = int(re.search(r"api_calls=(\d+)", rest).group(1))
-    s.wait_for_stderr("PROF_TEST_PAUSE=reports")
+    s, expected = run_to_pause(prof, bin_dir, out, 500, 500, "reports")
     os.kill(s.proc.pid, signal.SIGKILL)
     s.proc.wait()
     recover(prof)
@@ -212,11 +213,7 @@ def scenario_sigkill_while_reporting(prof, bin_dir, out):
 def scenario_sigterm_twice_while_building(prof, bin_dir, out):
     """SIGTERM while prof finishes: it says it is still writing and goes on; a second one stops
     it, and prof --recover completes the run."""
-    app = os.path.join(bin_dir, "prof_killed")
-    s = Scenario(prof, app, out, 2000, 2000, env={"PROF_TEST_PAUSE": "build"})
-    rest = s.release_program()
-    expected = int(re.search(r"api_calls=(\d+)", rest).group(1))
-    s.wait_for_stderr("PROF_TEST_PAUSE=build")
+    s, expected = run_to_pause(prof, bin_dir, out, 2000, 2000, "build")
     os.kill(s.proc.pid, signal.SIGTERM)
     s.wait_for_stderr("")  # the blank line before the note
     note = s.proc.stderr.readline()
