@@ -133,6 +133,22 @@ def parse_pid(stdout):
     return int(match.group(1))
 
 
+def plain_and_profiled(cls, name):
+    """For a test class's setUpClass: runs the sample `name` on the simulator alone and under
+    `prof --sim` with a truth file, and sets cls.tmp, app, truth_path, plain, profiled and db_path
+    (None unless exactly one db was written). Skips when the sample is not built."""
+    cls.tmp = tempfile.TemporaryDirectory(prefix=f"prof-e2e-{name}-")
+    tmp = cls.tmp.name
+    cls.app = sample(name)
+    if not os.access(cls.app, os.X_OK):
+        raise unittest.SkipTest(f"sample {cls.app} is not built")
+    cls.truth_path = os.path.join(tmp, "profiled.truth.jsonl")
+    cls.plain = run_on_sim([cls.app], cwd=tmp)
+    cls.profiled = run_prof(["--sim", "-d", tmp, cls.app], cwd=tmp, env={"PROF_SIM_TRUTH": cls.truth_path})
+    dbs = find_dbs(tmp)
+    cls.db_path = dbs[0] if len(dbs) == 1 else None
+
+
 def profile_sample(cls, app, runtime):
     """For a test class: runs the sample `app` on the simulator alone and under `prof --sim` (with a
     truth file), and sets cls.tmp, out, truth_path, direct, profiled, expect, pid, paths (db, the

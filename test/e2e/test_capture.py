@@ -20,16 +20,7 @@ NODES_PER_LAUNCH = 6  # truth lines per graph launch: 2 copies, 3 kernels, 1 mem
 class CaptureTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="prof-e2e-capture-")
-        tmp = cls.tmp.name
-        cls.app = e2e.sample("capture")
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
-        cls.truth_path = os.path.join(tmp, "profiled.truth.jsonl")
-        cls.plain = e2e.run_on_sim([cls.app], cwd=tmp)
-        cls.profiled = e2e.run_prof(["--sim", "-d", tmp, cls.app], cwd=tmp, env={"PROF_SIM_TRUTH": cls.truth_path})
-        dbs = e2e.find_dbs(tmp)
-        cls.db_path = dbs[0] if len(dbs) == 1 else None
+        e2e.plain_and_profiled(cls, "capture")
 
     @classmethod
     def tearDownClass(cls):
