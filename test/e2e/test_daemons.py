@@ -43,6 +43,13 @@ class DaemonsTest(unittest.TestCase):
             db.close()
 
     def test_daemon_calls_are_recorded(self):
+        if "ASAN_OPTIONS" in os.environ:
+            # gcc 12's libasan does not lock its allocator around fork(): a program that forks
+            # while its other threads (the simulator's workers, prof's harvester) allocate can hand
+            # the child a size class locked forever, and the daemon (fork without exec) then hangs
+            # in its leak check at exit. Seen in CI: every thread of the daemon waiting on one
+            # allocator mutex that no thread of it holds. The normal build runs this test.
+            self.skipTest("fork without exec from a threaded program under ASan (libasan not fork-safe)")
         with tempfile.TemporaryDirectory(prefix="prof-e2e-daemon-") as tmp:
             pidfile = os.path.join(tmp, "daemon.pid")
             # A limit well above the default: on a loaded machine under ASan a daemon's exit (the leak
