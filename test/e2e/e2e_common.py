@@ -91,7 +91,14 @@ def run(command, cwd=None, env=None, timeout=TIMEOUT_S):
     merged = dict(os.environ)
     merged.pop("PROF_SIM_TRUTH", None)
     merged.update(env or {})
-    return subprocess.run(command, cwd=cwd, env=merged, capture_output=True, text=True, timeout=timeout)
+    try:
+        return subprocess.run(command, cwd=cwd, env=merged, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # subprocess killed prof: its run is orphaned, and every later prof would mention it on
+        # stderr. Finish it, so one timed-out test does not fail the ones after it.
+        if Config.prof and command and command[0] == Config.prof:
+            subprocess.run([Config.prof, "--recover"], capture_output=True, timeout=timeout)
+        raise
 
 
 def run_prof(args, cwd, env=None):
