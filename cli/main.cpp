@@ -80,6 +80,13 @@ struct Options {
   std::vector<std::string> recover_dirs;
 };
 
+// Whether two paths name the same directory (by device and inode; false if either is missing).
+bool same_directory(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  return !a.empty() && !b.empty() && stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int fail(int code, const std::string& message) {
   std::fprintf(stderr, "prof: %s\n", message.c_str());
   return code;
@@ -529,7 +536,8 @@ int recover(const Options& o) {
   for (const std::string& dir : o.recover_dirs)
     if (!dir.empty()) dirs.push_back(dir);
   const bool named = !dirs.empty();
-  if (!named) dirs = find_orphaned_runs();
+  if (!named)
+    for (const OrphanFound& orphan : find_orphaned_runs()) dirs.push_back(orphan.run_dir);
   if (dirs.empty()) {
     std::fprintf(stderr, "prof: nothing to recover (no run of a killed prof in /dev/shm, $TMPDIR or /tmp)\n");
     return 0;
@@ -633,10 +641,16 @@ int run(const Options& options) {
     return fail(kExitCannotWrite, e.what());
   }
   launch.on_started = [&](int pid) { manifest->set("program_pid", std::to_string(pid)); };
-  // Runs left by a prof that was killed: said once, they are not this run's business.
-  if (const size_t orphans = find_orphaned_runs().size())
-    std::fprintf(stderr, "prof: %zu earlier run%s ended when %s prof was killed; `prof --recover` finishes %s\n",
-                 orphans, orphans == 1 ? "" : "s", orphans == 1 ? "its" : "their", orphans == 1 ? "it" : "them");
+  // Runs into this output directory left by a prof that was killed: said once, they are not this
+  // run's business. (Runs elsewhere are not mentioned: the line goes to the program's stderr,
+  // and every run on the machine would carry it.)
+  size_t orphans = 0;
+  for (const OrphanFound& orphan : find_orphaned_runs()) orphans += same_directory(orphan.output_dir, o.output_dir);
+  if (orphans)
+    std::fprintf(stderr,
+                 "prof: %zu earlier run%s into %s ended when %s prof was killed; `prof --recover` finishes %s\n",
+                 orphans, orphans == 1 ? "" : "s", o.output_dir.c_str(), orphans == 1 ? "its" : "their",
+                 orphans == 1 ? "it" : "them");
   collector->start();
   // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
   // prof can wait for them below.

@@ -49,14 +49,27 @@ std::string read_all(int fd) {
 
 ManifestLock::ManifestLock(const std::string& run_dir, Manifest manifest)
     : path_(run_dir + "/" + kManifestName), manifest_(std::move(manifest)) {
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd_ < 0 || flock(fd_, LOCK_EX | LOCK_NB) != 0)
-    throw std::runtime_error(path_ + ": cannot create the run manifest (" + std::strerror(errno) + ")");
-  write();
+  // Written and locked under another name, then renamed into place: a scan (find_orphaned_runs)
+  // never sees this run's manifest unlocked, and never holds the lock this prof needs.
+  const std::string fresh = path_ + ".new";
+  fd_ = ::open(fresh.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd_ >= 0 && flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+    write();
+    if (rename(fresh.c_str(), path_.c_str()) == 0) return;
+  }
+  const std::string why = std::strerror(errno);
+  if (fd_ >= 0) {
+    unlink(fresh.c_str());
+    ::close(fd_);
+  }
+  throw std::runtime_error(path_ + ": cannot create the run manifest (" + why + ")");
 }
 
 ManifestLock::~ManifestLock() {
-  if (fd_ >= 0) ::close(fd_);  // drops the lock
+  if (fd_ < 0) return;
+  // The run is finished: the manifest goes before its lock, so no scan takes it for an orphan.
+  unlink(path_.c_str());
+  ::close(fd_);
 }
 
 void ManifestLock::set(const std::string& key, const std::string& value) {
@@ -101,6 +114,12 @@ std::optional<OrphanedRun> OrphanedRun::take(const std::string& run_dir, std::st
     ::close(fd);
     return std::nullopt;
   }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_nlink == 0) {
+    why = "its prof finished it";
+    ::close(fd);
+    return std::nullopt;
+  }
   OrphanedRun run;
   run.run_dir_ = run_dir;
   run.manifest_ = parse(read_all(fd));
@@ -126,11 +145,11 @@ std::string OrphanedRun::get(const std::string& key) const {
   return it == manifest_.end() ? std::string() : it->second;
 }
 
-std::vector<std::string> find_orphaned_runs() {
+std::vector<OrphanFound> find_orphaned_runs() {
   std::vector<std::string> bases = {"/dev/shm"};
   if (const char* tmp = std::getenv("TMPDIR"); tmp && *tmp) bases.push_back(tmp);
   bases.push_back("/tmp");
-  std::vector<std::string> found;
+  std::vector<OrphanFound> found;
   std::vector<std::pair<dev_t, ino_t>> seen;
   for (const std::string& base : bases) {
     DIR* dir = opendir(base.c_str());
@@ -148,7 +167,13 @@ std::vector<std::string> find_orphaned_runs() {
       if (fd < 0) continue;
       // Free lock: nobody owns the run. (Taken and dropped at once: shared, so two scans never
       // make each other's run look alive.)
-      if (flock(fd, LOCK_SH | LOCK_NB) == 0) found.push_back(run_dir);
+      // A manifest unlinked before its lock was dropped belongs to a run that finished.
+      struct stat held {};
+      if (flock(fd, LOCK_SH | LOCK_NB) == 0 && fstat(fd, &held) == 0 && held.st_nlink > 0) {
+        const Manifest m = parse(read_all(fd));
+        const auto out = m.find("output_dir");
+        found.push_back({run_dir, out == m.end() ? std::string() : out->second});
+      }
       ::close(fd);
     }
     closedir(dir);

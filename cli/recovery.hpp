@@ -50,8 +50,13 @@ class OrphanedRun {
   int fd_ = -1;
 };
 
+struct OrphanFound {
+  std::string run_dir;
+  std::string output_dir;  // where its outputs were going (the manifest's output_dir)
+};
+
 // The run directories of this user whose prof is gone, in the places prof makes them (/dev/shm,
 // $TMPDIR, /tmp). Nothing is locked: a caller takes each with OrphanedRun::take.
-std::vector<std::string> find_orphaned_runs();
+std::vector<OrphanFound> find_orphaned_runs();
 
 }  // namespace prof::cli

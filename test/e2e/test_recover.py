@@ -124,8 +124,8 @@ def orphaned_run_dirs():
 # ---- the scenarios (run inside the namespace) ---------------------------------------------------
 
 def scenario_sigkill_while_running(prof, bin_dir, out):
-    """SIGKILL while the program runs: the program finishes unharmed, a new prof run mentions the
-    orphan, and prof --recover (no argument) builds every call into the db."""
+    """SIGKILL while the program runs: the program finishes unharmed, a new prof run into the same
+    directory mentions the orphan, and prof --recover (no argument) builds every call into the db."""
     app = os.path.join(bin_dir, "prof_killed")
     s = Scenario(prof, app, out, 3000, 20000)
     os.kill(s.proc.pid, signal.SIGKILL)
@@ -137,12 +137,16 @@ def scenario_sigkill_while_running(prof, bin_dir, out):
         time.sleep(0.05)
     if not s.program_gone():
         fail("the program of a killed prof did not finish")
-    # A new run says there is an orphan to recover, in one line, and does not touch it.
+    # A new run into the same directory says there is an orphan to recover, in one line, and does
+    # not touch it; a run into another directory says nothing (the line would be in its stderr).
+    fresh = run([prof, "--sim", "-d", out, os.path.join(bin_dir, "killme"), "10"])
+    notes = [line for line in fresh.stderr.splitlines() if "prof --recover" in line]
+    if len(notes) != 1 or "1 earlier run into" not in notes[0]:
+        fail(f"a new run into {out} should mention the orphaned run once: {fresh.stderr!r}")
     with tempfile.TemporaryDirectory() as other:
-        fresh = run([prof, "--sim", "-d", other, os.path.join(bin_dir, "killme"), "10"])
-        notes = [line for line in fresh.stderr.splitlines() if "prof --recover" in line]
-        if len(notes) != 1 or "1 earlier run" not in notes[0]:
-            fail(f"a new run should mention the orphaned run once: {fresh.stderr!r}")
+        elsewhere = run([prof, "--sim", "-d", other, os.path.join(bin_dir, "killme"), "10"])
+        if "prof --recover" in elsewhere.stderr:
+            fail(f"a run into another directory should not mention the orphan: {elsewhere.stderr!r}")
     if len(orphaned_run_dirs()) != 1:
         fail(f"the orphaned run should still be there: {orphaned_run_dirs()}")
     recover(prof)
@@ -246,6 +250,25 @@ def scenario_recover_refuses_a_live_run(prof, bin_dir, out):
     check_recovered(out, s.pid, expected)
 
 
+def scenario_runs_side_by_side_are_not_orphans(prof, bin_dir, out):
+    """Profs that start and finish together (mpirun -np 8 prof ./app) never take each other's
+    runs for orphans, and none fails to create its manifest while another scans for orphans."""
+    app = os.path.join(bin_dir, "multistream")
+    for round_ in range(6):
+        procs = []
+        for i in range(8):
+            where = os.path.join(out, f"r{round_}-{i}")
+            os.makedirs(where)
+            procs.append(subprocess.Popen([prof, "--sim", "-d", where, app], stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True))
+        for proc in procs:
+            err = proc.communicate(timeout=120)[1]
+            if proc.returncode != 0 or "earlier run" in err or "manifest" in err:
+                fail(f"a prof beside others: status {proc.returncode}, stderr {err!r}")
+    if orphaned_run_dirs():
+        fail(f"left in /dev/shm: {orphaned_run_dirs()}")
+
+
 SCENARIOS = {name[len("scenario_"):]: f for name, f in globals().items() if name.startswith("scenario_")}
 
 
@@ -285,6 +308,9 @@ class RecoverTest(unittest.TestCase):
 
     def test_sigterm_twice_while_building(self):
         self.run_scenario("sigterm_twice_while_building")
+
+    def test_runs_side_by_side_are_not_orphans(self):
+        self.run_scenario("runs_side_by_side_are_not_orphans")
 
     def test_recover_refuses_a_live_run(self):
         self.run_scenario("recover_refuses_a_live_run")
