@@ -51,7 +51,10 @@ struct ThreadTiming {
   // producer, the harvester.
   static constexpr uint32_t kSpareCapacity = 2048;
   uint32_t spare_count = 0;
-  PooledEvent spare[kSpareCapacity];
+  // Raw bytes, not PooledEvent[N], as in SpscRing: constructing 2048 events would write 12 pages
+  // when a thread first times work; the few slots in use are touched as they are used.
+  alignas(PooledEvent) unsigned char spare_bytes[kSpareCapacity * sizeof(PooledEvent)];
+  PooledEvent* spare() noexcept { return reinterpret_cast<PooledEvent*>(spare_bytes); }
   // When the pool runs dry the thread asks the harvester to stock it (and creates the events it
   // needs now itself): dry_count counts the requests, stock_key says for what, (epoch << 16) |
   // (runtime << 8) | (device + 1). Written by the thread (relaxed), read by the harvester.
@@ -100,6 +103,9 @@ std::atomic<uint32_t> g_flush_done{0};
 // A device the application has chosen (set-device) or timed work on: the harvester calibrates it
 // as soon as it sees the request, usually while the application is still setting up.
 std::atomic<bool> g_calibration_wanted[kRuntimeCount][64];
+// A runtime whose first traced call was seen: the harvester answers stream_capture_tracked for it
+// (a lookup of the library's exports, tens of microseconds) before the program's first timed call.
+std::atomic<bool> g_runtime_seen[kRuntimeCount];
 sem_t g_wake;  // posted by requests; the harvester's idle wait
 
 struct Anchor {
@@ -191,25 +197,25 @@ bool fits(const PooledEvent& e, uint32_t epoch, RuntimeId runtime, int device) {
 // otherwise destroy and recreate its pool at every switch); one of an earlier epoch died in a
 // device reset and is forgotten.
 bool take_event(ThreadTiming* tt, const TimingAdapter& rt, uint32_t epoch, int device, PooledEvent& out) noexcept {
-  while (tt->spare_count < ThreadTiming::kSpareCapacity && tt->free.pop(tt->spare[tt->spare_count])) ++tt->spare_count;
+  while (tt->spare_count < ThreadTiming::kSpareCapacity && tt->free.pop(tt->spare()[tt->spare_count])) ++tt->spare_count;
   constexpr uint32_t kLook = 8;
   uint32_t looked = 0;
   for (uint32_t i = tt->spare_count; i > 0 && looked < kLook; --i) {
-    PooledEvent& e = tt->spare[i - 1];
+    PooledEvent& e = tt->spare()[i - 1];
     if (e.epoch != epoch) {
-      e = tt->spare[--tt->spare_count];  // the top fills the hole
+      e = tt->spare()[--tt->spare_count];  // the top fills the hole
       continue;
     }
     ++looked;
     if (fits(e, epoch, rt.runtime, device)) {
       out = e;
-      e = tt->spare[--tt->spare_count];
+      e = tt->spare()[--tt->spare_count];
       return true;
     }
   }
   // A full pool of the other kind (the thread left that device for good) shrinks by one per miss.
   if (tt->spare_count == ThreadTiming::kSpareCapacity && looked == kLook) {
-    const PooledEvent& victim = tt->spare[--tt->spare_count];
+    const PooledEvent& victim = tt->spare()[--tt->spare_count];
     adapter_of(victim.runtime).event_destroy(victim.event);
   }
   // The pool is dry: ask the harvester to stock it for this kind, and make this one here.
@@ -226,7 +232,7 @@ bool take_event(ThreadTiming* tt, const TimingAdapter& rt, uint32_t epoch, int d
 // Application thread: an event taken and not used (or used by a call that failed).
 void give_back_own(ThreadTiming* tt, const PooledEvent& e) noexcept {
   if (e.epoch != g_epoch.load(std::memory_order_acquire)) return;  // died with a device reset
-  if (tt->spare_count < ThreadTiming::kSpareCapacity) tt->spare[tt->spare_count++] = e;
+  if (tt->spare_count < ThreadTiming::kSpareCapacity) tt->spare()[tt->spare_count++] = e;
   else adapter_of(e.runtime).event_destroy(e.event);
 }
 
@@ -251,6 +257,7 @@ class Harvester {
         g_flush_done.store(request, std::memory_order_release);
         continue;
       }
+      track_seen_runtimes();
       calibrate_wanted();
       stock_pools();
       idle.tv_nsec = progressed ? 100000 : (idle.tv_nsec < 2000000 ? idle.tv_nsec * 2 : 2000000);
@@ -275,6 +282,11 @@ class Harvester {
   }
 
  private:
+  void track_seen_runtimes() {
+    for (size_t r = 0; r < kRuntimeCount; ++r)
+      if (g_runtime_seen[r].load(std::memory_order_relaxed)) (void)stream_capture_tracked(*kTimingAdapters[r]);
+  }
+
   void calibrate_wanted() {
     const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
     for (size_t r = 0; r < kRuntimeCount; ++r)
@@ -526,6 +538,17 @@ void harvester_start() {
 void timing_set_current_device(RuntimeId runtime, int device) noexcept {
   t_device[static_cast<size_t>(runtime)] = device;
   if (g_harvester_running.load(std::memory_order_relaxed)) want_calibration(runtime, device);
+}
+
+void timing_thread_started(RuntimeId runtime) noexcept {
+  if (!g_config.device_timing || !g_harvester_running.load(std::memory_order_relaxed)) return;
+  const size_t r = static_cast<size_t>(runtime);
+  if (!g_runtime_seen[r].load(std::memory_order_relaxed) && !g_runtime_seen[r].exchange(true)) sem_post(&g_wake);
+}
+
+void timing_stream_created(RuntimeId runtime) noexcept {
+  if (!g_config.device_timing || !g_harvester_running.load(std::memory_order_relaxed)) return;
+  want_calibration(runtime, t_device[static_cast<size_t>(runtime)]);
 }
 
 void timing_start() noexcept {

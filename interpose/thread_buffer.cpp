@@ -17,6 +17,7 @@
 
 #include "common/clock.hpp"
 #include "interpose/config.hpp"
+#include "interpose/device_timing.hpp"
 
 namespace prof::interpose {
 
@@ -112,6 +113,7 @@ ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   pthread_once(&g_key_once, make_key);
   pthread_setspecific(g_exit_key, buffer);
   t_buffer = buffer;
+  timing_thread_started(runtime);
   return buffer;
 }
 
