@@ -103,9 +103,7 @@ std::atomic<uint32_t> g_flush_done{0};
 // A device the application has chosen (set-device) or timed work on: the harvester calibrates it
 // as soon as it sees the request, usually while the application is still setting up.
 std::atomic<bool> g_calibration_wanted[kRuntimeCount][64];
-// A runtime whose first traced call was seen: the harvester answers stream_capture_tracked for it
-// (a lookup of the library's exports, tens of microseconds) before the program's first timed call.
-std::atomic<bool> g_runtime_seen[kRuntimeCount];
+
 sem_t g_wake;  // posted by requests; the harvester's idle wait
 
 struct Anchor {
@@ -257,7 +255,6 @@ class Harvester {
         g_flush_done.store(request, std::memory_order_release);
         continue;
       }
-      track_seen_runtimes();
       calibrate_wanted();
       stock_pools();
       idle.tv_nsec = progressed ? 100000 : (idle.tv_nsec < 2000000 ? idle.tv_nsec * 2 : 2000000);
@@ -282,11 +279,6 @@ class Harvester {
   }
 
  private:
-  void track_seen_runtimes() {
-    for (size_t r = 0; r < kRuntimeCount; ++r)
-      if (g_runtime_seen[r].load(std::memory_order_relaxed)) (void)stream_capture_tracked(*kTimingAdapters[r]);
-  }
-
   void calibrate_wanted() {
     const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
     for (size_t r = 0; r < kRuntimeCount; ++r)
@@ -541,9 +533,7 @@ void timing_set_current_device(RuntimeId runtime, int device) noexcept {
 }
 
 void timing_thread_started(RuntimeId runtime) noexcept {
-  if (!g_config.device_timing || !g_harvester_running.load(std::memory_order_relaxed)) return;
-  const size_t r = static_cast<size_t>(runtime);
-  if (!g_runtime_seen[r].load(std::memory_order_relaxed) && !g_runtime_seen[r].exchange(true)) sem_post(&g_wake);
+  if (g_config.device_timing) (void)stream_capture_tracked(adapter_of(runtime));
 }
 
 void timing_stream_created(RuntimeId runtime) noexcept {

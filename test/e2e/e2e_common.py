@@ -193,9 +193,10 @@ def truth_matches_in_one_of_three(test, runtime, app, first_off, mismatches):
     them); the 1 us precision is a property of prof on a machine that lets the program's thread
     run: on a 2-core box with other work, a thread preempted between a call's return and the event
     prof places after it now and then lands one op a few us off. `mismatches(db, truth_path)`
-    returns the off lines of one run; returns the last run's (empty when one matched)."""
+    returns the off lines of one run; returns the last run's (empty when one matched). `runtime`
+    None: the sample calls several runtimes (its db is prof-<pid>.db)."""
     off = first_off
-    tmp = tempfile.mkdtemp(prefix=f"prof-e2e-{runtime}-again-")
+    tmp = tempfile.mkdtemp(prefix=f"prof-e2e-{runtime or 'mixed'}-again-")
     try:
         for attempt in range(2):
             if not off:
@@ -205,7 +206,7 @@ def truth_matches_in_one_of_three(test, runtime, app, first_off, mismatches):
             truth = os.path.join(out, "truth.jsonl")
             done = run_prof(["--sim", "-d", out, sample(app)], cwd=out, env={"PROF_SIM_TRUTH": truth})
             test.assertEqual(done.returncode, 0, describe(done))
-            db = open_db(os.path.join(out, f"{runtime}-prof-{parse_pid(done.stdout)}.db"))
+            db = open_db(os.path.join(out, f"{runtime + '-' if runtime else ''}prof-{parse_pid(done.stdout)}.db"))
             try:
                 off = mismatches(db, truth)
             finally:

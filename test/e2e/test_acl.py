@@ -168,8 +168,12 @@ class AclSampleTest(unittest.TestCase):
             self.assertEqual(per_runtime, {"hip": expect["hip_calls"], "acl": expect["acl_calls"]})
             names = {r[0] for r in db.execute("SELECT s.value FROM kernels k JOIN strings s ON s.string_id = k.name_id")}
             self.assertEqual(names, {"hip_scale", "Relu"})
-            self.assertEqual(e2e.truth_mismatches(self, db, e2e.read_truth(truth),
-                                                  geometry=lambda op: op.get("name") != "Relu"), [])
+            relu_sized = lambda op: op.get("name") != "Relu"  # the runtime sizes its operators
+            # Device times in this run or one of two fresh ones (e2e_common.truth_matches_in_one_of_three).
+            off = e2e.truth_matches_in_one_of_three(
+                self, None, "hip_acl", e2e.truth_mismatches(self, db, e2e.read_truth(truth), geometry=relu_sized),
+                lambda db, path: e2e.truth_mismatches(self, db, e2e.read_truth(path), geometry=relu_sized))
+            self.assertEqual(off, [], "device times vs the simulators' truth")
         events = e2e.read_json(os.path.join(out, f"result_{pid}_copy.json"))["traceEvents"]
         lanes = {e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
         self.assertIn("Compute on Device/NPU 0", lanes)
