@@ -186,7 +186,7 @@ def profile_sample(cls, app, runtime):
         cls.addClassCleanup(cls.db.close)
 
 
-def truth_matches_in_one_of_three(test, runtime, app, first_off, mismatches):
+def truth_matches_in_one_of_three(test, runtime, app, first_off, mismatches, args=()):
     """Device times within TOLERANCE_NS in this run, or else in one of two fresh runs of `app`.
 
     A sample's calls, kinds, bytes and geometry are checked in every run (mismatches() asserts
@@ -204,7 +204,7 @@ def truth_matches_in_one_of_three(test, runtime, app, first_off, mismatches):
             out = os.path.join(tmp, str(attempt))
             os.makedirs(out)
             truth = os.path.join(out, "truth.jsonl")
-            done = run_prof(["--sim", "-d", out, sample(app)], cwd=out, env={"PROF_SIM_TRUTH": truth})
+            done = run_prof(["--sim", "-d", out, sample(app), *args], cwd=out, env={"PROF_SIM_TRUTH": truth})
             test.assertEqual(done.returncode, 0, describe(done))
             db = open_db(os.path.join(out, f"{runtime + '-' if runtime else ''}prof-{parse_pid(done.stdout)}.db"))
             try:

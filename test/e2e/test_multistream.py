@@ -141,8 +141,19 @@ class MultistreamTest(unittest.TestCase):
                              f"the program's own timing: plain {plain_all} ms, under prof {profiled_all} ms")
 
     def test_device_times_match_the_truth(self):
-        db = self.require_db()
-        truth = e2e.read_truth(self.truth_path)
+        # In this run or one of two fresh ones (e2e_common.truth_matches_in_one_of_three): CI saw a
+        # memset end 2.6 us late once, its thread descheduled between the call and prof's event.
+        off = e2e.truth_matches_in_one_of_three(
+            self, "hip", e2e.Config.options.app, self.timing_misses(self.require_db(), self.truth_path),
+            self.timing_misses, args=SAMPLE_ARGS)
+        if off:
+            self.fail(f"{len(off)} device times are missing or more than {e2e.TOLERANCE_NS} ns from the truth:\n"
+                      + "\n".join(off))
+
+    def timing_misses(self, db, truth_path):
+        """The device times of one run missing or off the truth, as lines; kinds, geometry, bytes and
+        directions are asserted."""
+        truth = e2e.read_truth(truth_path)
         self.assertEqual(len(truth), self.expect["kernels"] + self.expect["copies"], "operations in the truth file")
         index_of = {row[0]: row[1] for row in db.execute("SELECT stream_handle, stream_index FROM streams")}
         index_of.setdefault(0, 0)  # the null stream
@@ -181,9 +192,7 @@ class MultistreamTest(unittest.TestCase):
             else:
                 self.assertEqual(row["bytes"], expected["bytes"], where)
                 self.assertEqual(directions[row["direction"]].lower(), expected["direction"].lower(), where)
-        if off:
-            self.fail(f"{len(off)} of {2 * len(truth)} device times are missing or more than "
-                      f"{e2e.TOLERANCE_NS} ns from the truth:\n" + "\n".join(off))
+        return off
 
     def check_csv(self, path, expected_calls, expected_names):
         header, rows = e2e.read_csv(path)
