@@ -536,11 +536,6 @@ void timing_thread_started(RuntimeId runtime) noexcept {
   if (g_config.device_timing) (void)stream_capture_tracked(adapter_of(runtime));
 }
 
-void timing_stream_created(RuntimeId runtime) noexcept {
-  if (!g_config.device_timing || !g_harvester_running.load(std::memory_order_relaxed)) return;
-  want_calibration(runtime, t_device[static_cast<size_t>(runtime)]);
-}
-
 void timing_start() noexcept {
   if (g_config.device_timing) pthread_once(&g_start_once, harvester_start);
 }

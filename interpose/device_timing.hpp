@@ -59,10 +59,6 @@ void timing_set_current_device(RuntimeId runtime, int device) noexcept;
 // the dynamic linker's lock while the program's thread resolved its first calls. Nothing is called
 // in the runtime (it may not be initialised yet: aclInit).
 void timing_thread_started(RuntimeId runtime) noexcept;
-// A stream (queue) created by the program: the runtime is initialised and this thread has a device,
-// so the harvester calibrates that device now, in the program's set-up, rather than at its first
-// timed call (where the calibration's stream creation would contend for the runtime's locks).
-void timing_stream_created(RuntimeId runtime) noexcept;
 // At load time: the harvester thread starts idle (it makes no runtime call until there is work),
 // so its start-up never competes with the program's first timed calls.
 void timing_start() noexcept;

@@ -18,7 +18,6 @@
 #include "interpose/hook_support.hpp"
 #include "interpose/real_functions.hpp"
 #include "interpose/stream_capture.hpp"
-#include "runtimes/runtimes.hpp"
 
 #define PROF_EXPORT __attribute__((visibility("default")))
 
@@ -60,13 +59,6 @@ inline void on_set_device(int device, typename Adapter::Status ret) noexcept {
   if (ret != Adapter::kSuccess) return;
   t_current_device[static_cast<size_t>(Adapter::kRuntime)] = device;
   timing_set_current_device(Adapter::kRuntime, device);
-}
-
-template <RuntimeId kRuntime, ApiId kId>
-consteval bool creates_stream_id() {
-  for (ApiId creator : kRuntimeDescriptions[static_cast<size_t>(kRuntime)]->stream_creators)
-    if (creator == kId) return true;
-  return false;
 }
 
 struct Captured {
@@ -205,9 +197,6 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize) timing_after_device_reset();
     Status status = Adapter::kSuccess;
     if constexpr (std::is_same_v<Ret, Status>) status = ret;
-    // The runtime is initialised and has a device on this thread: calibrate it now, in set-up.
-    if constexpr (creates_stream_id<Adapter::kRuntime, kId>())
-      if (status == Adapter::kSuccess) timing_stream_created(Adapter::kRuntime);
     uint8_t flags = 0;
     if constexpr (kActivity != HookActivity::kNone) {
       if (ticket.owner) flags |= kFlagDeviceTiming;
