@@ -20,6 +20,7 @@ int devices_from_env() noexcept {
 }
 
 Runtime* make_runtime() {
+  open_truth_file();
   auto* rt = new Runtime;  // never destroyed: a program's (or profiler's) exit path may still call us
   std::lock_guard<std::mutex> guard(rt->lock);
   rt->devices.resize(static_cast<size_t>(devices_from_env()));

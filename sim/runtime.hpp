@@ -277,5 +277,10 @@ void defer_truth(const Stream& stream, Op& op, bool end_now = false) noexcept;
 // Writes the deferred lines. Called by every stream worker between ops, by the synchronize calls
 // and at exit.
 void flush_deferred_truth() noexcept;
+// Opens PROF_SIM_TRUTH's file when the runtime starts (its first API call), not at the first op:
+// that op is often a blocking copy, whose line is deferred on the calling thread between its
+// modelled end and its return, and an open(O_CREAT) there (0.8 ms in CI on a disk busy writing
+// back) made the call return that much after its end.
+void open_truth_file() noexcept;
 
 }  // namespace prof::sim

@@ -39,7 +39,10 @@ TruthFile* open_truth() {
   if (path == nullptr || *path == '\0') return nullptr;
   auto* t = new TruthFile;  // never destroyed
   t->fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  t->deferred.reserve(256);
+  // Touched now: the first lines deferred on a program's thread must not page-fault in the
+  // storage between a blocking copy's end and its return.
+  t->deferred.resize(256);
+  t->deferred.clear();
   std::atexit(flush_at_exit);
   return t;
 }
@@ -48,12 +51,6 @@ TruthFile* truth_file() {
   static TruthFile* t = open_truth();
   return t;
 }
-
-// Opened when the library loads, not by the first op: that op is often a blocking copy, whose
-// truth line is deferred on the calling thread between its modelled end and its return, and an
-// open(O_CREAT) there (up to 0.8 ms on a disk busy writing back) made the call return that much
-// after its end.
-__attribute__((constructor)) void open_truth_at_load() { (void)truth_file(); }
 
 void append_json_string(std::string& out, const char* text) {
   if (text == nullptr) {
@@ -124,6 +121,8 @@ void write_truth(const Stream& stream, const Op& op) noexcept {
   write_line(t, stream.device, stream.handle_value, op);
 }
 
+void open_truth_file() noexcept { (void)truth_file(); }
+
 void defer_truth(const Stream& stream, Op& op, bool end_now) noexcept {
   TruthFile* t = truth_file();
   if (t == nullptr || t->fd < 0) {
@@ -145,14 +144,20 @@ void defer_truth(const Stream& stream, Op& op, bool end_now) noexcept {
 void flush_deferred_truth() noexcept {
   TruthFile* t = truth_file();
   if (t == nullptr || !t->has_deferred.load(std::memory_order_acquire)) return;
-  std::vector<Deferred> lines;
-  lines.reserve(256);
+  // This thread's buffer, kept with its capacity: what is swapped in for the program's threads to
+  // fill next is storage already touched, never a fresh allocation (page faults on their path).
+  thread_local std::vector<Deferred> lines;
+  if (lines.capacity() < 256) {
+    lines.resize(256);
+    lines.clear();
+  }
   {
     std::lock_guard<std::mutex> guard(t->deferred_mutex);
     lines.swap(t->deferred);
     t->has_deferred.store(false, std::memory_order_relaxed);
   }
   for (const Deferred& d : lines) write_line(t, d.device, d.stream_handle, d.op);
+  lines.clear();
 }
 
 }  // namespace prof::sim
