@@ -80,13 +80,6 @@ struct Options {
   std::vector<std::string> recover_dirs;
 };
 
-// Whether two paths name the same directory (by device and inode; false if either is missing).
-bool same_directory(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
-  return !a.empty() && !b.empty() && stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 &&
-         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 int fail(int code, const std::string& message) {
   std::fprintf(stderr, "prof: %s\n", message.c_str());
   return code;
@@ -644,9 +637,7 @@ int run(const Options& options) {
   // Runs into this output directory left by a prof that was killed: said once, they are not this
   // run's business. (Runs elsewhere are not mentioned: the line goes to the program's stderr,
   // and every run on the machine would carry it.)
-  size_t orphans = 0;
-  for (const OrphanFound& orphan : find_orphaned_runs()) orphans += same_directory(orphan.output_dir, o.output_dir);
-  if (orphans)
+  if (const size_t orphans = count_orphaned_runs_into(o.output_dir))
     std::fprintf(stderr,
                  "prof: %zu earlier run%s into %s ended when %s prof was killed; `prof --recover` finishes %s\n",
                  orphans, orphans == 1 ? "" : "s", o.output_dir.c_str(), orphans == 1 ? "its" : "their",

@@ -181,4 +181,16 @@ std::vector<OrphanFound> find_orphaned_runs() {
   return found;
 }
 
+size_t count_orphaned_runs_into(const std::string& output_dir) {
+  struct stat ours {};
+  if (stat(output_dir.c_str(), &ours) != 0) return 0;
+  size_t count = 0;
+  for (const OrphanFound& orphan : find_orphaned_runs()) {
+    struct stat theirs {};
+    count += !orphan.output_dir.empty() && stat(orphan.output_dir.c_str(), &theirs) == 0 &&
+             theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
+  }
+  return count;
+}
+
 }  // namespace prof::cli

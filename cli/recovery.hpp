@@ -59,4 +59,7 @@ struct OrphanFound {
 // $TMPDIR, /tmp). Nothing is locked: a caller takes each with OrphanedRun::take.
 std::vector<OrphanFound> find_orphaned_runs();
 
+// How many of them were writing their outputs into `output_dir` (the same directory, however named).
+size_t count_orphaned_runs_into(const std::string& output_dir);
+
 }  // namespace prof::cli
