@@ -52,10 +52,11 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
                 Activity activity, bool blocking, uint64_t submit_ns, uint64_t api_end_ns) noexcept;
 
 void timing_set_current_device(RuntimeId runtime, int device) noexcept;
-// A thread's first traced call of `runtime` (in the program's set-up: devices, streams, memory):
-// the process's first one looks up whether the runtime's capture calls are all hooked
+// A thread's first traced call (in the program's set-up: devices, streams, memory), of `runtime`:
+// the first such call of each runtime looks up whether its capture calls are all hooked
 // (stream_capture_tracked: a search of the loaded libraries' exports, about 80 us), so that the
-// program's first timed call does not. On this thread, not the harvester's: a search there held
+// program's first timed call does not. (A runtime whose first call comes on a thread that already
+// made another runtime's calls is looked up at its first timed call, as before.) On this thread, not the harvester's: a search there held
 // the dynamic linker's lock while the program's thread resolved its first calls. Nothing is called
 // in the runtime (it may not be initialised yet: aclInit).
 void timing_thread_started(RuntimeId runtime) noexcept;
