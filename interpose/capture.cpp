@@ -58,14 +58,18 @@ void sleep_until(uint64_t at_ns) {
   }
 }
 
-// --delay / --duration: the window by time from the program's start (the library's load).
+// --delay / --duration: the window opens --delay after the program's start (the library's load)
+// and lasts --duration from the moment it really opened, so a late wake-up on a loaded machine
+// shifts the window instead of shortening it.
 void* timer_main(void*) {
+  uint64_t opened_ns = g_start_ns;
   if (g_delay_ns) {
     sleep_until(g_start_ns + g_delay_ns);
-    capture_switch(true, CaptureCause::kDelay, 0, now_ns());
+    opened_ns = now_ns();
+    capture_switch(true, CaptureCause::kDelay, 0, opened_ns);
   }
   if (g_duration_ns) {
-    sleep_until(g_start_ns + g_delay_ns + g_duration_ns);
+    sleep_until(opened_ns + g_duration_ns);
     capture_switch(false, CaptureCause::kDuration, 0, now_ns());
   }
   return nullptr;
