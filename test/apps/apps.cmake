@@ -30,7 +30,7 @@ if(PROF_HIPCC)
   add_custom_command(
     OUTPUT ${_prof_hip_sample}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${PROF_TEST_BIN_DIR}
-    COMMAND ${PROF_HIPCC} --offload-arch=gfx906 -O2 -std=c++17 -I${PROF_SAMPLES_DIR}
+    COMMAND ${CMAKE_COMMAND} -E env TMPDIR=${PROF_HIPCC_TMPDIR} ${PROF_HIPCC} --offload-arch=gfx906 -O2 -std=c++17 -I${PROF_SAMPLES_DIR}
             ${PROF_SAMPLES_DIR}/multistream_hip.hip -o ${_prof_hip_sample}
     DEPENDS ${PROF_SAMPLES_DIR}/multistream_hip.hip ${PROF_SAMPLES_DIR}/hip_calls.hpp
     COMMENT "hipcc multistream_hip"
@@ -40,7 +40,7 @@ if(PROF_HIPCC)
   add_custom_command(
     OUTPUT ${_prof_hipcc_extras}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${PROF_TEST_BIN_DIR}
-    COMMAND ${PROF_HIPCC} --offload-arch=gfx906 -O2 -std=c++17 ${PROF_SAMPLES_DIR}/hipcc_extras.hip
+    COMMAND ${CMAKE_COMMAND} -E env TMPDIR=${PROF_HIPCC_TMPDIR} ${PROF_HIPCC} --offload-arch=gfx906 -O2 -std=c++17 ${PROF_SAMPLES_DIR}/hipcc_extras.hip
             -o ${_prof_hipcc_extras}
     DEPENDS ${PROF_SAMPLES_DIR}/hipcc_extras.hip
     COMMENT "hipcc hipcc_extras"

@@ -12,7 +12,7 @@ if(PROF_HIPCC)
   set(sim_hipcc_app ${CMAKE_BINARY_DIR}/test-bin/sim_hipcc_app)
   add_custom_command(
     OUTPUT ${sim_hipcc_app}
-    COMMAND ${PROF_HIPCC} --offload-arch=gfx906 -O1 ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_hipcc_app_test.hip
+    COMMAND ${CMAKE_COMMAND} -E env TMPDIR=${PROF_HIPCC_TMPDIR} ${PROF_HIPCC} --offload-arch=gfx906 -O1 ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_hipcc_app_test.hip
             -o ${sim_hipcc_app}
     DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_hipcc_app_test.hip
     COMMENT "hipcc: building sim_hipcc_app")
