@@ -14,6 +14,7 @@
 
 #include "common/clock.hpp"
 #include "interpose/config.hpp"
+#include "interpose/hook_clock.hpp"
 
 namespace prof::interpose {
 
@@ -65,12 +66,12 @@ void* timer_main(void*) {
   uint64_t opened_ns = g_start_ns;
   if (g_delay_ns) {
     sleep_until(g_start_ns + g_delay_ns);
-    opened_ns = now_ns();
+    opened_ns = hook_now_ns();
     capture_switch(true, CaptureCause::kDelay, 0, opened_ns);
   }
   if (g_duration_ns) {
     sleep_until(opened_ns + g_duration_ns);
-    capture_switch(false, CaptureCause::kDuration, 0, now_ns());
+    capture_switch(false, CaptureCause::kDuration, 0, hook_now_ns());
   }
   return nullptr;
 }
@@ -129,7 +130,7 @@ void capture_after_fork_child() noexcept {
   map_capture_log();
   if (g_capture_on.load(std::memory_order_relaxed)) {
     g_capture_on.store(false, std::memory_order_relaxed);
-    capture_switch(true, CaptureCause::kProfilerApi, 0, now_ns());
+    capture_switch(true, CaptureCause::kProfilerApi, 0, hook_now_ns());
   }
 }
 

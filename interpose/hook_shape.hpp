@@ -6,6 +6,7 @@
 //   fill one fixed-size record and publish it.
 // Nothing here allocates, locks, formats or prints (see ../shared/STYLE.md).
 #pragma once
+#include <algorithm>
 #include <cstring>
 #include <initializer_list>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "interpose/capture.hpp"
 #include "interpose/config.hpp"
 #include "interpose/device_timing.hpp"
+#include "interpose/hook_clock.hpp"
 #include "interpose/hook_support.hpp"
 #include "interpose/real_functions.hpp"
 #include "interpose/stream_capture.hpp"
@@ -157,7 +159,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     else return;
   }
   if constexpr (kId == profiler_start_api<Adapter>())
-    if (g_capture_by_api && t_depth == 0) capture_switch(true, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), now_ns());
+    if (g_capture_by_api && t_depth == 0) capture_switch(true, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), hook_now_ns());
   // Outside a capture window: the real call, nothing else (rows that keep state go on, unrecorded).
   constexpr bool kStateful = kKeepsState || kId == Adapter::kDeviceReset || kId == Adapter::kFinalize;
   const bool recording = capturing();
@@ -175,11 +177,11 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   const HookContext ctx{buffer, corr, static_cast<uint16_t>(kId)};
   TimingTicket ticket;
   if constexpr (kActivity != HookActivity::kNone) timing_begin(ticket, Adapter::kTiming, stream, is_blocking(kActivity));
-  const uint64_t begin_ns = now_ns();
+  const uint64_t begin_ns = hook_now_ns();
   const uint64_t device = static_cast<uint64_t>(t_current_device[kRuntime]);
   if constexpr (std::is_void_v<Ret>) {
     call();
-    const uint64_t end_ns = now_ns();
+    const uint64_t end_ns = std::max(hook_now_ns(), begin_ns);
     uint8_t flags = 0;
     if constexpr (kActivity != HookActivity::kNone) {  // hip_impl::hipLaunchKernelGGLImpl: nothing to say it failed
       if (ticket.owner) flags |= kFlagDeviceTiming;
@@ -193,7 +195,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
                  device);
   } else {
     Ret ret = call();
-    const uint64_t end_ns = now_ns();
+    const uint64_t end_ns = std::max(hook_now_ns(), begin_ns);
     if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize) timing_after_device_reset();
     Status status = Adapter::kSuccess;
     if constexpr (std::is_same_v<Ret, Status>) status = ret;

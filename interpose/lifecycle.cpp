@@ -9,6 +9,7 @@
 #include "common/clock.hpp"
 #include "interpose/capture.hpp"
 #include "interpose/config.hpp"
+#include "interpose/hook_clock.hpp"
 #include "interpose/device_timing.hpp"
 #include "interpose/process_files.hpp"
 #include "interpose/thread_buffer.hpp"
@@ -47,6 +48,7 @@ void on_exit_handler() {
 }
 
 void on_fork_child() {
+  hook_clock_init();
   g_config.image_token = now_ns();
   ThreadBuffer::reset_after_fork();
   map_lost_counters();
@@ -86,6 +88,7 @@ void load_config() noexcept {
     const long rank = strtol(skew, &end, 10);
     if (end != skew && *end == ':' && rank == mpi_rank()) g_test_clock_skew_ns = strtoll(end + 1, nullptr, 10);
   }
+  hook_clock_init();  // after the skew: its baseline reading includes it
 }
 
 __attribute__((constructor)) static void prof_interpose_init() {

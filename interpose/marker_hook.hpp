@@ -43,7 +43,7 @@ inline auto run_marker_hook(Real real_fn, const char* message, uint64_t stream, 
   if constexpr (kHook == MarkerHook::kPause || kHook == MarkerHook::kResume) {
     // Capture control (--trace-start off): the program's own pause/resume switch recording.
     if (g_capture_by_api && t_depth == 0) capture_switch(kHook == MarkerHook::kResume, CaptureCause::kProfilerApi,
-                                                         static_cast<uint16_t>(kId), now_ns());
+                                                         static_cast<uint16_t>(kId), hook_now_ns());
     return call();
   } else {
     if (!capturing()) return call();
@@ -54,7 +54,7 @@ inline auto run_marker_hook(Real real_fn, const char* message, uint64_t stream, 
       return call();
     }
     DepthGuard depth_guard;
-    const uint64_t time_ns = now_ns();
+    const uint64_t time_ns = hook_now_ns();
     if constexpr (std::is_void_v<Ret>) {
       call();
       emit_marker(*buffer, to_marker_kind(kHook), static_cast<uint16_t>(kId), time_ns, value(0), stream, message);

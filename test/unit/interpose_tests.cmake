@@ -37,3 +37,7 @@ if(MPI_C_FOUND)
 else()
   message(STATUS "prof: Open MPI's headers not installed; the MPI ABI test is skipped")
 endif()
+
+# The hooks' clock (the TSC read as CLOCK_MONOTONIC) against the kernel's clock.
+prof_add_catch_test(hook_clock_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/hook_clock_test.cpp
+                    ${CMAKE_SOURCE_DIR}/interpose/hook_clock.cpp LIBS Threads::Threads)

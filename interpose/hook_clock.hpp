@@ -1,0 +1,66 @@
+// The hooks' clock: CLOCK_MONOTONIC nanoseconds (common/clock.hpp), read from the time-stamp
+// counter where the kernel itself keeps CLOCK_MONOTONIC on it. A hook takes two readings per call;
+// clock_gettime costs about 24 ns here and an RDTSC about 10, which is most of what a hook adds.
+//
+// ns = ns0 + (tsc - tsc0) * mult / 2^32 over a segment of about 10 ms. The first hook past a
+// segment's end reads CLOCK_MONOTONIC once (bracketed by two counter reads) and starts the next
+// segment where the current one has got to, with a slope that brings the reading back onto
+// CLOCK_MONOTONIC by the segment's end: readings never jump and stay within tens of ns of the
+// kernel's clock (docs/design.md, "The hooks' clock"). During the first 10 ms of the process, and
+// wherever the counter is not the kernel's clock source (or PROF_HOOK_CLOCK=clock_gettime), it is
+// clock_gettime itself.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "common/clock.hpp"
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace prof::interpose {
+
+struct alignas(64) HookClock {
+  std::atomic<uint32_t> seq{0};  // odd while a thread starts a new segment
+  std::atomic<uint64_t> tsc0{0};
+  std::atomic<uint64_t> ns0{0};
+  std::atomic<uint64_t> mult{0};
+  std::atomic<uint64_t> end_tsc{0};  // 0: not calibrated yet (every reading takes the slow path)
+  bool counter = false;              // the counter may be used at all
+};
+extern HookClock g_hook_clock;
+
+// At the library's load, after the test clock skew is known.
+void hook_clock_init() noexcept;
+// Past a segment's end, or before the first: CLOCK_MONOTONIC, and a new segment when due.
+uint64_t hook_clock_slow(uint64_t tsc) noexcept;
+
+// The reading for `tsc` from the current segment, if that segment is complete and covers it.
+inline bool hook_clock_read(uint64_t tsc, uint64_t& ns) noexcept {
+  const uint32_t seq = g_hook_clock.seq.load(std::memory_order_acquire);
+  const uint64_t tsc0 = g_hook_clock.tsc0.load(std::memory_order_relaxed);
+  const uint64_t ns0 = g_hook_clock.ns0.load(std::memory_order_relaxed);
+  const uint64_t mult = g_hook_clock.mult.load(std::memory_order_relaxed);
+  const uint64_t end_tsc = g_hook_clock.end_tsc.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if ((seq & 1) || tsc >= end_tsc || g_hook_clock.seq.load(std::memory_order_relaxed) != seq) return false;
+  // Signed: the counter read may come from just before the segment another thread began.
+  const __int128 delta = static_cast<__int128>(static_cast<int64_t>(tsc - tsc0)) * mult;
+  ns = ns0 + static_cast<uint64_t>(static_cast<int64_t>(delta >> 32));
+  return true;
+}
+
+inline uint64_t hook_now_ns() noexcept {
+#if defined(__x86_64__)
+  if (g_hook_clock.counter) [[likely]] {
+    const uint64_t tsc = __rdtsc();
+    uint64_t ns;
+    if (hook_clock_read(tsc, ns)) [[likely]] return ns;
+    return hook_clock_slow(tsc);
+  }
+#endif
+  return now_ns();
+}
+
+}  // namespace prof::interpose
