@@ -82,7 +82,9 @@ const char* kind_name(OpKind kind) {
   }
 }
 
-void write_line(TruthFile* t, int device, uint64_t stream_handle, const Op& op) noexcept {
+// on_caller: the op ran on the thread that called (a blocking copy, memset or launch): its end is
+// when that call began to return.
+void write_line(TruthFile* t, int device, uint64_t stream_handle, const Op& op, bool on_caller) noexcept {
   const uint64_t bytes = op.kind == OpKind::kKernel ? 0 : static_cast<uint64_t>(op.width_bytes) * op.height;
   const char* direction = op.kind == OpKind::kCopy     ? direction_name(op.direction)
                           : op.kind == OpKind::kMemset ? "memset"
@@ -103,7 +105,7 @@ void write_line(TruthFile* t, int device, uint64_t stream_handle, const Op& op) 
                 static_cast<unsigned long long>(op.shared_mem_bytes), static_cast<unsigned long long>(op.function));
   line += head;
   append_json_string(line, op.name);
-  line += "}\n";
+  line += on_caller ? ",\"on_caller\":true}\n" : ",\"on_caller\":false}\n";
   std::lock_guard<std::mutex> guard(t->mutex);
   // One write per line: O_APPEND makes it atomic with respect to other writers of the file.
   for (size_t done = 0; done < line.size();) {
@@ -118,7 +120,7 @@ void write_line(TruthFile* t, int device, uint64_t stream_handle, const Op& op) 
 void write_truth(const Stream& stream, const Op& op) noexcept {
   TruthFile* t = truth_file();
   if (t == nullptr || t->fd < 0) return;
-  write_line(t, stream.device, stream.handle_value, op);
+  write_line(t, stream.device, stream.handle_value, op, /*on_caller=*/false);
 }
 
 void open_truth_file() noexcept { (void)truth_file(); }
@@ -156,7 +158,7 @@ void flush_deferred_truth() noexcept {
     lines.swap(t->deferred);
     t->has_deferred.store(false, std::memory_order_relaxed);
   }
-  for (const Deferred& d : lines) write_line(t, d.device, d.stream_handle, d.op);
+  for (const Deferred& d : lines) write_line(t, d.device, d.stream_handle, d.op, /*on_caller=*/true);
   lines.clear();
 }
 

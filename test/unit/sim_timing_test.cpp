@@ -274,6 +274,9 @@ TEST_CASE("sim: a blocking copy slower than modelled ends when its bytes arrived
   CHECK(copy.duration_ns() > prof::sim::copy_duration_ns(kBigBytes, CopyDirection::kD2D));
   CHECK(copy.number("end_ns") <= returned_ns);  // the call returned after its copy ended
   CHECK(kernel.number("begin_ns") >= copy.number("end_ns"));  // later work follows the real end
+  // The calling thread ran the copy; a worker ran the kernel.
+  CHECK(copy.text.find("\"on_caller\":true}") != std::string::npos);
+  CHECK(kernel.text.find("\"on_caller\":false}") != std::string::npos);
   hipFree(a);
   hipFree(b);
 }
