@@ -21,13 +21,15 @@ struct Outcome {
   int64_t worst_ns = 0;
 };
 
-Outcome read_for(uint64_t duration_ns) {
+// `maintain`: as a hook does, begin the next segment after a reading that passed its due time.
+Outcome read_for(uint64_t duration_ns, bool maintain) {
   Outcome o;
   uint64_t last = 0;
   const uint64_t stop = now_ns() + duration_ns;
   for (uint64_t before = now_ns(); before < stop; before = now_ns()) {
     const uint64_t reading = hook_now_ns();
     const uint64_t after = now_ns();
+    if (maintain) prof::interpose::hook_clock_maintain(reading);
     ++o.readings;
     if (reading < last) ++o.backwards;
     last = reading;
@@ -47,7 +49,10 @@ TEST_CASE("hook clock: within 1 us of CLOCK_MONOTONIC on every thread, never bac
   std::vector<Outcome> outcomes(3);
   std::vector<std::thread> threads;
   // 300 ms: the first 10 ms on the kernel's clock, then about 29 segments.
-  for (auto& o : outcomes) threads.emplace_back([&o] { o = read_for(300'000'000); });
+  // One thread maintains the clock as hooks do; the others only read (and begin a segment
+  // themselves when one is two lengths old).
+  for (size_t i = 0; i < outcomes.size(); ++i)
+    threads.emplace_back([&outcomes, i] { outcomes[i] = read_for(300'000'000, i == 0); });
   for (auto& t : threads) t.join();
   for (const Outcome& o : outcomes) {
     INFO("counter used: " << g_hook_clock.counter << ", readings " << o.readings << ", worst " << o.worst_ns << " ns");
