@@ -86,7 +86,9 @@ void start_segment() noexcept {
   g_hook_clock.tsc0.store(pair_tsc, std::memory_order_relaxed);
   g_hook_clock.ns0.store(start_ns, std::memory_order_relaxed);
   g_hook_clock.mult.store(mult, std::memory_order_relaxed);
-  g_hook_clock.end_tsc.store(pair_tsc + (segment_tsc ? segment_tsc : 1), std::memory_order_relaxed);
+  // Due after one length; read up to two (a program quiet for longer pays for it in a reading).
+  g_hook_clock.end_tsc.store(pair_tsc + 2 * (segment_tsc ? segment_tsc : 1), std::memory_order_relaxed);
+  g_hook_clock.due_ns.store(start_ns + kSegmentNs, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -96,13 +98,27 @@ void hook_clock_init() noexcept {
   g_hook_clock.end_tsc.store(0, std::memory_order_relaxed);
   const char* mode = std::getenv("PROF_HOOK_CLOCK");
   g_hook_clock.counter = !(mode && std::strcmp(mode, "clock_gettime") == 0) && counter_is_the_clock_source();
-  if (g_hook_clock.counter) read_pair(g_base_tsc, g_base_ns);
+  g_hook_clock.due_ns.store(UINT64_MAX, std::memory_order_relaxed);
+  if (!g_hook_clock.counter) return;
+  read_pair(g_base_tsc, g_base_ns);
+  g_hook_clock.due_ns.store(g_base_ns + kFirstSegmentAfterNs, std::memory_order_relaxed);
+}
+
+void hook_clock_advance() noexcept {
+  uint32_t seq = g_hook_clock.seq.load(std::memory_order_relaxed);
+  if ((seq & 1) || !g_hook_clock.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
+  std::atomic_thread_fence(std::memory_order_release);
+  // (Re-checked under the seq: another thread may have begun it since this one looked.)
+  if (now_ns() >= g_hook_clock.due_ns.load(std::memory_order_relaxed)) start_segment();
+  g_hook_clock.seq.store(seq + 2, std::memory_order_release);
 }
 
 uint64_t hook_clock_slow(uint64_t tsc) noexcept {
   // Until the baseline is long enough for a good slope: the kernel's clock.
-  if (g_hook_clock.end_tsc.load(std::memory_order_acquire) == 0 && now_ns() - g_base_ns < kFirstSegmentAfterNs)
-    return now_ns();
+  if (g_hook_clock.end_tsc.load(std::memory_order_acquire) == 0) {
+    const uint64_t now = now_ns();
+    if (now - g_base_ns < kFirstSegmentAfterNs) return now;
+  }
   // One thread begins the next segment (about 150 ns, once per segment); the others wait for it
   // rather than read the kernel's clock, so every reading comes from the same line.
   for (int tries = 0; tries < 4096; ++tries) {

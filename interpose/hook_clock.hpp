@@ -26,8 +26,9 @@ struct alignas(64) HookClock {
   std::atomic<uint64_t> tsc0{0};
   std::atomic<uint64_t> ns0{0};
   std::atomic<uint64_t> mult{0};
-  std::atomic<uint64_t> end_tsc{0};  // 0: not calibrated yet (every reading takes the slow path)
-  bool counter = false;              // the counter may be used at all
+  std::atomic<uint64_t> end_tsc{0};  // readings extrapolate to here; 0: not calibrated yet
+  std::atomic<uint64_t> due_ns{UINT64_MAX};  // the next segment is begun after a call ending here
+  bool counter = false;                      // the counter may be used at all
 };
 extern HookClock g_hook_clock;
 
@@ -35,6 +36,15 @@ extern HookClock g_hook_clock;
 void hook_clock_init() noexcept;
 // Past a segment's end, or before the first: CLOCK_MONOTONIC, and a new segment when due.
 uint64_t hook_clock_slow(uint64_t tsc) noexcept;
+// Begins the next segment (about 150 ns), unless another thread is at it.
+void hook_clock_advance() noexcept;
+
+// After a call is recorded, off its timed path: begins the next segment when it is due, so the
+// readings inside calls almost never pay for it (a segment may be read one length past its due
+// time before a reading must begin it itself).
+inline void hook_clock_maintain(uint64_t end_ns) noexcept {
+  if (end_ns >= g_hook_clock.due_ns.load(std::memory_order_relaxed)) [[unlikely]] hook_clock_advance();
+}
 
 // The reading for `tsc` from the current segment, if that segment is complete and covers it.
 inline bool hook_clock_read(uint64_t tsc, uint64_t& ns) noexcept {

@@ -193,6 +193,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     if (recording)
       commit_api(buffer, static_cast<uint16_t>(kId), flags, 0, corr, begin_ns, end_ns, c.stream, c.bytes, c.aux,
                  device);
+    hook_clock_maintain(end_ns);
   } else {
     Ret ret = call();
     const uint64_t end_ns = std::max(hook_now_ns(), begin_ns);
@@ -211,6 +212,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     if (recording)
       commit_api(buffer, static_cast<uint16_t>(kId), flags, static_cast<int32_t>(status), corr, begin_ns, end_ns,
                  c.stream, c.bytes, c.aux, device);
+    hook_clock_maintain(end_ns);
     // The stop call is the window's last recorded call.
     if constexpr (kId == profiler_stop_api<Adapter>())
       if (g_capture_by_api) capture_switch(false, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), end_ns);

@@ -58,9 +58,11 @@ inline auto run_marker_hook(Real real_fn, const char* message, uint64_t stream, 
     if constexpr (std::is_void_v<Ret>) {
       call();
       emit_marker(*buffer, to_marker_kind(kHook), static_cast<uint16_t>(kId), time_ns, value(0), stream, message);
+      hook_clock_maintain(time_ns);
     } else {
       Ret ret = call();
       emit_marker(*buffer, to_marker_kind(kHook), static_cast<uint16_t>(kId), time_ns, value(ret), stream, message);
+      hook_clock_maintain(time_ns);
       return ret;
     }
   }
