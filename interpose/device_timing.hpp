@@ -56,9 +56,9 @@ void timing_set_current_device(RuntimeId runtime, int device) noexcept;
 // the first such call of each runtime looks up whether its capture calls are all hooked
 // (stream_capture_tracked: a search of the loaded libraries' exports, about 80 us), so that the
 // program's first timed call does not. (A runtime whose first call comes on a thread that already
-// made another runtime's calls is looked up at its first timed call, as before.) On this thread, not the harvester's: a search there held
-// the dynamic linker's lock while the program's thread resolved its first calls. Nothing is called
-// in the runtime (it may not be initialised yet: aclInit).
+// made another runtime's calls is looked up at its first timed call, as before.) On this thread,
+// not the harvester's: a search there held the dynamic linker's lock while the program's thread
+// resolved its first calls. Nothing is called in the runtime (it may not be initialised yet: aclInit).
 void timing_thread_started(RuntimeId runtime) noexcept;
 // At load time: the harvester thread starts idle (it makes no runtime call until there is work),
 // so its start-up never competes with the program's first timed calls.

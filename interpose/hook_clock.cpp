@@ -73,10 +73,9 @@ void start_segment() noexcept {
   if (g_hook_clock.end_tsc.load(std::memory_order_relaxed) != 0 && segment_tsc != 0) {
     // Where the current segment has got to: the next one starts there (no reading jumps) and
     // steers back onto the kernel's clock over its length.
-    const __int128 delta = static_cast<__int128>(static_cast<int64_t>(pair_tsc - g_hook_clock.tsc0.load(std::memory_order_relaxed))) *
-                           g_hook_clock.mult.load(std::memory_order_relaxed);
-    const uint64_t reached = g_hook_clock.ns0.load(std::memory_order_relaxed) +
-                             static_cast<uint64_t>(static_cast<int64_t>(delta >> 32));
+    const uint64_t reached = segment_ns(pair_tsc, g_hook_clock.tsc0.load(std::memory_order_relaxed),
+                                        g_hook_clock.ns0.load(std::memory_order_relaxed),
+                                        g_hook_clock.mult.load(std::memory_order_relaxed));
     const int64_t behind = static_cast<int64_t>(real_ns - reached);
     if (behind > -kLargestSteerNs && behind < kLargestSteerNs) {
       start_ns = reached;
@@ -91,18 +90,25 @@ void start_segment() noexcept {
   g_hook_clock.due_ns.store(start_ns + kSegmentNs, std::memory_order_relaxed);
 }
 
-}  // namespace
-
-void hook_clock_init() noexcept {
-  g_hook_clock.seq.store(0, std::memory_order_relaxed);  // (a fork's child: whatever its parent was doing)
+// Back to "not calibrated": the kernel's clock until a baseline of kFirstSegmentAfterNs from now.
+void new_baseline() noexcept {
+  g_hook_clock.seq.store(0, std::memory_order_relaxed);
   g_hook_clock.end_tsc.store(0, std::memory_order_relaxed);
-  const char* mode = std::getenv("PROF_HOOK_CLOCK");
-  g_hook_clock.counter = !(mode && std::strcmp(mode, "clock_gettime") == 0) && counter_is_the_clock_source();
   g_hook_clock.due_ns.store(UINT64_MAX, std::memory_order_relaxed);
   if (!g_hook_clock.counter) return;
   read_pair(g_base_tsc, g_base_ns);
   g_hook_clock.due_ns.store(g_base_ns + kFirstSegmentAfterNs, std::memory_order_relaxed);
 }
+
+}  // namespace
+
+void hook_clock_init() noexcept {
+  const char* mode = std::getenv("PROF_HOOK_CLOCK");
+  g_hook_clock.counter = !(mode && std::strcmp(mode, "clock_gettime") == 0) && counter_is_the_clock_source();
+  new_baseline();
+}
+
+void hook_clock_after_fork() noexcept { new_baseline(); }
 
 void hook_clock_advance() noexcept {
   uint32_t seq = g_hook_clock.seq.load(std::memory_order_relaxed);
@@ -120,17 +126,12 @@ uint64_t hook_clock_slow(uint64_t tsc) noexcept {
     if (now - g_base_ns < kFirstSegmentAfterNs) return now;
   }
   // One thread begins the next segment (about 150 ns, once per segment); the others wait for it
-  // rather than read the kernel's clock, so every reading comes from the same line.
+  // rather than read the kernel's clock, so every reading comes from the same line. (A reading
+  // that got here is past its segment's end, so past its due time too.)
   for (int tries = 0; tries < 4096; ++tries) {
     uint64_t ns = 0;
     if (hook_clock_read(tsc, ns)) return ns;
-    uint32_t seq = g_hook_clock.seq.load(std::memory_order_relaxed);
-    if ((seq & 1) == 0 && g_hook_clock.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) {
-      std::atomic_thread_fence(std::memory_order_release);
-      start_segment();
-      g_hook_clock.seq.store(seq + 2, std::memory_order_release);
-      continue;
-    }
+    hook_clock_advance();
 #if defined(__x86_64__)
     _mm_pause();
 #endif

@@ -2,13 +2,13 @@
 // counter where the kernel itself keeps CLOCK_MONOTONIC on it. A hook takes two readings per call;
 // clock_gettime costs about 24 ns here and an RDTSC about 10, which is most of what a hook adds.
 //
-// ns = ns0 + (tsc - tsc0) * mult / 2^32 over a segment of about 10 ms. The first hook past a
-// segment's end reads CLOCK_MONOTONIC once (bracketed by two counter reads) and starts the next
-// segment where the current one has got to, with a slope that brings the reading back onto
-// CLOCK_MONOTONIC by the segment's end: readings never jump and stay within tens of ns of the
-// kernel's clock (docs/design.md, "The hooks' clock"). During the first 10 ms of the process, and
-// wherever the counter is not the kernel's clock source (or PROF_HOOK_CLOCK=clock_gettime), it is
-// clock_gettime itself.
+// ns = ns0 + (tsc - tsc0) * mult / 2^32 over a segment of about 10 ms. The first hook whose call
+// ends past a segment's due time, after recording the call, reads CLOCK_MONOTONIC once (bracketed
+// by two counter reads) and starts the next segment where the current one has got to, with a slope
+// that brings the reading back onto CLOCK_MONOTONIC by the segment's end: readings never jump and
+// stay within tens of ns of the kernel's clock (docs/design.md, "The hooks' clock"). During the
+// first 10 ms of the process (and of a fork's child), and wherever the counter is not the kernel's
+// clock source (or PROF_HOOK_CLOCK=clock_gettime), it is clock_gettime itself.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -34,6 +34,9 @@ extern HookClock g_hook_clock;
 
 // At the library's load, after the test clock skew is known.
 void hook_clock_init() noexcept;
+// In a fork's child: a new baseline (the parent may have been beginning a segment); the counter's
+// soundness is the parent's.
+void hook_clock_after_fork() noexcept;
 // Past a segment's end, or before the first: CLOCK_MONOTONIC, and a new segment when due.
 uint64_t hook_clock_slow(uint64_t tsc) noexcept;
 // Begins the next segment (about 150 ns), unless another thread is at it.
@@ -46,6 +49,13 @@ inline void hook_clock_maintain(uint64_t end_ns) noexcept {
   if (end_ns >= g_hook_clock.due_ns.load(std::memory_order_relaxed)) [[unlikely]] hook_clock_advance();
 }
 
+// A segment's line at `tsc`. Signed: the counter read may come from just before the segment another
+// thread began.
+inline uint64_t segment_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0, uint64_t mult) noexcept {
+  const __int128 delta = static_cast<__int128>(static_cast<int64_t>(tsc - tsc0)) * mult;
+  return ns0 + static_cast<uint64_t>(static_cast<int64_t>(delta >> 32));
+}
+
 // The reading for `tsc` from the current segment, if that segment is complete and covers it.
 inline bool hook_clock_read(uint64_t tsc, uint64_t& ns) noexcept {
   const uint32_t seq = g_hook_clock.seq.load(std::memory_order_acquire);
@@ -55,9 +65,7 @@ inline bool hook_clock_read(uint64_t tsc, uint64_t& ns) noexcept {
   const uint64_t end_tsc = g_hook_clock.end_tsc.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   if ((seq & 1) || tsc >= end_tsc || g_hook_clock.seq.load(std::memory_order_relaxed) != seq) return false;
-  // Signed: the counter read may come from just before the segment another thread began.
-  const __int128 delta = static_cast<__int128>(static_cast<int64_t>(tsc - tsc0)) * mult;
-  ns = ns0 + static_cast<uint64_t>(static_cast<int64_t>(delta >> 32));
+  ns = segment_ns(tsc, tsc0, ns0, mult);
   return true;
 }
 

@@ -48,7 +48,7 @@ void on_exit_handler() {
 }
 
 void on_fork_child() {
-  hook_clock_init();
+  hook_clock_after_fork();
   g_config.image_token = now_ns();
   ThreadBuffer::reset_after_fork();
   map_lost_counters();
