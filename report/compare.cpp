@@ -219,14 +219,28 @@ void judge(CompareRow& r, const CompareOptions& o, bool repeated) {
   // totals). With 3 runs a side of normally distributed noise, 1 entry in 1000 passes that by chance.
   const int64_t noise = kNoiseFactor * ((b.total_high - b.total_low) + (n.total_high - n.total_low));
   const double limit = o.threshold * static_cast<double>(b.total_ns);
+  // A total moved by a few slow calls (a thread descheduled inside a call, a busy machine) is not a
+  // change of the entry: the median call must move the same way by more than the threshold too.
+  // Entries without durations (median 0 on a side) are judged by their totals alone.
+  const bool has_median = b.median_ns > 0 && n.median_ns > 0;
+  const double median_limit = o.threshold * static_cast<double>(b.median_ns);
+  const int64_t median_delta = n.median_ns - b.median_ns;
+  const bool median_up = !has_median || static_cast<double>(median_delta) > median_limit;
+  const bool median_down = !has_median || static_cast<double>(-median_delta) > median_limit;
+  const bool total_up = r.delta_ns > 0 && static_cast<double>(r.delta_ns) > limit && r.delta_ns > noise;
+  const bool total_down = r.delta_ns < 0 && static_cast<double>(-r.delta_ns) > limit && -r.delta_ns > noise;
   std::vector<std::string> why;
-  if (r.delta_ns > 0 && static_cast<double>(r.delta_ns) > limit && r.delta_ns > noise) {
+  if (total_up && median_up) {
     r.status = CompareStatus::kRegressed;
     why.push_back("total " + human_duration(b.total_ns) + " -> " + human_duration(n.total_ns) + " (" +
                   percent_change(b.total_ns, n.total_ns) + ")");
-  } else if (r.delta_ns < 0 && static_cast<double>(-r.delta_ns) > limit && -r.delta_ns > noise) {
+  } else if (total_down && median_down) {
     r.status = CompareStatus::kImproved;
     r.reason = "total " + percent_change(b.total_ns, n.total_ns);
+  } else if (total_up || total_down) {
+    r.reason = "total " + percent_change(b.total_ns, n.total_ns) + " from a few calls: the median call " +
+               human_duration(b.median_ns) + " -> " + human_duration(n.median_ns) + " (" +
+               percent_change(b.median_ns, n.median_ns) + ")";
   }
   if (o.check_calls && (n.calls_low > b.calls_high || n.calls_high < b.calls_low)) {
     r.status = CompareStatus::kRegressed;
@@ -296,9 +310,10 @@ std::string header_line(const Comparison& c) {
 }
 
 std::string noise_line(const Comparison& c) {
-  if (c.base_runs < 2 && c.new_runs < 2) return "";
+  const std::string median = "A change of the total that the median call does not show (a few slow calls) is not flagged.";
+  if (c.base_runs < 2 && c.new_runs < 2) return median;
   return "Repeated runs: a change within twice the spread of the runs' totals (max - min, both sides added) is not "
-         "flagged.";
+         "flagged.\n" + median;
 }
 
 std::string verdict_line(const Comparison& c) {
@@ -338,6 +353,13 @@ void write_text(const Comparison& c, TextSink& out) {
               pad(median, 24) + r.name + "\n");
   }
   out.write("(" + std::to_string(unchanged) + " unchanged, " + std::to_string(ignored) + " under --min-time)\n");
+  bool noted = false;
+  for (const CompareRow& r : c.rows) {
+    if (r.status != CompareStatus::kUnchanged || r.reason.empty()) continue;
+    if (!noted) out.write("\nNot flagged, the total moved but the median call did not:\n");
+    noted = true;
+    out.write("  " + key_label(r) + ": " + r.reason + "\n");
+  }
   out.write("\nverdict: " + verdict_line(c) + "\n");
 }
 

@@ -182,6 +182,31 @@ class CompareTest(unittest.TestCase):
         slower = self.compare(sides[0], self.big_db)
         self.assertEqual(slower.returncode, 1, e2e.describe(slower))
 
+    def test_a_few_slow_calls_are_not_a_regression(self):
+        # What a busy CI machine does to an unchanged program: one of eight calls is descheduled and
+        # the total grows 50%, while the median call stays. The same total reached by every call
+        # getting slower (the median moves) is a regression.
+        def summary(path, total, median, maximum):
+            entry = {"kind": "api", "runtime": "hip", "name": "hipLaunchKernel", "calls": 8, "timed_calls": 8,
+                     "total_ns": total, "average_ns": total // 8, "median_ns": median, "p95_ns": maximum,
+                     "min_ns": median - 50, "max_ns": maximum, "bytes": 0}
+            with open(path, "w") as f:
+                json.dump({"prof_summary": 1, "processes": 1, "run_id": "", "meta": {}, "entries": [entry]}, f)
+            return path
+        base = summary(os.path.join(self.tmp, "calm.summary.json"), 80000, 10000, 10100)
+        outlier = summary(os.path.join(self.tmp, "outlier.summary.json"), 120000, 10050, 50000)
+        slower = summary(os.path.join(self.tmp, "slower.summary.json"), 120000, 15000, 15100)
+        result = self.compare(base, outlier)
+        self.assertEqual(result.returncode, 0, e2e.describe(result))
+        self.assertIn("Not flagged, the total moved but the median call did not:", result.stdout)
+        self.assertIn("api hip hipLaunchKernel: total +50.0% from a few calls: the median call", result.stdout)
+        result = self.compare(base, slower)
+        self.assertEqual(result.returncode, 1, e2e.describe(result))
+        self.assertIn("api hip hipLaunchKernel: total 80.000 us -> 120.000 us (+50.0%)", result.stdout)
+        # Improvements follow the same rule.
+        self.assertEqual(self.compare(outlier, base).stdout.count("improved "), 0)
+        self.assertIn("improved ", self.compare(slower, base).stdout)
+
     def test_processes_of_one_run_count_together(self):
         # Two processes recorded by one prof invocation share a run id: a folder holding them is one run.
         dbs = glob.glob(os.path.join(self.base_dir, "*.db"))
