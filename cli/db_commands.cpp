@@ -1,0 +1,123 @@
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <regex>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/merge.hpp"
+#include "report/compare.hpp"
+#include "report/output_file.hpp"
+#include "report/report.hpp"
+#include "report/report_db.hpp"
+#include "report/report_error.hpp"
+#include "report/report_files.hpp"
+
+#ifndef PROF_VERSION
+#define PROF_VERSION "0.0.0"
+#endif
+
+namespace prof::cli {
+
+int regenerate(const Options& o) {
+  struct stat st;
+  if (stat(o.db.c_str(), &st) != 0) return fail(kExitNoInput, "--db " + o.db + ": no such file");
+  std::string pid_part;
+  std::smatch m;
+  std::string file = o.db.substr(o.db.rfind('/') + 1);
+  // <runtime>-prof-<pid>.db (hip-prof-<pid>.db, musa-prof-<pid>.db) or prof-<pid>.db (several runtimes).
+  static const std::regex db_name(R"(^(?:[a-z0-9]+-)?prof-([0-9]+)\.db$)");
+  std::string base = o.output_name;
+  if (base.empty()) base = std::regex_match(file, m, db_name) ? "result_" + m[1].str() : file.substr(0, file.rfind('.'));
+  // A database whose prof stopped before completing it (killed, interrupted twice) is read as it
+  // is, and said so once; its calls have no sequence numbers for --index-range to select by.
+  try {
+    std::unique_ptr<Database> db = report::open_report_db(o.db);
+    if (!report::meta_value(*db, "end_ns")) {
+      const std::string what = o.db + " was not finished (its prof stopped while writing it)";
+      const std::string fix = "`prof --recover` completes it while its run directory is still there";
+      if (!o.index_range.empty())
+        return fail(kExitBadInput, "--index-range " + o.index_range + ": " + what + ", so its calls have no sequence "
+                                   "numbers; " + fix);
+      std::fprintf(stderr, "prof: %s: no sequence numbers, drop counts or end time; reported as it is (%s)\n",
+                   what.c_str(), fix.c_str());
+    }
+  } catch (const report::ReportError& e) {
+    return fail(report_exit_code(e), e.what());
+  }
+  std::string message;
+  Options out = o;
+  if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
+  try {
+    const report::ReportResult written = report::write_reports(o.db, report_options(out, base), summary_stream(o));
+    print_warnings(written);
+    for (const std::string& failed : written.failed) std::fprintf(stderr, "prof: %s\n", failed.c_str());
+    if (!written.failed.empty()) return kExitCannotWrite;
+  } catch (const report::ReportError& e) {
+    return fail(report_exit_code(e), e.what());
+  }
+  return 0;
+}
+
+int merge(const Options& o) {
+  std::string message;
+  struct stat st;
+  if (stat(o.db_merge.c_str(), &st) != 0) return fail(kExitNoInput, "--db-merge " + o.db_merge + ": no such directory");
+  if (!S_ISDIR(st.st_mode)) return fail(kExitBadInput, "--db-merge " + o.db_merge + ": not a directory");
+  Options out = o;
+  if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
+  return merge_databases({o.db_merge, o.recursive, PROF_VERSION, !o.strict},
+                         report_options(out, o.output_name.empty() ? "result_merged" : o.output_name),
+                         summary_stream(o));
+}
+
+int compare(const Options& o) {
+  constexpr int kCompareError = 2, kCompareRegressed = 1;
+  std::optional<double> threshold = parse_threshold(o.threshold);
+  if (!threshold) return fail(kCompareError, "--threshold " + o.threshold + ": expected a percentage such as 5%");
+  std::optional<int64_t> min_time = parse_duration(o.min_time);
+  if (!min_time) return fail(kCompareError, "--min-time " + o.min_time + ": expected a duration such as 10us, 1ms, 0");
+  static const std::pair<const char*, report::CompareFormat> formats[] = {
+      {"text", report::CompareFormat::kText}, {"csv", report::CompareFormat::kCsv},
+      {"json", report::CompareFormat::kJson}, {"markdown", report::CompareFormat::kMarkdown}};
+  const auto* format = std::find_if(std::begin(formats), std::end(formats),
+                                    [&](const auto& f) { return o.format == f.first; });
+  if (format == std::end(formats))
+    return fail(kCompareError, "--format " + o.format + ": expected text, csv, json or markdown");
+  report::CompareOptions options;
+  options.threshold = *threshold;
+  options.min_time_ns = *min_time;
+  options.check_calls = !o.ignore_call_count;
+  report::Comparison result;
+  try {
+    report::Side base = report::load_side(o.compare[0]);
+    report::Side now = report::load_side(o.compare[1]);
+    result = report::compare_sides(base, now, options);
+  } catch (const report::ReportError& e) {
+    return fail(kCompareError, e.what());
+  }
+  report::StringSink text;
+  report::write_comparison(result, format->second, text);
+  if (o.output_name.empty()) {
+    std::fwrite(text.text().data(), 1, text.text().size(), stdout);
+  } else {
+    static const char* extensions[] = {".txt", ".csv", ".json", ".md"};
+    std::string path = report::join_path(o.output_dir, o.output_name + extensions[format - std::begin(formats)]);
+    try {
+      report::OutputFile file(path, "");
+      file.write(text.text());
+      file.finish();
+      file.commit();
+    } catch (const report::ReportError& e) {
+      return fail(kCompareError, e.what());
+    }
+    std::printf("prof: %s: %s\n", path.c_str(),
+                result.regressions ? (std::to_string(result.regressions) + " regression(s)").c_str() : "clean");
+  }
+  std::fflush(stdout);
+  return result.regressions ? kCompareRegressed : 0;
+}
+
+}  // namespace prof::cli

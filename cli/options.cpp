@@ -1,0 +1,139 @@
+#include "cli/options.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <climits>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <regex>
+
+#include "cli/merge.hpp"
+
+namespace prof::cli {
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "prof: %s\n", message.c_str());
+  return code;
+}
+
+std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text) {
+  static const std::regex pattern(R"(^([0-9]{1,18}):([0-9]{1,18})$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern)) return std::nullopt;
+  int64_t a = std::stoll(m[1]), b = std::stoll(m[2]);
+  if (a < 1 || b < a) return std::nullopt;
+  return std::make_pair(a, b);
+}
+
+bool prepare_output_dir(std::string& dir, std::string& message, const char* option) {
+  std::string partial;
+  size_t at = 0;
+  while (at != std::string::npos) {
+    at = dir.find('/', at + 1);
+    partial = dir.substr(0, at);
+    if (partial.empty()) continue;
+    struct stat st;
+    if (stat(partial.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        message = std::string(option) + " " + dir + ": " + partial + " is not a directory";
+        return false;
+      }
+      continue;
+    }
+    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      message = std::string(option) + " " + dir + ": cannot create " + partial + " (" + std::strerror(errno) + ")";
+      return false;
+    }
+  }
+  char resolved[PATH_MAX];
+  if (realpath(dir.c_str(), resolved) == nullptr) {
+    message = std::string(option) + " " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  dir = resolved;
+  // access() says yes to root everywhere; only creating a file proves the directory takes one.
+  std::string probe = dir + "/.prof-probe-" + std::to_string(getpid());
+  int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    message = std::string(option) + " " + dir + ": not writable (" + std::strerror(errno) + ")";
+    return false;
+  }
+  close(fd);
+  unlink(probe.c_str());
+  return true;
+}
+
+bool split_output_name(Options& o, std::string& message) {
+  if (o.output_name.empty()) return true;
+  const size_t slash = o.output_name.rfind('/');
+  std::string base = slash == std::string::npos ? o.output_name : o.output_name.substr(slash + 1);
+  if (base.empty() || base == "." || base == "..") {
+    message = "-o " + o.output_name + ": expected a file name (such as run1), or a path ending in one";
+    return false;
+  }
+  if (slash != std::string::npos) {
+    const std::string dir = o.output_name.substr(0, slash);
+    o.output_dir = dir.empty() ? "/" : dir[0] == '/' ? dir : o.output_dir + "/" + dir;
+  }
+  o.output_name = base;
+  return true;
+}
+
+bool base_taken(const std::string& dir, const std::string& base) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return false;
+  bool taken = false;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name.size() > base.size() && name.compare(0, base.size(), base) == 0 &&
+        (name[base.size()] == '.' || name[base.size()] == '_') && name.rfind(".db") != name.size() - 3) {
+      taken = true;
+      break;
+    }
+  }
+  closedir(d);
+  return taken;
+}
+
+std::FILE* summary_stream(const Options& o) {
+  if (o.summary_output == "stdout") return stdout;
+  if (o.summary_output == "stderr") return stderr;
+  if (o.summary_output == "none") return nullptr;
+  static std::FILE* file = std::fopen(o.summary_output.c_str(), "w");
+  return file;
+}
+
+report::ReportOptions report_options(const Options& o, const std::string& base) {
+  report::ReportOptions r;
+  r.output_dir = o.output_dir;
+  r.base_name = base;
+  r.group_stream = o.group_stream;
+  if (!o.index_range.empty()) r.index_range = parse_range(o.index_range);
+  r.json_max_events = o.json_max_events;
+  r.kernel_stats_by_range = o.kernel_stats_by_range;
+  r.progress = terminal_progress();
+  return r;
+}
+
+std::optional<double> parse_threshold(const std::string& text) {
+  static const std::regex pattern(R"(^([0-9]{1,6}(\.[0-9]{1,6})?)%?$)");
+  if (!std::regex_match(text, pattern)) return std::nullopt;
+  return std::stod(text) / 100.0;
+}
+
+std::optional<int64_t> parse_duration(const std::string& text) {
+  static const std::regex pattern(R"(^([0-9]{1,9}(\.[0-9]{1,9})?)(ns|us|ms|s)?$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern)) return std::nullopt;
+  const std::string unit = m[3].str();
+  const double scale = unit == "s" ? 1e9 : unit == "ms" ? 1e6 : unit == "us" ? 1e3 : 1;
+  if (unit.empty() && std::stod(m[1].str()) != 0) return std::nullopt;  // a bare number needs a unit
+  return static_cast<int64_t>(std::llround(std::stod(m[1].str()) * scale));
+}
+
+}  // namespace prof::cli

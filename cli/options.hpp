@@ -1,0 +1,70 @@
+// The command line as prof reads it (cli/main.cpp), and the helpers every command shares: one
+// error line, the output directory, the output names, where the summary goes.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/report.hpp"
+#include "report/timeline_parts.hpp"
+
+namespace prof::cli {
+
+struct Options {
+  bool hip_trace = false;
+  bool musa_trace = false;
+  bool cnrt_trace = false;
+  bool acl_trace = false;
+  bool mpi_trace = false;
+  bool hiptx_trace = false;
+  bool kernel_stats_by_range = false;
+  std::string trace_start = "on";
+  std::string delay;
+  std::string duration;
+  bool sim = false;
+  bool group_stream = false;
+  bool no_device_timing = false;
+  double wait_timeout_s = 30;
+  std::string output_dir = ".";
+  std::string output_name;
+  std::string db;
+  std::string index_range;
+  std::string db_merge;
+  bool recursive = false;
+  int64_t json_max_events = report::kDefaultPartEvents;
+  std::vector<std::string> compare;  // BASE NEW
+  std::string threshold = "5%";
+  std::string min_time = "10us";
+  std::string format = "text";
+  bool ignore_call_count = false;
+  bool force = false;
+  bool strict = false;
+  std::string summary_output = "stdout";
+  std::vector<std::string> program;
+  std::vector<std::string> recover_dirs;
+};
+
+// "prof: <message>" on stderr; returns `code`.
+int fail(int code, const std::string& message);
+// --index-range A:B, 1 <= A <= B.
+std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text);
+// The output directory: created when missing (with its parents, mode 0755 less the umask, as
+// rocprofv3 and nsys do), followed through symlinks like every other tool, and proved writable
+// before anything runs. `dir` becomes its canonical path: SQLite refuses a path with a symlink in it.
+bool prepare_output_dir(std::string& dir, std::string& message, const char* option = "-d");
+// -o NAME: a base name, or a path whose directory is created like -d's (relative to -d).
+bool split_output_name(Options& o, std::string& message);
+// Whether an earlier run's reports use `base` in `dir` (any <base>.* or <base>_* file).
+bool base_taken(const std::string& dir, const std::string& base);
+// Where the summary goes (--summary-output): stdout, stderr, a file (opened once), or nowhere.
+std::FILE* summary_stream(const Options& o);
+report::ReportOptions report_options(const Options& o, const std::string& base);
+// A percentage: "5%" or "5".
+std::optional<double> parse_threshold(const std::string& text);
+// "10us", "1.5ms", "500ns", "2s", "0".
+std::optional<int64_t> parse_duration(const std::string& text);
+
+}  // namespace prof::cli

@@ -1,0 +1,166 @@
+// prof --recover: finishes the runs of a prof that was killed (docs/design.md, "Recovery").
+#include <dirent.h>
+#include <climits>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/outputs.hpp"
+#include "cli/run_directory.hpp"
+#include "collector/collector.hpp"
+
+#ifndef PROF_VERSION
+#define PROF_VERSION "0.0.0"
+#endif
+
+namespace prof::cli {
+
+Manifest output_manifest(const Options& o) {
+  return {{"output_dir", o.output_dir},
+          {"output_name", o.output_name},
+          {"group_stream", o.group_stream ? "1" : "0"},
+          {"json_max_events", std::to_string(o.json_max_events)},
+          {"kernel_stats_by_range", o.kernel_stats_by_range ? "1" : "0"},
+          {"index_range", o.index_range},
+          {"force", o.force ? "1" : "0"},
+          {"summary_output", o.summary_output}};
+}
+
+namespace {
+
+Options options_from_manifest(const OrphanedRun& run) {
+  Options o;
+  o.output_dir = run.get("output_dir");
+  o.output_name = run.get("output_name");
+  o.group_stream = run.get("group_stream") == "1";
+  const std::string max_events = run.get("json_max_events");
+  if (!max_events.empty()) o.json_max_events = std::strtoll(max_events.c_str(), nullptr, 10);
+  if (o.json_max_events < 1) o.json_max_events = report::kDefaultPartEvents;
+  o.kernel_stats_by_range = run.get("kernel_stats_by_range") == "1";
+  if (parse_range(run.get("index_range"))) o.index_range = run.get("index_range");
+  o.force = run.get("force") == "1";
+  // The summary goes where this command's goes: the original terminal may be long gone.
+  o.summary_output = run.get("summary_output") == "none" ? "none" : "stdout";
+  o.program = {run.get("program")};
+  return o;
+}
+
+// The processes of an orphaned run that are still alive (named by the run's files): their
+// recordings end at the recovery, and their databases say so.
+std::vector<int> processes_alive(const std::vector<std::string>& dirs) {
+  std::vector<int> alive;
+  for (const std::string& path : dirs) {
+    DIR* dir = path.empty() ? nullptr : opendir(path.c_str());
+    if (!dir) continue;
+    while (dirent* entry = readdir(dir)) {
+      char* end = nullptr;
+      const long pid = std::strtol(entry->d_name, &end, 10);
+      if (end == entry->d_name || *end != '.' || pid <= 0 || pid > INT_MAX) continue;
+      if (std::find(alive.begin(), alive.end(), static_cast<int>(pid)) != alive.end()) continue;
+      // Alive and not a zombie waiting for its parent.
+      std::FILE* stat_file = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+      if (!stat_file) continue;
+      char line[512] = {};
+      const bool read = std::fgets(line, sizeof line, stat_file) != nullptr;
+      std::fclose(stat_file);
+      const char* state = read ? std::strrchr(line, ')') : nullptr;
+      if (state && state[1] == ' ' && state[2] != 'Z' && state[2] != 'X') alive.push_back(static_cast<int>(pid));
+    }
+    closedir(dir);
+  }
+  return alive;
+}
+
+// Finishes one orphaned run as its prof would have: databases from the rings and journals (or, if
+// they were complete, as they are), the reports the original command asked for, then no leftovers.
+int recover_run(const OrphanedRun& run) {
+  Options o = options_from_manifest(run);
+  std::string message;
+  if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + message);
+  const std::string journal_dir = run.get("journal_dir");
+  const std::string program_pid = run.get("program_pid");
+  const int launched_pid = program_pid.empty() ? -1 : std::atoi(program_pid.c_str());
+  std::fprintf(stderr, "prof: recovering %s: %s (pid %s), whose prof (pid %s) was killed; outputs in %s\n",
+               run.run_dir().c_str(), o.program[0].c_str(), program_pid.empty() ? "?" : program_pid.c_str(),
+               run.get("prof_pid").c_str(), o.output_dir.c_str());
+  std::vector<collector::CollectedProcess> dbs;
+  bool lost = false;
+  struct stat st;
+  if (!journal_dir.empty() && stat((journal_dir + "/built").c_str(), &st) == 0) {
+    // Killed while writing the reports: the databases are complete.
+    if (DIR* dir = opendir(journal_dir.c_str())) {
+      while (dirent* entry = readdir(dir)) {
+        int pid = 0, consumed = 0;
+        if (std::sscanf(entry->d_name, "%d.dbpath%n", &pid, &consumed) != 1 ||
+            consumed != static_cast<int>(std::strlen(entry->d_name)))
+          continue;
+        std::FILE* f = std::fopen((journal_dir + "/" + entry->d_name).c_str(), "r");
+        char path[4096] = {};
+        if (f && std::fgets(path, sizeof path, f) && stat(path, &st) == 0) dbs.push_back({pid, path});
+        if (f) std::fclose(f);
+      }
+      closedir(dir);
+    }
+  } else {
+    collector::CollectorOptions c{run.run_dir(), run.get("fallback_run_dir"), o.output_dir, PROF_VERSION};
+    c.run_id = run.get("run_id");
+    c.capture_control = run.get("capture_control");
+    c.replace_existing = o.force;
+    c.journal_dir = journal_dir;
+    c.recovering = true;
+    try {
+      collector::Collector collector(c);
+      dbs = collector.finish(processes_alive({run.run_dir(), run.get("fallback_run_dir")}));
+      for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
+      lost = collector.output_lost();
+    } catch (const std::exception& e) {
+      return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + e.what());
+    }
+  }
+  std::sort(dbs.begin(), dbs.end(), [](const auto& a, const auto& b) { return a.pid < b.pid; });
+  const int code = write_outputs(o, dbs, launched_pid, lost, 0);
+  if (dbs.empty()) std::fprintf(stderr, "prof: %s: nothing was recorded\n", run.run_dir().c_str());
+  remove_flat_dir(journal_dir);
+  remove_flat_dir(run.get("fallback_run_dir"));
+  remove_flat_dir(run.run_dir());
+  return code;
+}
+
+}  // namespace
+
+int recover(const Options& o) {
+  std::vector<std::string> dirs;
+  for (const std::string& dir : o.recover_dirs)
+    if (!dir.empty()) dirs.push_back(dir);
+  const bool named = !dirs.empty();
+  if (!named)
+    for (const OrphanFound& orphan : find_orphaned_runs()) dirs.push_back(orphan.run_dir);
+  if (dirs.empty()) {
+    std::fprintf(stderr, "prof: nothing to recover (no run of a killed prof in /dev/shm, $TMPDIR or /tmp)\n");
+    return 0;
+  }
+  int result = 0;
+  for (const std::string& dir : dirs) {
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0) {
+      result = fail(kExitNoInput, "--recover " + dir + ": no such directory");
+      continue;
+    }
+    std::string why;
+    std::optional<OrphanedRun> run = OrphanedRun::take(dir, why);
+    if (!run) {
+      // Found by the scan but taken since (another recovery): not this command's business.
+      if (named) result = fail(kExitBadInput, "--recover " + dir + ": " + why);
+      continue;
+    }
+    if (const int code = recover_run(*run)) result = code;
+  }
+  return result;
+}
+
+}  // namespace prof::cli
