@@ -29,7 +29,10 @@ struct TruthFile {
   int fd = -1;
   std::mutex deferred_mutex;
   std::vector<Deferred> deferred;  // guarded by deferred_mutex
-  std::atomic<bool> has_deferred{false};
+  // Lines deferred and not yet written, also those another thread's flush is writing now: a
+  // synchronize's flush must not return while a worker's flush still holds its lines.
+  std::atomic<uint64_t> unwritten{0};
+  std::mutex flush_mutex;  // held by a flush from taking the lines to writing the last one
 };
 
 void flush_at_exit() { flush_deferred_truth(); }
@@ -140,12 +143,13 @@ void defer_truth(const Stream& stream, Op& op, bool end_now) noexcept {
   // Read last: everything this call still touches before it returns is now in cache.
   if (end_now) op.end_ns = now_ns();
   d.op.end_ns = op.end_ns;
-  t->has_deferred.store(true, std::memory_order_release);
+  t->unwritten.fetch_add(1, std::memory_order_release);
 }
 
 void flush_deferred_truth() noexcept {
   TruthFile* t = truth_file();
-  if (t == nullptr || !t->has_deferred.load(std::memory_order_acquire)) return;
+  if (t == nullptr || t->unwritten.load(std::memory_order_acquire) == 0) return;
+  std::lock_guard<std::mutex> flushing(t->flush_mutex);
   // This thread's buffer, kept with its capacity: what is swapped in for the program's threads to
   // fill next is storage already touched, never a fresh allocation (page faults on their path).
   thread_local std::vector<Deferred> lines;
@@ -156,9 +160,9 @@ void flush_deferred_truth() noexcept {
   {
     std::lock_guard<std::mutex> guard(t->deferred_mutex);
     lines.swap(t->deferred);
-    t->has_deferred.store(false, std::memory_order_relaxed);
   }
   for (const Deferred& d : lines) write_line(t, d.device, d.stream_handle, d.op, /*on_caller=*/true);
+  t->unwritten.fetch_sub(lines.size(), std::memory_order_release);
   lines.clear();
 }
 
