@@ -94,9 +94,17 @@ void JournalWriter::append(const Record* a, uint64_t a_count, const Record* b, u
 }
 
 void JournalWriter::update_counters(const BufferHeader& ring) {
-  header_.dropped = ring.dropped.load(std::memory_order_relaxed);
-  header_.full_waits = ring.full_waits.load(std::memory_order_relaxed);
-  header_.timing_dropped = ring.timing_dropped.load(std::memory_order_relaxed);
+  const uint64_t dropped = ring.dropped.load(std::memory_order_relaxed);
+  const uint64_t full_waits = ring.full_waits.load(std::memory_order_relaxed);
+  const uint64_t timing_dropped = ring.timing_dropped.load(std::memory_order_relaxed);
+  // Called every mover cycle (a millisecond while busy) for every ring: a write only on a change.
+  if (written_counters_ && dropped == header_.dropped && full_waits == header_.full_waits &&
+      timing_dropped == header_.timing_dropped)
+    return;
+  header_.dropped = dropped;
+  header_.full_waits = full_waits;
+  header_.timing_dropped = timing_dropped;
+  written_counters_ = true;
   write_all_at(fd_, &header_.dropped, 3 * sizeof(uint64_t), offsetof(JournalHeader, dropped), path_);
 }
 

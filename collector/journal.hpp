@@ -57,6 +57,7 @@ class JournalWriter {
 
  private:
   std::string path_;
+  bool written_counters_ = false;  // header_'s counters are in the file
   int fd_ = -1;
   uint64_t next_index_ = 0;
   JournalHeader header_{};

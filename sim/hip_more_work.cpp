@@ -406,6 +406,7 @@ hipError_t hipLaunchCooperativeKernel_spt(const void* f, dim3 gridDim, dim3 bloc
 namespace {
 hipError_t module_launch_threads(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t lx, uint32_t ly,
                                  uint32_t lz, size_t shared, hipStream_t stream, hipEvent_t start, hipEvent_t stop) {
+  const CallEntry entry;  // the submit time is the call's entry, before the function lookup
   if (f == nullptr) return hipErrorInvalidDeviceFunction;
   if (!is_module_function(f)) return hipErrorInvalidHandle;
   if (lx == 0 || ly == 0 || lz == 0) return hipErrorInvalidConfiguration;

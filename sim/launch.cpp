@@ -133,6 +133,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
                                  void** extra) {
   (void)kernelParams;
   (void)extra;
+  const CallEntry entry;  // the submit time is the call's entry, before the function lookup
   if (f == nullptr) return finish(hipErrorInvalidDeviceFunction);
   // Unlike host addresses, module functions only come from hipModuleGetFunction.
   if (!is_module_function(f)) return finish(hipErrorInvalidHandle);

@@ -24,6 +24,10 @@ TOLERANCE_NS = 1000  # device times must be this close to the simulated runtime'
 # Work the calling thread ran itself ("on_caller" in the truth) ends, for a profiler, when its call
 # returns: its end may trail the truth by the runtime's return path (docs/guarantees.md).
 RETURN_PATH_NS = 3000
+# Work that starts as it is submitted (an idle stream) begins, for prof, when its call began: the
+# runtime's path from the call's entry to the submit lies between the two, so such a begin may lead
+# the truth by up to this, as long as the truth's begin lies inside the call (docs/guarantees.md).
+SUBMIT_PATH_NS = 3000
 # PROF_E2E_NO_TIMING=1 (the sanitizer stage): 1 us is a precision of the uninstrumented build, so
 # truth_mismatches holds device times only to this (they must still exist and be the right ops).
 NO_TIMING_TOLERANCE_NS = 1_000_000
@@ -281,7 +285,7 @@ def find_dbs(directory):
 
 def within(difference, early, late):
     """Whether prof's time minus the truth's is no more than `early` before it and `late` after it."""
-    return -early <= difference <= max(early, late)
+    return -early <= difference <= late
 
 
 def truth_mismatches(test, db, truth, stream_handles=None, geometry=lambda op: True):
@@ -304,8 +308,14 @@ def truth_mismatches(test, db, truth, stream_handles=None, geometry=lambda op: T
         kind = "memset" if directions[row["direction"]].lower() == "memset" else "copy"
         ops[row["device"], row["stream_index"]].append((kind, dict(row)))
     api_begin = dict(db.execute("SELECT correlation_id, begin_ns FROM api_calls").fetchall())
+    api_end = dict(db.execute("SELECT correlation_id, end_ns FROM api_calls").fetchall())
     for stream_ops in ops.values():
         stream_ops.sort(key=lambda op: op[1]["device_begin_ns"] or api_begin.get(op[1]["correlation_id"], 0))
+    def started_as_submitted(row, expected):
+        # prof's begin is its call's begin (the op started at once), and the truth's begin is inside the call.
+        corr = row["correlation_id"]
+        return row["device_begin_ns"] == api_begin.get(corr) and expected["begin_ns"] <= api_end.get(corr, 0)
+
     off = []
     for expected in truth:
         if stream_handles and expected["stream"] in stream_handles:
@@ -325,8 +335,11 @@ def truth_mismatches(test, db, truth, stream_handles=None, geometry=lambda op: T
         for ours, theirs in (("device_begin_ns", "begin_ns"), ("device_end_ns", "end_ns")):
             if row[ours] is None:
                 off.append(f"{expected['kind']} stream {expected['stream']} op {expected['op_seq']}: no {ours}")
-            elif not within(row[ours] - expected[theirs], tolerance,
-                            late=RETURN_PATH_NS if ours == "device_end_ns" and expected.get("on_caller") else tolerance):
+            elif not within(row[ours] - expected[theirs],
+                            early=max(tolerance, SUBMIT_PATH_NS) if ours == "device_begin_ns"
+                            and started_as_submitted(row, expected) else tolerance,
+                            late=max(tolerance, RETURN_PATH_NS) if ours == "device_end_ns"
+                            and expected.get("on_caller") else tolerance):
                 off.append(f"{expected['kind']} {expected['direction'] or ''} stream {expected['stream']} "
                            f"op {expected['op_seq']}: {ours} off by {row[ours] - expected[theirs]} ns")
         if kind == "kernel":
