@@ -308,8 +308,9 @@ uint64_t Collector::move_once() {
     const BufferHeader& h = reader.header();
     const uint64_t begin = reader.begin(), end = reader.end();
     if (end > begin) {
-      const uint64_t at = begin & (h.capacity - 1);
-      const uint64_t first = std::min(end - begin, h.capacity - at);
+      const uint64_t capacity = reader.capacity();  // as of end(): a ring grows
+      const uint64_t at = begin & (capacity - 1);
+      const uint64_t first = std::min(end - begin, capacity - at);
       try {
         if (!ring.journal) throw std::runtime_error("");
         ring.journal->append(&reader.record(begin), first, &reader.record(begin + first), end - begin - first);

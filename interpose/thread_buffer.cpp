@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -29,6 +30,17 @@ namespace {
 // slow under load, since the producer waits for the collector more often, but recorded).
 constexpr uint64_t kMinRingRecords = 64;
 constexpr uint64_t kRingShareOfFree = 64;
+// A new thread's ring starts with 256 records (16 KiB: four pages to allocate and map on its first
+// call, about 12 us in this VM, where the whole 4 MiB took 3 ms) and grows as the thread calls.
+constexpr uint64_t kInitialRingRecords = 256;
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+// Whether the kernel populates a range on request (MADV_POPULATE_WRITE, Linux 5.14): pages are then
+// allocated and mapped ahead of the writes, and a full file system is an error, not a SIGBUS.
+// Without it a ring is allocated whole at creation, as it always was. -1 not yet known.
+std::atomic<int> g_populate_works{-1};
 
 // Calls and threads that could not be recorded (no ring fitted anywhere, or more threads alive
 // at once than storage slots): counted in a page of the run directory the collector reads
@@ -77,6 +89,9 @@ ThreadBuffer* ThreadBuffer::reuse_released() noexcept {
     b->mask_ = 0;
     b->write_ = 0;
     b->cached_read_ = 0;
+    b->limit_ = 0;
+    b->grow_at_ = UINT64_MAX;
+    b->max_capacity_ = 0;
     b->stalled_read_ = UINT64_MAX;
     b->local_count_ = 0;
     return b;
@@ -152,33 +167,57 @@ bool ThreadBuffer::open_in(const char* dir, uint64_t capacity, bool shrink, uint
   // unrecorded (and counted) thread, never a SIGBUS on the program's first write into an
   // unbacked page (ftruncate alone only makes a sparse file). A ring that does not fit is halved
   // down to kMinRingRecords.
-  size_t bytes = 0;
+  // With populate-on-request the file gets its full size (sparse) and only the first lap is
+  // allocated; the ring grows into the rest (grow()).
+  const bool growing = g_populate_works.load(std::memory_order_relaxed) != 0;
+  uint64_t first = growing && capacity > kInitialRingRecords ? kInitialRingRecords : capacity;
   for (;;) {
-    bytes = buffer_file_bytes(capacity);
-    if (posix_fallocate(fd, 0, static_cast<off_t>(bytes)) == 0) break;
+    if (posix_fallocate(fd, 0, static_cast<off_t>(buffer_file_bytes(first))) == 0) break;
     // give back what the failed attempt allocated
-    if (!shrink || capacity / 2 < kMinRingRecords || ftruncate(fd, 0) != 0) {
+    if (!shrink || first / 2 < kMinRingRecords || ftruncate(fd, 0) != 0) {
       ::close(fd);
       unlink(path);
       return false;
     }
-    capacity /= 2;
+    first /= 2;
+    if (capacity > first) capacity = first;  // no room: a ring that never grows
   }
-  // MAP_POPULATE: every page of the ring is allocated and mapped now, once per thread, instead
-  // of one page fault (several microseconds in a VM) per 64 records on the hot path.
-  void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  const size_t bytes = buffer_file_bytes(capacity);
+  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    ::close(fd);
+    unlink(path);
+    return false;
+  }
+  // Every page of the first lap is allocated and mapped now, instead of one page fault (several
+  // microseconds in a VM) per 64 records on the hot path.
+  void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (growing ? 0 : MAP_POPULATE), fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) {
     unlink(path);
     return false;
   }
+  if (growing && madvise(map, buffer_file_bytes(first), MADV_POPULATE_WRITE) != 0) {
+    // An older kernel: this ring and every later one are allocated whole, as before.
+    const bool unsupported = errno == EINVAL;
+    munmap(map, bytes);
+    unlink(path);
+    if (!unsupported) return false;
+    g_populate_works.store(0, std::memory_order_relaxed);
+    return open_in(dir, capacity, shrink, thread_index, runtime);
+  }
+  if (growing) g_populate_works.store(1, std::memory_order_relaxed);
   header_ = static_cast<BufferHeader*>(map);
   map_bytes_ = bytes;
   records_ = reinterpret_cast<Record*>(static_cast<unsigned char*>(map) + kBufferHeaderBytes);
-  mask_ = capacity - 1;
+  mask_ = first - 1;
+  max_capacity_ = capacity;
+  grow_at_ = first < capacity ? first : UINT64_MAX;
+  write_ = 0;
+  cached_read_ = 0;
+  set_limit();
   header_->version = kBufferVersion;
   header_->record_bytes = kRecordBytes;
-  header_->capacity = capacity;
+  header_->capacity = first;
   header_->pid = static_cast<uint32_t>(pid);
   header_->tid = static_cast<uint32_t>(tid);
   header_->thread_index = thread_index;
@@ -234,12 +273,33 @@ bool ThreadBuffer::wait_for_space() noexcept {
   }
 }
 
+// The first lap of the ring is over (write_ == capacity, nothing has wrapped): the next lap's
+// pages are allocated and mapped, and the capacity doubles. The collector reads the capacity after
+// the write index, so it sees the new one before any record beyond the old lap (release/acquire
+// through the header). If the pages cannot be had (the file system is full), the ring keeps its
+// size for good.
+void ThreadBuffer::grow() noexcept {
+  const uint64_t capacity = mask_ + 1;
+  unsigned char* next_lap = reinterpret_cast<unsigned char*>(records_) + capacity * kRecordBytes;
+  if (madvise(next_lap, capacity * kRecordBytes, MADV_POPULATE_WRITE) != 0) {
+    grow_at_ = UINT64_MAX;
+    return;
+  }
+  const uint64_t bigger = capacity * 2;
+  std::atomic_ref<uint64_t>(header_->capacity).store(bigger, std::memory_order_release);
+  mask_ = bigger - 1;
+  grow_at_ = bigger < max_capacity_ ? bigger : UINT64_MAX;
+}
+
 Record* ThreadBuffer::reserve_slow() noexcept {
+  if (write_ >= grow_at_) grow();
   cached_read_ = header_->read_index.load(std::memory_order_acquire);
   if (write_ - cached_read_ > mask_ && !wait_for_space()) {
     header_->dropped.fetch_add(1, std::memory_order_relaxed);
+    set_limit();
     return nullptr;
   }
+  set_limit();
   return &records_[write_ & mask_];
 }
 

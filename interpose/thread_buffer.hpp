@@ -39,7 +39,7 @@ class ThreadBuffer {
   // A slot for one record, or nullptr if the ring stayed full past the configured wait
   // (then the record is dropped and counted in the header).
   Record* reserve() noexcept {
-    if (write_ - cached_read_ > mask_) [[unlikely]] return reserve_slow();
+    if (write_ >= limit_) [[unlikely]] return reserve_slow();
     return &records_[write_ & mask_];
   }
   // Publishes the record obtained from the last reserve(): release pairs with the collector's acquire.
@@ -58,6 +58,9 @@ class ThreadBuffer {
   bool open_in(const char* dir, uint64_t capacity, bool shrink, uint64_t thread_index, RuntimeId runtime) noexcept;
   static ThreadBuffer* reuse_released() noexcept;
   bool wait_for_space() noexcept;
+  void grow() noexcept;
+  // The slow path runs when the ring looks full or has reached the size at which it grows.
+  void set_limit() noexcept { limit_ = cached_read_ + mask_ + 1 < grow_at_ ? cached_read_ + mask_ + 1 : grow_at_; }
 
   BufferHeader* header_ = nullptr;
   size_t map_bytes_ = 0;
@@ -71,6 +74,12 @@ class ThreadBuffer {
   uint64_t mask_ = 0;
   uint64_t write_ = 0;
   uint64_t cached_read_ = 0;
+  uint64_t limit_ = 0;  // reserve() takes the slow path from this write index on (set_limit)
+  // A ring starts small and doubles each time its first lap ends (write_ reaches its capacity
+  // before any wrap, so every published record keeps its slot) up to max_capacity_: memory and
+  // the cost of a thread's first call follow the calls it makes. UINT64_MAX: grows no more.
+  uint64_t grow_at_ = UINT64_MAX;
+  uint64_t max_capacity_ = 0;
   uint64_t stalled_read_ = UINT64_MAX;  // reader index when a wait last ran out
   uint64_t correlation_base_ = 0;
   uint64_t local_count_ = 0;

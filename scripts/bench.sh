@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of docs/performance.md and prints its tables (markdown), all
 # configurations of a table in the same run so their ratios compare like with like.
-#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|reports|programs|capture]
+#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|reports|programs|capture|threads]
 # --smoke: tiny N, one repeat, no 10M-event run (CTest's bench:smoke; numbers are meaningless).
 # Needs a build ($PROF_BUILD_DIR, default build/); uftrace columns read "n/a" without uftrace.
 set -euo pipefail
@@ -262,10 +262,38 @@ section_capture() {
   }'
 }
 
+section_threads() {
+  echo
+  echo "## 7. A new thread's first call (hipStreamQuery): what prof adds when a program starts threads"
+  local n=$((smoke ? 20 : 300)) program="$build/test-bin/new_threads" config line
+  echo
+  echo "### $n threads started one after another, each making two calls; microseconds, median of $repeat runs"
+  echo
+  echo "| configuration | first call, median | first call, p90 | second call, median |"
+  echo "|---|---:|---:|---:|"
+  for config in plain prof; do
+    local medians=() p90s=() seconds=()
+    for ((i = 0; i < repeat; i++)); do
+      rm -rf "$work/out"; mkdir -p "$work/out"
+      if [[ $config == plain ]]; then
+        line=$(env LD_LIBRARY_PATH="$sim" "$program" "$n")
+      else
+        line=$("$prof" --sim -d "$work/out" --summary-output none "$program" "$n")
+      fi
+      medians+=("$(field first_call_median_us <<<"$line")")
+      p90s+=("$(field first_call_p90_us <<<"$line")")
+      seconds+=("$(field second_call_median_us <<<"$line")")
+    done
+    printf '| %s | %s | %s | %s |\n' "$([[ $config == plain ]] && echo "plain (simulated runtime)" || echo "prof --sim (defaults)")" \
+      "$(printf '%s\n' "${medians[@]}" | median)" "$(printf '%s\n' "${p90s[@]}" | median)" \
+      "$(printf '%s\n' "${seconds[@]}" | median)"
+  done
+}
+
 echo "# prof benchmarks: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPU(s), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)," \
      "uftrace: $( ((have_uftrace)) && uftrace --version | head -1 || echo absent)"
-for s in api launch collector reports programs capture; do
+for s in api launch collector reports programs capture threads; do
   [[ -z "$only" || "$only" == "$s" ]] && "section_$s"
 done
 exit 0

@@ -10,6 +10,11 @@ if(TARGET prof_sim_hip)
   set_target_properties(prof_bench_api_overhead PROPERTIES OUTPUT_NAME api_overhead
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin SKIP_BUILD_RPATH ON)
 
+  add_executable(prof_bench_new_threads ${CMAKE_CURRENT_LIST_DIR}/new_threads.cpp)
+  target_link_libraries(prof_bench_new_threads PRIVATE prof_warnings prof_sim_hip Threads::Threads)
+  set_target_properties(prof_bench_new_threads PROPERTIES OUTPUT_NAME new_threads
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin SKIP_BUILD_RPATH ON)
+
   # The interposition floor: forwards every HIP function and does nothing else. Built like the
   # preload library (hidden visibility, only the hooks exported) so the comparison is fair.
   add_library(prof_bench_noop_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/noop_preload.cpp)
