@@ -75,9 +75,9 @@ class ThreadBuffer {
   uint64_t write_ = 0;
   uint64_t cached_read_ = 0;
   uint64_t limit_ = 0;  // reserve() takes the slow path from this write index on (set_limit)
-  // A ring starts small and doubles each time its first lap ends (write_ reaches its capacity
-  // before any wrap, so every published record keeps its slot) up to max_capacity_: memory and
-  // the cost of a thread's first call follow the calls it makes. UINT64_MAX: grows no more.
+  // A ring starts small and takes its full size (max_capacity_) when its first lap ends (write_
+  // reaches its capacity before any wrap, so every published record keeps its slot): a thread of
+  // a few calls costs a few pages and a first call of microseconds. UINT64_MAX: grows no more.
   uint64_t grow_at_ = UINT64_MAX;
   uint64_t max_capacity_ = 0;
   uint64_t stalled_read_ = UINT64_MAX;  // reader index when a wait last ran out

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/clock.hpp"
+#include "collector/buffer_reader.hpp"
 #include "collector/collector.hpp"
 #include "collector/sqlite_db.hpp"
 #include "runtimes/api_id.hpp"
@@ -89,4 +90,58 @@ TEST_CASE("records from many threads through small rings reach the db once each"
   CHECK(count(db, "SELECT COUNT(*) FROM drops") == 0);
   CHECK(count(db, "SELECT MAX(sequence) FROM api_calls") == kThreads * static_cast<int64_t>(kRecords));
   CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_full_waits'") == 1);
+}
+
+// A thread of a few calls holds a ring of 256 records (a few pages, allocated at its first call);
+// its 257th record takes the ring to its full size, which the collector's reader picks up.
+TEST_CASE("a ring starts with 256 records and takes its full size when its first lap ends", "[collector][interpose]") {
+  TempDir run_dir;
+  auto& config = prof::interpose::g_config;
+  std::strcpy(config.run_dir, run_dir.path.c_str());
+  config.buffer_records = 4096;
+  config.full_wait_ms = 1000;
+  config.image_token = 2;
+  config.device_timing = false;
+  config.enabled = true;
+
+  struct Seen {
+    off_t file_bytes = 0;
+    off_t allocated_bytes = 0;
+    uint64_t capacity = 0;
+    uint64_t published = 0;
+    bool opened = false;
+  };
+  auto look = [&](Seen& seen) {
+    for (const auto& entry : fs::directory_iterator(run_dir.path)) {
+      if (entry.path().extension() != ".buf") continue;
+      struct stat st {};
+      stat(entry.path().c_str(), &st);
+      seen.file_bytes = st.st_size;
+      seen.allocated_bytes = static_cast<off_t>(st.st_blocks) * 512;
+      prof::collector::BufferReader reader;
+      seen.opened = reader.open(entry.path().string());
+      if (seen.opened) {
+        seen.published = reader.end();
+        seen.capacity = reader.capacity();
+      }
+    }
+  };
+  Seen small, full;
+  std::thread([&] {
+    produce(10);
+    look(small);
+    produce(300);
+    look(full);
+  }).join();
+  config.enabled = false;
+
+  REQUIRE(small.opened);
+  CHECK(small.published == 10);
+  CHECK(small.capacity == 256);
+  CHECK(small.file_bytes == static_cast<off_t>(prof::buffer_file_bytes(4096)));  // sparse at its largest
+  CHECK(small.allocated_bytes <= static_cast<off_t>(prof::buffer_file_bytes(256)));
+  REQUIRE(full.opened);
+  CHECK(full.published == 310);
+  CHECK(full.capacity == 4096);
+  CHECK(full.allocated_bytes >= static_cast<off_t>(prof::buffer_file_bytes(4096)));
 }
