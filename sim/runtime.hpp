@@ -168,13 +168,18 @@ hipError_t finish(hipError_t ret) noexcept;
 // clock. Submit times stay ordered per stream: an op begins at max(submit, the stream's tail).
 void note_call_entry() noexcept;
 uint64_t take_call_entry() noexcept;
-// A face whose own work before reaching the model takes time (ACL's operator lookup) holds one of
-// these for the whole call: the op's submit time is the face's entry, not the model's.
+// A face whose own work before reaching the model takes time (ACL's operator lookup, a module
+// launch's function lookup) holds one of these for the whole call: the op's submit time is the
+// face's entry, not the model's. Nested (ACL's face calling hipModuleLaunchKernel), the outermost
+// entry counts.
 struct CallEntry {
   CallEntry() noexcept;
   ~CallEntry();
   CallEntry(const CallEntry&) = delete;
   CallEntry& operator=(const CallEntry&) = delete;
+
+ private:
+  bool nested_;
 };
 
 // Resolves an application stream handle for the current thread. Null on an invalid handle.

@@ -196,11 +196,13 @@ uint64_t take_call_entry() noexcept {
   return entry != 0 ? entry : now_ns();
 }
 
-CallEntry::CallEntry() noexcept {
+CallEntry::CallEntry() noexcept : nested_(t_call_entry_pinned) {
+  if (nested_) return;
   t_call_entry_ns = now_ns();
   t_call_entry_pinned = true;
 }
 CallEntry::~CallEntry() {
+  if (nested_) return;
   t_call_entry_pinned = false;
   t_call_entry_ns = 0;
 }
