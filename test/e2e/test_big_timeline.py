@@ -39,6 +39,8 @@ class BigTimelineTest(unittest.TestCase):
         if not os.access(app, os.X_OK):
             raise unittest.SkipTest(f"sample {app} is not built")
         cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-big-")
+        # Removed also when setUpClass fails half-way (tearDownClass then does not run).
+        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
         cls.done = e2e.run([e2e.Config.prof, "--sim", "-d", cls.tmp, app, "1", "1", str(CALLS)], cwd=cls.tmp,
                            timeout=600)
         if cls.done.returncode != 0:
@@ -48,10 +50,6 @@ class BigTimelineTest(unittest.TestCase):
         cls.parts = sorted((n for n in os.listdir(cls.tmp) if re.fullmatch(re.escape(stem) + r"\.\d+\.json", n)),
                            key=lambda n: int(n.split(".")[-2]))
         cls.stem = stem
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_parts_are_within_the_documented_limits(self):
         self.assertGreaterEqual(len(self.parts), CALLS // PART_MAX_EVENTS, self.parts)

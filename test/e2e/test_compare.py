@@ -35,6 +35,8 @@ class CompareTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-compare-")
+        # Removed also when setUpClass fails half-way (tearDownClass then does not run).
+        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
         cls.base_dir = os.path.join(cls.tmp, "base")
         cls.big_dir = os.path.join(cls.tmp, "big")
         cls.base_pid = profile(cls.base_dir, 1024, 2)
@@ -42,10 +44,6 @@ class CompareTest(unittest.TestCase):
         cls.base_db = os.path.join(cls.base_dir, f"hip-prof-{cls.base_pid}.db")
         cls.big_db = os.path.join(cls.big_dir, f"hip-prof-{cls.big_pid}.db")
         cls.base_summary = os.path.join(cls.base_dir, f"result_{cls.base_pid}.summary.json")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def compare(self, *args):
         return e2e.run_prof(["--compare"] + list(args), cwd=self.tmp)

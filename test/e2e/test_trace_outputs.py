@@ -25,6 +25,8 @@ class TraceOutputsTest(unittest.TestCase):
         if not os.access(app, os.X_OK):
             raise unittest.SkipTest(f"sample {app} is not built")
         cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-traces-")
+        # Removed also when setUpClass fails half-way (tearDownClass then does not run).
+        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
         cls.done = e2e.run_prof(["--sim", "-d", cls.tmp, app, "4096", "3"], cwd=cls.tmp)
         if cls.done.returncode != 0:
             raise AssertionError("profiling failed" + e2e.describe(cls.done))
@@ -35,7 +37,6 @@ class TraceOutputsTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.db.close()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_kernel_trace_has_every_dispatch(self):
         trace = {int(r["Correlation_Id"]): r for r in rows(self.paths["kernel_trace"])}
