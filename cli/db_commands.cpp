@@ -15,10 +15,6 @@
 #include "report/report_error.hpp"
 #include "report/report_files.hpp"
 
-#ifndef PROF_VERSION
-#define PROF_VERSION "0.0.0"
-#endif
-
 namespace prof::cli {
 
 int regenerate(const Options& o) {

@@ -28,10 +28,6 @@
 #include "collector/collector.hpp"
 #include "runtimes/api_id.hpp"
 
-#ifndef PROF_VERSION
-#define PROF_VERSION "0.0.0"
-#endif
-
 namespace prof::cli {
 using prof::kRuntimeCount;
 using prof::kRuntimeNames;

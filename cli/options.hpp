@@ -11,6 +11,11 @@
 #include "report/report.hpp"
 #include "report/timeline_parts.hpp"
 
+// Set by cli/CMakeLists.txt from the project version.
+#ifndef PROF_VERSION
+#define PROF_VERSION "0.0.0"
+#endif
+
 namespace prof::cli {
 
 struct Options {

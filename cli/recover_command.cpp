@@ -14,10 +14,6 @@
 #include "cli/run_directory.hpp"
 #include "collector/collector.hpp"
 
-#ifndef PROF_VERSION
-#define PROF_VERSION "0.0.0"
-#endif
-
 namespace prof::cli {
 
 Manifest output_manifest(const Options& o) {

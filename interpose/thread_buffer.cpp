@@ -213,9 +213,7 @@ bool ThreadBuffer::open_in(const char* dir, uint64_t capacity, bool shrink, uint
   mask_ = first - 1;
   max_capacity_ = capacity;
   grow_at_ = first < capacity ? first : UINT64_MAX;
-  write_ = 0;
-  cached_read_ = 0;
-  set_limit();
+  set_limit();  // write_ and cached_read_ are 0: a new object, or one reuse_released() reset
   header_->version = kBufferVersion;
   header_->record_bytes = kRecordBytes;
   header_->capacity = first;

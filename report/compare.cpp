@@ -330,7 +330,7 @@ std::string pad(std::string text, size_t width) {
 
 void write_text(const Comparison& c, TextSink& out) {
   out.write("prof compare: " + header_line(c) + "\n");
-  if (std::string noise = noise_line(c); !noise.empty()) out.write(noise + "\n");
+  out.write(noise_line(c) + "\n");
   int64_t ignored = 0, unchanged = 0;
   for (const CompareRow& r : c.rows) {
     ignored += r.status == CompareStatus::kIgnored;
@@ -429,7 +429,7 @@ std::string md_cell(std::string_view text) {
 void write_markdown(const Comparison& c, TextSink& out) {
   out.write(std::string("### prof compare: ") + (c.regressions ? "❌ " : "✅ ") + md_cell(verdict_line(c)) + "\n\n");
   out.write(md_cell(header_line(c)) + "\n\n");
-  if (std::string noise = noise_line(c); !noise.empty()) out.write(noise + "\n\n");
+  out.write(noise_line(c) + "\n\n");
   out.write("| Status | Kind | Name | Calls | Total | Change | Median | p95 | Why |\n");
   out.write("|---|---|---|---:|---:|---:|---:|---:|---|\n");
   int shown = 0, hidden = 0;

@@ -307,14 +307,15 @@ def truth_mismatches(test, db, truth, stream_handles=None, geometry=lambda op: T
     for row in db.execute("SELECT * FROM copies"):
         kind = "memset" if directions[row["direction"]].lower() == "memset" else "copy"
         ops[row["device"], row["stream_index"]].append((kind, dict(row)))
-    api_begin = dict(db.execute("SELECT correlation_id, begin_ns FROM api_calls").fetchall())
-    api_end = dict(db.execute("SELECT correlation_id, end_ns FROM api_calls").fetchall())
+    call_span = {corr: (begin, end) for corr, begin, end in db.execute(
+        "SELECT correlation_id, begin_ns, end_ns FROM api_calls")}
     for stream_ops in ops.values():
-        stream_ops.sort(key=lambda op: op[1]["device_begin_ns"] or api_begin.get(op[1]["correlation_id"], 0))
+        stream_ops.sort(key=lambda op: op[1]["device_begin_ns"] or call_span.get(op[1]["correlation_id"], (0,))[0])
+
     def started_as_submitted(row, expected):
         # prof's begin is its call's begin (the op started at once), and the truth's begin is inside the call.
-        corr = row["correlation_id"]
-        return row["device_begin_ns"] == api_begin.get(corr) and expected["begin_ns"] <= api_end.get(corr, 0)
+        begin, end = call_span.get(row["correlation_id"], (None, 0))
+        return row["device_begin_ns"] == begin and expected["begin_ns"] <= end
 
     off = []
     for expected in truth:
