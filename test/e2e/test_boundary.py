@@ -32,11 +32,18 @@ class BoundaryTest(unittest.TestCase):
         self.assertEqual(self.profiled.returncode, 0, e2e.describe(self.profiled))
         self.assertEqual(e2e.program_stdout(self.profiled.stdout), e2e.program_stdout(self.plain.stdout))
 
+    def timing_misses(self, db, truth_path):
+        """The kernels whose device times are off in the run whose db and truth file these are."""
+        expect = e2e.parse_expect(self.plain.stdout)
+        truth = e2e.read_truth(truth_path)
+        self.assertEqual(len(truth), expect["kernels"], "kernels in the truth file")
+        self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) FROM kernels WHERE device_begin_ns IS NOT NULL"),
+                         expect["kernels"], "every kernel has device times")
+        return e2e.truth_mismatches(self, db, truth)
+
     def test_device_times_match_the_truth(self):
         self.assertIsNotNone(self.db_path, e2e.describe(self.profiled))
-        expect = e2e.parse_expect(self.plain.stdout)
         truth = e2e.read_truth(self.truth_path)
-        self.assertEqual(len(truth), expect["kernels"], "kernels in the truth file")
         # The sample is built so that a borrowed begin across the wait or the other thread's kernel
         # is milliseconds off: the second launch of each pair starts when the long kernel ends.
         waited = [op for op in truth if op["kind"] == "kernel" and op["grid"] == [4, 1, 1]]
@@ -46,11 +53,13 @@ class BoundaryTest(unittest.TestCase):
         self.assertTrue(any(op["begin_ns"] == longs[1]["end_ns"] for op in waited), "(b) queues behind it")
         db = e2e.open_db(self.db_path)
         try:
-            self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) FROM kernels WHERE device_begin_ns IS NOT NULL"),
-                             expect["kernels"], "every kernel has device times")
-            off = e2e.truth_mismatches(self, db, truth)
+            off = self.timing_misses(db, self.truth_path)
         finally:
             db.close()
+        # In this run or one of two fresh ones: CI's sanitizer stage saw one kernel end 1.06 ms late
+        # (past that stage's 1 ms tolerance), the program's threads descheduled under load. A
+        # borrowed begin, what this test is for, is wrong in every run.
+        off = e2e.truth_matches_in_one_of_three(self, "hip", "boundary", off, self.timing_misses)
         self.assertEqual(off, [], f"device times further than {e2e.TOLERANCE_NS} ns from the truth")
 
 
