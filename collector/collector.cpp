@@ -144,10 +144,16 @@ void Collector::start() {
     // threads (a backlog is finished after the program exits, at full speed).
     sched_param idle{};
     sched_setscheduler(0, SCHED_IDLE, &idle);
+    // While journals grow it builds every 10 ms, without a pause when it has a backlog (every
+    // record built before the program exits is one the finish does not wait for); a quiet run
+    // backs off to build_interval_ms.
+    int pause_ms = 10;
     while (!stop_.load(std::memory_order_acquire)) {
-      build_once(/*final=*/false);
+      const uint64_t built = build_once(/*final=*/false);
+      if (built >= kBusyRecords) continue;
+      pause_ms = built > 0 ? 10 : std::min(pause_ms * 2, std::max(options_.build_interval_ms, 10));
       // Sleeps in short steps, so finish() does not wait a whole interval for it.
-      for (int waited = 0; waited < options_.build_interval_ms && !stop_.load(std::memory_order_acquire); waited += 10)
+      for (int waited = 0; waited < pause_ms && !stop_.load(std::memory_order_acquire); waited += 10)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });

@@ -46,6 +46,15 @@ const std::string& prepared(const std::string& path) {
   return path;
 }
 
+// INSERT INTO api_calls (...) VALUES (?, ...), (?, ...): `rows` rows of 11 parameters each.
+std::string api_insert_sql(int rows) {
+  std::string sql =
+      "INSERT INTO api_calls (correlation_id, api_id, thread_id, begin_ns, end_ns, result, stream_index,"
+      " device, bytes, aux, sequence) VALUES ";
+  for (int i = 0; i < rows; ++i) sql += i ? ",(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?)";
+  return sql;
+}
+
 }  // namespace
 
 // Rollback journal, not WAL: the database file itself always holds the last committed batch, so a
@@ -55,11 +64,11 @@ const std::string& prepared(const std::string& path) {
 DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_version, RuntimeId first_runtime) try
     : db_(prepared(path), Database::Mode::kCreate),
       insert_api_((db_.exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;"
-                           " PRAGMA cache_size=-16384;"),
+                           " PRAGMA cache_size=-16384; PRAGMA threads=2;"),
                    db_.exec(schema::kCreateSql),
                    db_.exec(schema::kCopyDirectionsSql), db_),
-                  "INSERT INTO api_calls (correlation_id, api_id, thread_id, begin_ns, end_ns, result, stream_index,"
-                  " device, bytes, aux, sequence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
+                  api_insert_sql(1)),
+      insert_api_rows_(db_, api_insert_sql(kApiRowsPerInsert)),
       insert_kernel_(db_,
                      "INSERT INTO kernels (correlation_id, name_id, function_address, device, stream_index, grid_x,"
                      " grid_y, grid_z, block_x, block_y, block_z, shared_mem_bytes, device_begin_ns, device_end_ns)"
@@ -97,6 +106,7 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
   insert_stream_.bind(4, static_cast<int64_t>(first_runtime)).run();
   streams_[{first_runtime, 0}] = {0, true};
   db_.exec("COMMIT");
+  api_rows_.reserve(kApiRowsPerInsert);
 } catch (const RefusedPath&) {
   throw;
 } catch (const DbError&) {
@@ -109,6 +119,7 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
 
 void DbWriter::abandon() noexcept {
   // Whatever the failed batch wrote is undone; the file keeps every earlier batch.
+  api_rows_.clear();
   if (in_batch_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
   in_batch_ = false;
 }
@@ -131,7 +142,27 @@ void DbWriter::begin_batch() {
   in_batch_ = true;
 }
 
+void DbWriter::flush_api_rows() {
+  size_t done = 0;
+  while (done < api_rows_.size()) {
+    const size_t take = api_rows_.size() - done >= kApiRowsPerInsert ? kApiRowsPerInsert : 1;
+    Statement& insert = take == 1 ? insert_api_ : insert_api_rows_;
+    for (size_t k = 0; k < take; ++k) {
+      const ApiRow& row = api_rows_[done + k];
+      const int first = static_cast<int>(k) * kApiColumns + 1;
+      for (int c = 0; c < kApiColumns; ++c) {
+        if ((c == 6 && !row.has_stream) || (c == 10 && !row.has_sequence)) insert.bind_null(first + c);
+        else insert.bind(first + c, row.values[c]);
+      }
+    }
+    insert.run();
+    done += take;
+  }
+  api_rows_.clear();
+}
+
 void DbWriter::end_batch() {
+  flush_api_rows();
   if (in_batch_) db_.exec("COMMIT");
   in_batch_ = false;
 }
@@ -206,21 +237,30 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   if (known && r.result == 0 && creates_stream(r.api_id)) stream_index(api->runtime, r.aux, r.device, true);
   if (has_stream) stream = stream_index(api->runtime, canonical_stream(*api, r.stream), r.device, false);
 
-  insert_api_.bind(1, corr).bind(2, int64_t{r.api_id}).bind(3, tid).bind(4, r.begin_ns).bind(5, r.end_ns);
-  insert_api_.bind(6, int64_t{r.result});
-  if (stream) insert_api_.bind(7, *stream);
-  else insert_api_.bind_null(7);
+  ApiRow& row = api_rows_.emplace_back();
+  row.values[0] = static_cast<int64_t>(corr);
+  row.values[1] = r.api_id;
+  row.values[2] = tid;
+  row.values[3] = static_cast<int64_t>(r.begin_ns);
+  row.values[4] = static_cast<int64_t>(r.end_ns);
+  row.values[5] = r.result;
+  row.has_stream = stream.has_value();
+  row.values[6] = stream.value_or(0);
+  row.values[7] = static_cast<int64_t>(r.device);
+  row.values[8] = static_cast<int64_t>(r.bytes);
+  row.values[9] = static_cast<int64_t>(r.aux);
   // Calls that arrive in call order (the builder merges a process's threads by begin time) are
   // numbered as they go in; the first one out of order leaves numbering to finalize().
   const std::tuple<uint64_t, uint32_t, uint64_t> key{r.begin_ns, tid, corr};
-  if (in_order_ && (next_sequence_ == 1 || last_key_ < key)) {
-    insert_api_.bind(11, next_sequence_++);
+  row.has_sequence = in_order_ && (next_sequence_ == 1 || last_key_ < key);
+  if (row.has_sequence) {
+    row.values[10] = next_sequence_++;
     last_key_ = key;
   } else {
     in_order_ = false;
-    insert_api_.bind_null(11);
+    row.values[10] = 0;
   }
-  insert_api_.bind(8, r.device).bind(9, r.bytes).bind(10, r.aux).run();
+  if (api_rows_.size() == kApiRowsPerInsert) flush_api_rows();
 
   // Work captured into a graph did not run: the graph's launches carry its device time.
   if (activity == HookActivity::kNone || r.result != 0 || (r.flags & kFlagCaptured) != 0) return;
@@ -384,6 +424,7 @@ void DbWriter::on_activity(const ActivityRecord& r, uint64_t correlation_base) {
 
 void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, uint64_t end_ns) {
   begin_batch();
+  flush_api_rows();
   {
     // Kernels whose address was never registered: name them from the ELF symbol tables.
     Statement unnamed(db_, "SELECT DISTINCT function_address FROM kernels WHERE name_id IS NULL");

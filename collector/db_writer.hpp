@@ -76,8 +76,20 @@ class DbWriter {
 
   std::array<bool, kRuntimeCount> runtimes_called_{};
 
+  // api_calls rows go in kApiRowsPerInsert at a time (one statement of that many VALUES rows):
+  // a third less SQLite time per row than one statement per row. Pending rows are written before
+  // anything reads api_calls and before every commit.
+  static constexpr int kApiRowsPerInsert = 64;
+  static constexpr int kApiColumns = 11;
+  struct ApiRow {
+    int64_t values[kApiColumns];  // in the statement's column order
+    bool has_stream, has_sequence;
+  };
+  void flush_api_rows();
+
   Database db_;
-  Statement insert_api_, insert_kernel_, insert_copy_, update_kernel_time_, update_copy_time_;
+  std::vector<ApiRow> api_rows_;
+  Statement insert_api_, insert_api_rows_, insert_kernel_, insert_copy_, update_kernel_time_, update_copy_time_;
   Statement insert_string_, find_string_, insert_stream_, insert_thread_, upsert_meta_, insert_args_;
   std::unordered_map<std::string, int64_t> strings_;
   struct StreamEntry {
