@@ -529,6 +529,10 @@ uint64_t Collector::build_once(bool final) {
     JournalReader& reader = source->reader;
     const uint64_t before = reader.end();
     reader.refresh();
+    if (reader.broken() && !source->reported_broken) {
+      source->reported_broken = true;
+      add_error(reader.path() + ": a block of the journal does not decode; the records after it are lost");
+    }
     if (reader.end() != before || source->grew_ns == 0) source->grew_ns = now;
     Process& proc = processes_[source->pid];
     if (!proc.writer) {

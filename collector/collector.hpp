@@ -84,6 +84,7 @@ class Collector {
     bool has_pending_launch = false;
     uint64_t last_call_begin = 0;  // begin of the last call built
     uint64_t grew_ns = 0;          // when the builder last saw the journal grow
+    bool reported_broken = false;
   };
   // The order of calls in a process (and of their sequence numbers): begin, thread, correlation.
   struct CallKey {

@@ -1,9 +1,9 @@
 #include "collector/journal.hpp"
 
+#include "collector/journal_codec.hpp"
+
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +22,11 @@ constexpr uint64_t kWindowRecords = (uint64_t{4} << 20) / kRecordBytes;
   throw std::runtime_error(path + ": " + what + " (" + std::strerror(errno) + ")");
 }
 
+bool valid_block(const JournalBlock& block) {
+  return block.records > 0 && block.records <= kJournalBlockRecords &&
+         block.payload_bytes >= 2 * block.records && block.payload_bytes <= block.records * kJournalMaxRecordBytes;
+}
+
 void write_all_at(int fd, const void* data, size_t bytes, off_t offset, const std::string& path) {
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
@@ -34,7 +39,58 @@ void write_all_at(int fd, const void* data, size_t bytes, off_t offset, const st
   }
 }
 
+// The end of the last whole block of a journal `size` bytes long, and the records up to it.
+uint64_t complete_blocks(int fd, uint64_t size, uint64_t* records) {
+  uint64_t at = kJournalHeaderBytes;
+  *records = 0;
+  JournalBlock block{};
+  while (at + sizeof block <= size && pread(fd, &block, sizeof block, static_cast<off_t>(at)) == sizeof block &&
+         valid_block(block) && at + sizeof block + block.payload_bytes <= size) {
+    *records += block.records;
+    at += sizeof block + block.payload_bytes;
+  }
+  return at;
+}
+
 }  // namespace
+
+bool decode_journal_block(const unsigned char* p, size_t bytes, uint32_t records, std::vector<Record>& out) {
+  constexpr int kSlots = journal_codec::kTypeSlots;
+  uint64_t prev[kSlots][8] = {};
+  const unsigned char* const end = p + bytes;
+  for (uint32_t k = 0; k < records; ++k) {
+    if (end - p < 2) return false;
+    const unsigned char type = *p++;
+    const unsigned mask = *p++;
+    uint64_t* last = prev[type & (kSlots - 1)];
+    uint64_t w[8];
+    if (mask == 0xFF) {
+      if (end - p < static_cast<ptrdiff_t>(sizeof w)) return false;
+      std::memcpy(w, p, sizeof w);
+      p += sizeof w;
+    } else {
+      for (int i = 0; i < 8; ++i) {
+        if (!(mask & (1u << i))) {
+          w[i] = last[i];
+          continue;
+        }
+        uint64_t v = 0;
+        for (int shift = 0;; shift += 7) {
+          if (p == end || shift > 63) return false;
+          const unsigned char byte = *p++;
+          v |= static_cast<uint64_t>(byte & 0x7F) << shift;
+          if (!(byte & 0x80)) break;
+        }
+        w[i] = last[i] + ((v >> 1) ^ (~(v & 1) + 1));  // zigzag back to the signed difference
+      }
+    }
+    if (static_cast<unsigned char>(w[0]) != type) return false;
+    std::memcpy(last, w, sizeof w);
+    Record& r = out.emplace_back();
+    std::memcpy(r.raw, w, sizeof w);
+  }
+  return p == end;
+}
 
 JournalWriter::JournalWriter(const std::string& path, const BufferHeader& ring, uint64_t start_index) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -43,10 +99,11 @@ JournalWriter::JournalWriter(const std::string& path, const BufferHeader& ring, 
   if (fstat(fd_, &st) != 0) fail(path, "cannot read the journal");
   if (static_cast<size_t>(st.st_size) >= kJournalHeaderBytes &&
       pread(fd_, &header_, sizeof header_, 0) == static_cast<ssize_t>(sizeof header_) && header_.magic == kJournalMagic) {
-    // Reopened (recovery): whole records only.
-    const uint64_t records = (static_cast<uint64_t>(st.st_size) - kJournalHeaderBytes) / kRecordBytes;
-    if (ftruncate(fd_, static_cast<off_t>(kJournalHeaderBytes + records * kRecordBytes)) != 0)
-      fail(path, "cannot cut the journal's partial record");
+    // Reopened (recovery): whole blocks only.
+    uint64_t records = 0;
+    const uint64_t end = complete_blocks(fd_, static_cast<uint64_t>(st.st_size), &records);
+    if (ftruncate(fd_, static_cast<off_t>(end)) != 0) fail(path, "cannot cut the journal's partial block");
+    next_offset_ = end;
     next_index_ = header_.start_index + records;
     return;
   }
@@ -62,6 +119,7 @@ JournalWriter::JournalWriter(const std::string& path, const BufferHeader& ring, 
   write_all_at(fd_, &header_, sizeof header_, 0, path_);
   header_.magic = kJournalMagic;
   write_all_at(fd_, &header_.magic, sizeof header_.magic, 0, path_);
+  next_offset_ = kJournalHeaderBytes;
   next_index_ = start_index;
 }
 
@@ -70,27 +128,25 @@ JournalWriter::~JournalWriter() {
 }
 
 void JournalWriter::append(const Record* a, uint64_t a_count, const Record* b, uint64_t b_count) {
-  iovec parts[2] = {{const_cast<Record*>(a), a_count * kRecordBytes}, {const_cast<Record*>(b), b_count * kRecordBytes}};
-  off_t offset = static_cast<off_t>(kJournalHeaderBytes + (next_index_ - header_.start_index) * kRecordBytes);
-  int first = a_count ? 0 : 1;
-  const int last = b_count ? 2 : 1;
-  while (first < last) {
-    const ssize_t n = pwritev(fd_, parts + first, last - first, offset);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      // Whole records only: a later reopen must not find half of one.
-      (void)ftruncate(fd_, static_cast<off_t>(kJournalHeaderBytes + (next_index_ - header_.start_index) * kRecordBytes));
-      fail(path_, "cannot write the journal");
-    }
-    offset += n;
-    size_t left = static_cast<size_t>(n);
-    while (first < last && left >= parts[first].iov_len) left -= parts[first++].iov_len;
-    if (first < last) {
-      parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + left;
-      parts[first].iov_len -= left;
-    }
+  const uint64_t count = a_count + b_count;
+  if (count == 0) return;
+  buffer_.clear();
+  for (uint64_t done = 0; done < count; done += kJournalBlockRecords) {
+    const uint64_t first = done;
+    encode_journal_block(buffer_, std::min<uint64_t>(kJournalBlockRecords, count - done), [&](uint64_t k) -> const Record& {
+      const uint64_t i = first + k;
+      return i < a_count ? a[i] : b[i - a_count];
+    });
   }
-  next_index_ += a_count + b_count;
+  try {
+    write_all_at(fd_, buffer_.data(), buffer_.size(), static_cast<off_t>(next_offset_), path_);
+  } catch (...) {
+    // Whole blocks only: a later reopen must not find half of one.
+    (void)ftruncate(fd_, static_cast<off_t>(next_offset_));
+    throw;
+  }
+  next_offset_ += buffer_.size();
+  next_index_ += count;
 }
 
 void JournalWriter::update_counters(const BufferHeader& ring) {
@@ -109,15 +165,7 @@ void JournalWriter::update_counters(const BufferHeader& ring) {
 }
 
 JournalReader::~JournalReader() {
-  unmap();
   if (fd_ >= 0) ::close(fd_);
-}
-
-void JournalReader::unmap() {
-  if (map_) munmap(map_, map_bytes_);
-  map_ = nullptr;
-  map_records_ = nullptr;
-  map_bytes_ = 0;
 }
 
 bool JournalReader::open(const std::string& path) {
@@ -132,6 +180,7 @@ bool JournalReader::open(const std::string& path) {
   path_ = path;
   fd_ = fd;
   header_ = header;
+  next_offset_ = kJournalHeaderBytes;
   return true;
 }
 
@@ -139,24 +188,35 @@ void JournalReader::refresh() {
   struct stat st {};
   if (fstat(fd_, &st) != 0) return;
   (void)pread(fd_, &header_, sizeof header_, 0);  // the counters move as the run goes
-  const uint64_t total = (static_cast<uint64_t>(st.st_size) - kJournalHeaderBytes) / kRecordBytes;
-  total_ = total;
-  const uint64_t end = std::min(total, read_ + kWindowRecords);
-  const uint64_t records_per_page = 4096 / kRecordBytes;
-  const uint64_t first = read_ / records_per_page * records_per_page;
-  unmap();
-  end_ = read_;
-  if (end <= read_) return;
-  const size_t bytes = static_cast<size_t>((end - first) * kRecordBytes);
-  void* map = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_,
-                   static_cast<off_t>(kJournalHeaderBytes + first * kRecordBytes));
-  if (map == MAP_FAILED) return;
-  madvise(map, bytes, MADV_SEQUENTIAL);
-  map_ = map;
-  map_bytes_ = bytes;
-  map_first_ = first;
-  map_records_ = static_cast<const Record*>(map);
-  end_ = end;
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  // Released records leave the window; whole blocks are decoded into it up to about its size.
+  window_.erase(window_.begin(), window_.begin() + static_cast<ptrdiff_t>(read_ - window_first_));
+  window_first_ = read_;
+  more_ = false;
+  JournalBlock block{};
+  while (!broken_ && next_offset_ + sizeof block <= size) {
+    if (window_.size() >= kWindowRecords) {
+      more_ = true;
+      break;
+    }
+    if (pread(fd_, &block, sizeof block, static_cast<off_t>(next_offset_)) != sizeof block) break;
+    if (!valid_block(block)) {
+      broken_ = true;
+      break;
+    }
+    if (next_offset_ + sizeof block + block.payload_bytes > size) break;  // still being written
+    payload_.resize(block.payload_bytes);
+    if (pread(fd_, payload_.data(), block.payload_bytes, static_cast<off_t>(next_offset_ + sizeof block)) !=
+        static_cast<ssize_t>(block.payload_bytes))
+      break;
+    const size_t before = window_.size();
+    if (!decode_journal_block(payload_.data(), payload_.size(), block.records, window_)) {
+      window_.resize(before);
+      broken_ = true;
+      break;
+    }
+    next_offset_ += sizeof block + block.payload_bytes;
+  }
 }
 
 }  // namespace prof::collector

@@ -5,18 +5,20 @@
 // completion after the program exits. A journal survives prof being killed: `prof --recover`
 // builds the database from it (docs/design.md, "Journal and recovery").
 //
-// File: a 4096-byte JournalHeader, then whole 64-byte records. Ring index `start_index + k` is
+// File: a 4096-byte JournalHeader, then blocks of encoded records (collector/journal_codec.hpp:
+// 6-10 bytes for a typical call instead of its 64). Ring index `start_index + k` is the journal's
 // record k: a move writes the records first and releases them from the ring after, so after a
 // kill the journal may hold records the ring still lists as unread, never fewer.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/record.hpp"
 
 namespace prof::collector {
 
-inline constexpr uint64_t kJournalMagic = 0x314e524a464f5250ull;  // "PROFJRN1"
+inline constexpr uint64_t kJournalMagic = 0x324e524a464f5250ull;  // "PROFJRN2": encoded blocks
 inline constexpr size_t kJournalHeaderBytes = 4096;
 
 struct JournalHeader {
@@ -35,12 +37,12 @@ struct JournalHeader {
 };
 static_assert(sizeof(JournalHeader) <= kJournalHeaderBytes);
 
-// The mover's end of one journal: appends a ring's records with write(2), so what it wrote is in
-// the file (page cache) the moment the call returns, whatever happens to prof after.
+// The mover's end of one journal: appends a ring's records, encoded, with write(2), so what it
+// wrote is in the file (page cache) the moment the call returns, whatever happens to prof after.
 class JournalWriter {
  public:
   // Creates `path` for the ring whose header is `ring`, or reopens it (recovery): then a partly
-  // written last record is cut off. Throws std::runtime_error naming the file.
+  // written last block is cut off. Throws std::runtime_error naming the file.
   JournalWriter(const std::string& path, const BufferHeader& ring, uint64_t start_index);
   ~JournalWriter();
   JournalWriter(const JournalWriter&) = delete;
@@ -60,39 +62,47 @@ class JournalWriter {
   bool written_counters_ = false;  // header_'s counters are in the file
   int fd_ = -1;
   uint64_t next_index_ = 0;
+  uint64_t next_offset_ = 0;  // the file's length: where the next block goes
   JournalHeader header_{};
+  std::vector<unsigned char> buffer_;  // one append's blocks
 };
 
-// The builder's end: the records appended so far, read through a sliding read-only mapping. The
-// same begin()/end()/record()/release() shape as BufferReader, so one drain serves both.
+// The builder's end: the records appended so far, decoded a window at a time (whole blocks, about
+// 4 MiB of records). The same begin()/end()/record()/release() shape as BufferReader, so one
+// drain serves both.
 class JournalReader {
  public:
+  JournalReader() = default;
   ~JournalReader();
+  JournalReader(const JournalReader&) = delete;
+  JournalReader& operator=(const JournalReader&) = delete;
   // false when the file is not a journal (or its header is not complete yet).
   bool open(const std::string& path);
   const std::string& path() const { return path_; }
   const JournalHeader& header() const { return header_; }
-  // Re-reads the file's length and header; maps the records from begin() on (at most a window).
+  // Re-reads the header; drops the released records and decodes the blocks written since, as far
+  // as the window goes. A block still being written waits for the next refresh.
   void refresh();
   uint64_t begin() const { return read_; }
-  uint64_t end() const { return end_; }
-  // Whether the journal holds records past the mapped window (seen at the last refresh).
-  bool more() const { return end_ < total_; }
-  const Record& record(uint64_t index) const { return map_records_[index - map_first_]; }
+  uint64_t end() const { return window_first_ + window_.size(); }
+  // Whether the journal held records past the window at the last refresh.
+  bool more() const { return more_; }
+  // A block that did not decode (the file was damaged): nothing after it is read.
+  bool broken() const { return broken_; }
+  const Record& record(uint64_t index) const { return window_[index - window_first_]; }
   void release(uint64_t index) { read_ = index; }
 
  private:
-  void unmap();
   std::string path_;
   int fd_ = -1;
   JournalHeader header_{};
-  const Record* map_records_ = nullptr;
-  void* map_ = nullptr;
-  size_t map_bytes_ = 0;
-  uint64_t map_first_ = 0;  // journal record index of map_records_[0]
-  uint64_t read_ = 0;       // journal record indexes (0 = the first record of the file)
-  uint64_t end_ = 0;
-  uint64_t total_ = 0;
+  std::vector<Record> window_;
+  uint64_t window_first_ = 0;  // journal record index of window_[0]
+  uint64_t read_ = 0;          // journal record indexes (0 = the first record of the file)
+  uint64_t next_offset_ = 0;   // the first block not decoded yet
+  bool more_ = false;
+  bool broken_ = false;  // a block that does not decode: nothing after it is read
+  std::vector<unsigned char> payload_;
 };
 
 }  // namespace prof::collector

@@ -1,0 +1,187 @@
+// The journal's encoding and framing (collector/journal_codec.hpp, collector/journal.cpp): every
+// record comes back bit for bit, whatever its bytes; a typical call takes a few bytes; a block cut
+// short by a kill is dropped whole (by the reader and by a reopening writer), and a damaged block
+// stops the reader instead of yielding wrong records.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "collector/journal.hpp"
+#include "collector/journal_codec.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace prof;
+using namespace prof::collector;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string templ = (fs::temp_directory_path() / "prof-journal-test-XXXXXX").string();
+    REQUIRE(mkdtemp(templ.data()) != nullptr);
+    path = templ;
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+// A run's records: calls with the next correlation id and later times, launches before some of
+// them, device times after, a kernel name's text, and records of random bytes (any type byte).
+std::vector<Record> sample_records(size_t count, uint32_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<Record> records;
+  uint64_t now = 1'795'469'279'061'387'843ull, corr = (uint64_t{1} << 40);
+  while (records.size() < count) {
+    const uint64_t pick = random() % 10;
+    Record r{};
+    if (pick < 6) {
+      r.api.type = static_cast<uint8_t>(RecordType::kApi);
+      r.api.api_id = static_cast<uint16_t>(random() % 3 + 10);
+      r.api.correlation_id = ++corr;
+      r.api.begin_ns = now += random() % 2000;
+      r.api.end_ns = now += random() % 500;
+      r.api.stream = pick == 0 ? random() : 0x5555'0000'1000ull;
+      r.api.result = pick == 1 ? -1 : 0;
+    } else if (pick < 7) {
+      r.launch.type = static_cast<uint8_t>(RecordType::kLaunch);
+      r.launch.correlation_id = corr + 1;
+      r.launch.function = 0x7f00'1234'5678ull;
+      r.launch.grid[0] = static_cast<uint32_t>(random());
+      r.launch.block[0] = 256;
+    } else if (pick < 8) {
+      r.activity.type = static_cast<uint8_t>(RecordType::kActivity);
+      r.activity.correlation_id = corr;
+      r.activity.device_begin_ns = now - 100;
+      r.activity.device_end_ns = now + random() % 100000;
+    } else if (pick < 9) {
+      r.string_data.type = static_cast<uint8_t>(RecordType::kStringData);
+      for (char& c : r.string_data.text) c = static_cast<char>('a' + random() % 26);
+    } else {
+      for (unsigned char& byte : r.raw) byte = static_cast<unsigned char>(random());
+    }
+    records.push_back(r);
+  }
+  return records;
+}
+
+std::vector<unsigned char> encode(const std::vector<Record>& records) {
+  std::vector<unsigned char> out;
+  encode_journal_block(out, records.size(), [&](uint64_t k) -> const Record& { return records[k]; });
+  return out;
+}
+
+bool same(const std::vector<Record>& a, const std::vector<Record>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Record)) == 0;
+}
+
+
+std::vector<Record> read_all(const std::string& path, bool* broken = nullptr) {
+  JournalReader reader;
+  REQUIRE(reader.open(path));
+  std::vector<Record> out;
+  for (;;) {
+    reader.refresh();
+    if (reader.end() == reader.begin()) break;
+    for (uint64_t i = reader.begin(); i < reader.end(); ++i) out.push_back(reader.record(i));
+    reader.release(reader.end());
+  }
+  if (broken) *broken = reader.broken();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("journal: every record decodes to its exact bytes, and a call takes a few", "[journal]") {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const std::vector<Record> records = sample_records(1 + seed * 97 % 4000, seed);
+    const std::vector<unsigned char> block = encode(records);
+    JournalBlock header;
+    std::memcpy(&header, block.data(), sizeof header);
+    REQUIRE(header.records == records.size());
+    REQUIRE(header.payload_bytes == block.size() - sizeof header);
+    std::vector<Record> back;
+    REQUIRE(decode_journal_block(block.data() + sizeof header, header.payload_bytes, header.records, back));
+    REQUIRE(same(back, records));
+  }
+  // Back-to-back calls of one API, as a busy thread makes them: a few bytes each.
+  std::vector<Record> calls(1000);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    calls[i].api = ApiRecord{};
+    calls[i].api.type = static_cast<uint8_t>(RecordType::kApi);
+    calls[i].api.api_id = 31;
+    calls[i].api.correlation_id = (uint64_t{1} << 40) + i;
+    calls[i].api.begin_ns = 77'188'152'721'916ull + i * 45;
+    calls[i].api.end_ns = calls[i].api.begin_ns + 20 + i % 7;
+  }
+  const size_t bytes = encode(calls).size();
+  INFO(bytes << " bytes for " << calls.size() << " calls");
+  REQUIRE(bytes < calls.size() * 8);
+}
+
+TEST_CASE("journal: a damaged payload is refused, not decoded into other records", "[journal]") {
+  const std::vector<Record> records = sample_records(500, 7);
+  const std::vector<unsigned char> block = encode(records);
+  JournalBlock header;
+  std::memcpy(&header, block.data(), sizeof header);
+  std::vector<Record> back;
+  // Cut short, or one record too many claimed: never true.
+  REQUIRE_FALSE(decode_journal_block(block.data() + sizeof header, header.payload_bytes - 1, header.records, back));
+  back.clear();
+  REQUIRE_FALSE(decode_journal_block(block.data() + sizeof header, header.payload_bytes, header.records + 1, back));
+}
+
+TEST_CASE("journal: the writer and reader round-trip many appends; a cut block is dropped whole", "[journal]") {
+  TempDir dir;
+  const std::string path = (dir.path / "1.1.0.jrnl").string();
+  const std::vector<Record> records = sample_records(100'000, 3);
+  BufferHeader ring{};
+  ring.pid = 4242;
+  ring.tid = 4243;
+  uint64_t appended = 0;
+  {
+    JournalWriter writer(path, ring, 1000);
+    // Appends as the mover makes them: a wrapped ring gives two spans; one is bigger than a block.
+    const uint64_t sizes[] = {1, 700, 40000, 3, 29000};
+    for (uint64_t size : sizes) {
+      const uint64_t half = size / 3;
+      writer.append(&records[appended], half, &records[appended + half], size - half);
+      appended += size;
+    }
+    REQUIRE(writer.next_index() == 1000 + appended);
+  }
+  REQUIRE(same(read_all(path), std::vector<Record>(records.begin(), records.begin() + appended)));
+
+  // prof killed in the middle of a write: the last block is incomplete.
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  REQUIRE(truncate(path.c_str(), st.st_size - 5) == 0);
+  const std::vector<Record> kept = read_all(path);
+  REQUIRE(kept.size() < appended);
+  REQUIRE(same(kept, std::vector<Record>(records.begin(), records.begin() + kept.size())));
+  {
+    // Recovery reopens it: the partial block is cut off, the next append follows the last whole one.
+    JournalWriter writer(path, ring, 0);
+    REQUIRE(writer.next_index() == 1000 + kept.size());
+    writer.append(&records[kept.size()], 10, nullptr, 0);
+  }
+  REQUIRE(same(read_all(path), std::vector<Record>(records.begin(), records.begin() + kept.size() + 10)));
+
+  // A damaged block stops the reader: what came before it, nothing after it.
+  {
+    const int fd = open(path.c_str(), O_RDWR);
+    REQUIRE(fd >= 0);
+    const unsigned char garbage[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+    REQUIRE(pwrite(fd, garbage, sizeof garbage, static_cast<off_t>(kJournalHeaderBytes)) == 4);
+    close(fd);
+  }
+  bool broken = false;
+  REQUIRE(read_all(path, &broken).empty());
+  REQUIRE(broken);
+}
