@@ -130,22 +130,29 @@ JournalWriter::~JournalWriter() {
 void JournalWriter::append(const Record* a, uint64_t a_count, const Record* b, uint64_t b_count) {
   const uint64_t count = a_count + b_count;
   if (count == 0) return;
-  buffer_.clear();
+  const uint64_t blocks = (count + kJournalBlockRecords - 1) / kJournalBlockRecords;
+  const size_t bound = blocks * sizeof(JournalBlock) + count * kJournalMaxRecordBytes;
+  if (bound > buffer_bytes_) {  // grown only, never cleared: the mover writes every byte it sends
+    buffer_.reset(new unsigned char[bound]);
+    buffer_bytes_ = bound;
+  }
+  unsigned char* end = buffer_.get();
   for (uint64_t done = 0; done < count; done += kJournalBlockRecords) {
     const uint64_t first = done;
-    encode_journal_block(buffer_, std::min<uint64_t>(kJournalBlockRecords, count - done), [&](uint64_t k) -> const Record& {
+    end = encode_journal_block(end, std::min<uint64_t>(kJournalBlockRecords, count - done), [&](uint64_t k) -> const Record& {
       const uint64_t i = first + k;
       return i < a_count ? a[i] : b[i - a_count];
     });
   }
+  const size_t bytes = static_cast<size_t>(end - buffer_.get());
   try {
-    write_all_at(fd_, buffer_.data(), buffer_.size(), static_cast<off_t>(next_offset_), path_);
+    write_all_at(fd_, buffer_.get(), bytes, static_cast<off_t>(next_offset_), path_);
   } catch (...) {
     // Whole blocks only: a later reopen must not find half of one.
     (void)ftruncate(fd_, static_cast<off_t>(next_offset_));
     throw;
   }
-  next_offset_ += buffer_.size();
+  next_offset_ += bytes;
   next_index_ += count;
 }
 

@@ -11,6 +11,7 @@
 // kill the journal may hold records the ring still lists as unread, never fewer.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,8 @@ class JournalWriter {
   uint64_t next_index_ = 0;
   uint64_t next_offset_ = 0;  // the file's length: where the next block goes
   JournalHeader header_{};
-  std::vector<unsigned char> buffer_;  // one append's blocks
+  std::unique_ptr<unsigned char[]> buffer_;  // one append's blocks
+  size_t buffer_bytes_ = 0;
 };
 
 // The builder's end: the records appended so far, decoded a window at a time (whole blocks, about

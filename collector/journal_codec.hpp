@@ -25,9 +25,13 @@ struct JournalBlock {
 inline constexpr uint32_t kJournalBlockRecords = 16384;            // at most, per block
 inline constexpr size_t kJournalMaxRecordBytes = 2 + kRecordBytes;  // one record's worst case (raw)
 
-// Appends one block holding records `get(0) .. get(count - 1)` (count <= kJournalBlockRecords).
+// Writes one block holding records `get(0) .. get(count - 1)` (count <= kJournalBlockRecords) at
+// `out`, which has room for journal_block_bound(count) bytes; returns the end of what it wrote.
 template <typename Get>
-void encode_journal_block(std::vector<unsigned char>& out, uint64_t count, Get get);
+unsigned char* encode_journal_block(unsigned char* out, uint64_t count, Get get);
+inline constexpr size_t journal_block_bound(uint64_t count) {
+  return sizeof(JournalBlock) + count * kJournalMaxRecordBytes;
+}
 // Decodes one block's payload into `out` (appending); false if it is not a valid block.
 bool decode_journal_block(const unsigned char* payload, size_t bytes, uint32_t records, std::vector<Record>& out);
 
@@ -46,11 +50,10 @@ inline constexpr int kTypeSlots = 8;  // previous record per (type & 7)
 }  // namespace journal_codec
 
 template <typename Get>
-void encode_journal_block(std::vector<unsigned char>& out, uint64_t count, Get get) {
+unsigned char* encode_journal_block(unsigned char* out, uint64_t count, Get get) {
   using namespace journal_codec;
-  const size_t header_at = out.size();
-  out.resize(header_at + sizeof(JournalBlock) + count * kJournalMaxRecordBytes);
-  unsigned char* p = out.data() + header_at + sizeof(JournalBlock);
+  unsigned char* const payload = out + sizeof(JournalBlock);
+  unsigned char* p = payload;
   uint64_t prev[kTypeSlots][8] = {};
   for (uint64_t k = 0; k < count; ++k) {
     const Record& r = get(k);
@@ -63,20 +66,22 @@ void encode_journal_block(std::vector<unsigned char>& out, uint64_t count, Get g
     *p++ = static_cast<unsigned char>(mask);
     if (mask == 0xFF) {
       __builtin_memcpy(p, w, sizeof w);
+      __builtin_memcpy(last, w, sizeof w);
       p += sizeof w;
     } else {
-      for (int i = 0; i < 8; ++i) {
-        if (!(mask & (1u << i))) continue;
+      for (unsigned m = mask; m != 0; m &= m - 1) {  // the words that differ, in order
+        const int i = __builtin_ctz(m);
         const int64_t d = static_cast<int64_t>(w[i] - last[i]);
-        p = put_varint(p, (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63));
+        const uint64_t z = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+        if (z < 0x80) *p++ = static_cast<unsigned char>(z);
+        else p = put_varint(p, z);
+        last[i] = w[i];
       }
     }
-    __builtin_memcpy(last, w, sizeof w);
   }
-  const JournalBlock block{static_cast<uint32_t>(p - (out.data() + header_at + sizeof(JournalBlock))),
-                           static_cast<uint32_t>(count)};
-  __builtin_memcpy(out.data() + header_at, &block, sizeof block);
-  out.resize(static_cast<size_t>(p - out.data()));
+  const JournalBlock block{static_cast<uint32_t>(p - payload), static_cast<uint32_t>(count)};
+  __builtin_memcpy(out, &block, sizeof block);
+  return p;
 }
 
 }  // namespace prof::collector

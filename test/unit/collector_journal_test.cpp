@@ -72,8 +72,11 @@ std::vector<Record> sample_records(size_t count, uint32_t seed) {
 }
 
 std::vector<unsigned char> encode(const std::vector<Record>& records) {
-  std::vector<unsigned char> out;
-  encode_journal_block(out, records.size(), [&](uint64_t k) -> const Record& { return records[k]; });
+  std::vector<unsigned char> out(journal_block_bound(records.size()));
+  unsigned char* end =
+      encode_journal_block(out.data(), records.size(), [&](uint64_t k) -> const Record& { return records[k]; });
+  REQUIRE(end <= out.data() + out.size());
+  out.resize(static_cast<size_t>(end - out.data()));
   return out;
 }
 
