@@ -25,8 +25,14 @@ namespace prof::collector {
 namespace {
 // A mover cycle that moved at least this many records means some thread is making calls fast.
 constexpr uint64_t kBusyRecords = 1024;
-// A thread whose journal grew within this long may still bring calls: the builder waits for it.
+// A thread whose journal grew within this long may still bring calls: the builder waits for it
+// (a journal whose ring the mover does not watch, as in recovery of a run whose rings are gone).
 constexpr uint64_t kActiveThreadNs = 1'000'000'000;
+// A thread seen between calls may have begun one just before the mover looked, its entry store
+// not yet visible (or the thread preempted between its clock read and the store): its next call
+// is taken to begin no earlier than this long before the look. A call that still comes earlier
+// is numbered by finalize()'s renumbering pass instead (slower, as correct).
+constexpr uint64_t kInCallMarginNs = 10'000'000;
 }  // namespace
 
 // <stem><ext>, or the first of <stem>.2<ext>, <stem>.3<ext>, ... that no file (or symlink) holds:
@@ -312,6 +318,10 @@ uint64_t Collector::move_once() {
     Ring& ring = *it->second;
     BufferReader& reader = ring.reader;
     const BufferHeader& h = reader.header();
+    // Before the records: a call the thread leaves after this look is in them (its record is
+    // published before the store that says it left).
+    const uint64_t look_ns = now_ns();
+    const uint64_t in_call = h.in_call_since.load(std::memory_order_acquire);
     const uint64_t begin = reader.begin(), end = reader.end();
     if (end > begin) {
       const uint64_t capacity = reader.capacity();  // as of end(): a ring grows
@@ -340,6 +350,12 @@ uint64_t Collector::move_once() {
       } catch (const std::exception&) {
       }
     }
+    {
+      const std::string journal = it->first.substr(0, it->first.size() - 3) + "jrnl";
+      std::lock_guard bounds(bounds_mutex_);
+      next_call_bounds_[journal] =
+          released ? UINT64_MAX : in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
+    }
     if (released) {
       unlink(reader.path().c_str());
       it = rings_.erase(it);
@@ -367,6 +383,7 @@ void Collector::scan_journals() {
     const JournalHeader& h = source->reader.header();
     Process* proc = process(pid, h.first_runtime);
     source->pid = pid;
+    source->name = name;
     source->image = image;
     auto [it, inserted] = proc->image_ordinals.emplace(image, proc->image_ordinals.size());
     source->correlation_base = it->second << 56;
@@ -525,6 +542,11 @@ uint64_t Collector::build_once(bool final) {
   const uint64_t now = now_ns();
   std::map<int, std::vector<Source*>> by_process;
   uint64_t built = 0;
+  std::map<std::string, uint64_t> bounds;
+  if (!final) {
+    std::lock_guard lock(bounds_mutex_);
+    bounds = next_call_bounds_;
+  }
   for (auto& [name, source] : sources_) {
     JournalReader& reader = source->reader;
     const uint64_t before = reader.end();
@@ -548,9 +570,21 @@ uint64_t Collector::build_once(bool final) {
     // No call past what a thread may still bring: one whose journal goes on past the mapped
     // window, or (while the program runs) one that made a call within the last second.
     uint64_t horizon = UINT64_MAX;
-    for (Source* source : sources)
-      if (source->reader.more() || (!final && now - source->grew_ns < kActiveThreadNs))
+    for (Source* source : sources) {
+      if (source->reader.more()) {
         horizon = std::min(horizon, call_horizon(*source));
+      } else if (!final) {
+        // A thread can still bring calls that begin after its last one here and no earlier than
+        // its bound (calls at exactly the bound may sort before others of that time: up to it,
+        // not including it).
+        if (auto bound = bounds.find(source->name); bound != bounds.end()) {
+          if (bound->second != UINT64_MAX)
+            horizon = std::min(horizon, std::max(call_horizon(*source), bound->second - 1));
+        } else if (now - source->grew_ns < kActiveThreadNs) {
+          horizon = std::min(horizon, call_horizon(*source));
+        }
+      }
+    }
     uint64_t begun = 0;
     for (Source* source : sources) begun += source->reader.begin();
     try {
@@ -591,8 +625,9 @@ uint64_t Collector::build_once(bool final) {
   for (auto& [pid, proc] : processes_) {
     if (!proc.writer) continue;
     try {
-      proc.writer->end_batch();
-      proc.batch_records = 0;
+      // Held by a reader: the batch stays open, its records counted as in it, for the next cycle.
+      if (proc.writer->end_batch()) proc.batch_records = 0;
+      else spdlog::debug("{}: a reader holds the database; committing later", proc.writer->path());
     } catch (const std::exception& e) {
       fail_process(proc, e);
     }

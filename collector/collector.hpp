@@ -77,6 +77,7 @@ class Collector {
   // A journal being built into its process's database (the builder's side).
   struct Source {
     JournalReader reader;
+    std::string name;  // the journal's file name
     int pid = 0;
     uint64_t image = 0;
     uint64_t correlation_base = 0;
@@ -131,6 +132,12 @@ class Collector {
   std::map<int, uint64_t> unjournaled_;                  // pid -> records the journal could not take
   bool released_last_cycle_ = false;  // (mover thread)
   mutable std::mutex move_mutex_;
+  // By journal file name: the earliest begin the thread's calls not yet in its journal can have,
+  // as the mover last saw its ring (the begin of the call it was inside, else the time of the
+  // look less kInCallMarginNs); UINT64_MAX once the thread has exited. The builder numbers calls
+  // up to these while the program runs.
+  std::map<std::string, uint64_t> next_call_bounds_;
+  mutable std::mutex bounds_mutex_;
   std::map<std::string, std::unique_ptr<Source>> sources_;  // by journal file name (builder thread)
   std::map<int, Process> processes_;
   mutable std::mutex build_mutex_;

@@ -16,6 +16,9 @@
 namespace prof::collector {
 namespace {
 
+// How long the db's completion waits for a reader that holds the database (end_batch(must)).
+constexpr uint64_t kCommitPatienceNs = 60'000'000'000;
+
 // A path prof must not touch: thrown before anything is created, so nothing is cleaned up.
 class RefusedPath : public DbError {
  public:
@@ -107,6 +110,8 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
   streams_[{first_runtime, 0}] = {0, true};
   db_.exec("COMMIT");
   api_rows_.reserve(kApiRowsPerInsert);
+  // A reader's lock delays a commit this long before end_batch() hears of it.
+  sqlite3_busy_timeout(db_.handle(), 200);
 } catch (const RefusedPath&) {
   throw;
 } catch (const DbError&) {
@@ -161,10 +166,18 @@ void DbWriter::flush_api_rows() {
   api_rows_.clear();
 }
 
-void DbWriter::end_batch() {
+bool DbWriter::end_batch(bool must) {
   flush_api_rows();
-  if (in_batch_) db_.exec("COMMIT");
+  if (!in_batch_) return true;
+  const uint64_t give_up_ns = now_ns() + (must ? kCommitPatienceNs : 0);
+  while (!db_.exec_unless_busy("COMMIT")) {  // each try waits the busy timeout
+    if (now_ns() >= give_up_ns) {
+      if (!must) return false;
+      throw DbError(db_.path() + ": cannot commit: another connection holds the database locked");
+    }
+  }
   in_batch_ = false;
+  return true;
 }
 
 int64_t DbWriter::intern(const std::string& text) {
@@ -477,7 +490,7 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
     if (!start.step()) set_meta("start_ns", std::to_string(first_ns_));
   }
   set_meta("end_ns", std::to_string(end_ns));
-  end_batch();
+  end_batch(/*must=*/true);
 }
 
 }  // namespace prof::collector

@@ -39,7 +39,11 @@ class DbWriter {
   void set_process_info(const ProcessInfo& info);
   void set_meta(const std::string& key, const std::string& value);
   void begin_batch();
-  void end_batch();
+  // Commits the batch. A reader holding the database (sqlite3, or prof --db, on the db of a
+  // program still running) can keep the commit from its lock: then the batch stays open, to be
+  // committed by a later end_batch with what came since, and this returns false. `must` (the
+  // db's completion): waits for the reader up to a minute instead, then throws.
+  bool end_batch(bool must = false);
   // After a failed batch: rolls it back, so the file holds exactly the batches committed before.
   void abandon() noexcept;
 

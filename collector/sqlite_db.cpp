@@ -40,6 +40,17 @@ void Database::exec(std::string_view sql) {
   }
 }
 
+bool Database::exec_unless_busy(std::string_view sql) {
+  char* err = nullptr;
+  std::string text(sql);
+  const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err);
+  if (rc == SQLITE_OK) return true;
+  std::string msg = path_ + ": " + (err ? err : sqlite3_errmsg(db_));
+  sqlite3_free(err);
+  if ((rc & 0xFF) == SQLITE_BUSY) return false;
+  throw DbError(msg);
+}
+
 Statement Database::prepare(std::string_view sql) { return Statement(*this, sql); }
 
 bool Database::table_exists(std::string_view name) {

@@ -26,6 +26,9 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   void exec(std::string_view sql);  // statements without parameters or results
+  // exec(), except that a lock another connection holds (SQLITE_BUSY, once the busy timeout has
+  // passed) returns false instead of throwing; a COMMIT that returns false leaves its transaction open.
+  bool exec_unless_busy(std::string_view sql);
   Statement prepare(std::string_view sql);
   bool table_exists(std::string_view name);
   int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }

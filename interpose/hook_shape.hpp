@@ -178,6 +178,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   TimingTicket ticket;
   if constexpr (kActivity != HookActivity::kNone) timing_begin(ticket, Adapter::kTiming, stream, is_blocking(kActivity));
   const uint64_t begin_ns = hook_now_ns();
+  buffer->enter_call(begin_ns);
   const uint64_t device = static_cast<uint64_t>(t_current_device[kRuntime]);
   if constexpr (std::is_void_v<Ret>) {
     call();
@@ -193,6 +194,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     if (recording)
       commit_api(buffer, static_cast<uint16_t>(kId), flags, 0, corr, begin_ns, end_ns, c.stream, c.bytes, c.aux,
                  device);
+    buffer->leave_call();
     hook_clock_maintain(end_ns);
   } else {
     Ret ret = call();
@@ -212,6 +214,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     if (recording)
       commit_api(buffer, static_cast<uint16_t>(kId), flags, static_cast<int32_t>(status), corr, begin_ns, end_ns,
                  c.stream, c.bytes, c.aux, device);
+    buffer->leave_call();
     hook_clock_maintain(end_ns);
     // The stop call is the window's last recorded call.
     if constexpr (kId == profiler_stop_api<Adapter>())

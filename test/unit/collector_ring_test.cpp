@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -53,7 +55,7 @@ void produce(uint64_t records) {
   }
 }
 
-int64_t count(prof::Database& db, const char* sql) {
+int64_t count(prof::Database& db, const std::string& sql) {
   prof::Statement st(db, sql);
   REQUIRE(st.step());
   return st.column_int(0);
@@ -144,4 +146,104 @@ TEST_CASE("a ring starts with 256 records and takes its full size when its first
   CHECK(full.published == 310);
   CHECK(full.capacity == 4096);
   CHECK(full.allocated_bytes >= static_cast<off_t>(prof::buffer_file_bytes(4096)));
+}
+
+// While the program runs, the builder numbers calls as they go in (call order, no renumbering
+// pass) up to what a thread may still bring: a thread inside a call holds it at that call's begin
+// for as long as the call lasts, and a thread between calls does not hold it at all.
+TEST_CASE("the builder builds during the run up to the call a thread is inside, and no further",
+          "[collector][interpose]") {
+  TempDir run_dir, out_dir;
+  auto& config = prof::interpose::g_config;
+  std::strcpy(config.run_dir, run_dir.path.c_str());
+  config.buffer_records = 4096;
+  config.full_wait_ms = 60000;
+  config.image_token = 3;
+  config.device_timing = false;
+  config.enabled = true;
+
+  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
+  collector.start();
+  const std::string db_path = (out_dir.path / ("hip-prof-" + std::to_string(getpid()) + ".db")).string();
+  // Rows built so far and the latest begin among them, read beside the builder's transactions.
+  auto built = [&](int64_t& rows, int64_t& latest) {
+    rows = latest = -1;
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+      sqlite3_busy_timeout(db, 2000);
+      sqlite3_stmt* st = nullptr;
+      if (sqlite3_prepare_v2(db, "SELECT COUNT(*), COALESCE(MAX(begin_ns), 0) FROM api_calls", -1, &st, nullptr) ==
+              SQLITE_OK &&
+          sqlite3_step(st) == SQLITE_ROW) {
+        rows = sqlite3_column_int64(st, 0);
+        latest = sqlite3_column_int64(st, 1);
+      }
+      sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+  };
+
+  std::atomic<int> step{0};
+  uint64_t inside_since = 0;
+  std::thread calls([&] {
+    produce(100);  // begun before the other thread's call
+    step = 1;
+    while (step.load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    produce(100);  // begun after it: held back until that call is recorded
+    step = 3;
+  });
+  std::thread inside([&] {  // enters a call and stays in it until told to return
+    ThreadBuffer* buffer = ThreadBuffer::current(prof::RuntimeId::kHip);
+    REQUIRE(buffer != nullptr);
+    while (step.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    inside_since = prof::now_ns();
+    buffer->enter_call(inside_since);
+    step = 2;
+    while (step.load() != 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    prof::Record* r = buffer->reserve();
+    REQUIRE(r != nullptr);
+    std::memset(r, 0, sizeof *r);
+    r->api.type = static_cast<uint8_t>(prof::RecordType::kApi);
+    r->api.api_id = static_cast<uint16_t>(prof::ApiId::hipDeviceSynchronize);
+    r->api.correlation_id = buffer->next_correlation_id();
+    r->api.begin_ns = inside_since;
+    r->api.end_ns = prof::now_ns();
+    buffer->commit();
+    buffer->leave_call();
+  });
+  while (step.load() != 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+
+  // The first 100 are built while the run goes on (the thread that made them is between calls).
+  int64_t rows = -1, latest = -1;
+  for (int waited = 0; waited < 20000 && rows < 100; waited += 20) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    built(rows, latest);
+  }
+  const int64_t first_rows = rows, first_latest = latest;
+  // Longer than the second after which a quiet thread used to stop holding the builder: still
+  // nothing begun after the call in progress.
+  int64_t later_rows = rows;
+  for (int waited = 0; waited < 1500 && later_rows == 100; waited += 50) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    built(later_rows, latest);
+  }
+  step = 4;
+  inside.join();
+  calls.join();
+  CHECK(first_rows == 100);
+  CHECK(static_cast<uint64_t>(first_latest) < inside_since);
+  CHECK(later_rows == 100);
+  std::vector<prof::collector::CollectedProcess> dbs = collector.finish();
+  config.enabled = false;
+
+  for (const std::string& e : collector.errors()) UNSCOPED_INFO(e);
+  REQUIRE(collector.errors().empty());
+  REQUIRE(dbs.size() == 1);
+  prof::Database db(dbs[0].db_path, prof::Database::Mode::kReadOnly);
+  CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 201);
+  // Numbered in call order: the long call is the 101st.
+  CHECK(count(db, "SELECT sequence FROM api_calls WHERE api_id = " +
+                      std::to_string(static_cast<int>(prof::ApiId::hipDeviceSynchronize))) == 101);
+  CHECK(count(db, "SELECT COUNT(*) FROM api_calls a JOIN api_calls b ON b.sequence = a.sequence + 1"
+                  " WHERE b.begin_ns < a.begin_ns") == 0);
 }
