@@ -567,9 +567,18 @@ uint64_t Collector::build_once(bool final) {
   }
   for (auto& [pid, sources] : by_process) {
     Process& proc = processes_[pid];
-    // No call past what a thread may still bring: one whose journal goes on past the mapped
-    // window, or (while the program runs) one that made a call within the last second.
+    // No call past what a thread may still bring: one whose journal goes on past the decoded
+    // window, or (while the program runs) one inside a call, between calls, or (where the mover
+    // does not say) one that made a call within the last second.
     uint64_t horizon = UINT64_MAX;
+    if (!final) {
+      // A thread the mover has seen whose journal the builder has not opened yet (its first call
+      // may be in progress): its bound alone.
+      const std::string prefix = std::to_string(pid) + ".";
+      for (auto it = bounds.lower_bound(prefix); it != bounds.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+           ++it)
+        if (it->second != UINT64_MAX && !sources_.count(it->first)) horizon = std::min(horizon, it->second - 1);
+    }
     for (Source* source : sources) {
       if (source->reader.more()) {
         horizon = std::min(horizon, call_horizon(*source));

@@ -18,6 +18,7 @@ namespace {
 
 // How long the db's completion waits for a reader that holds the database (end_batch(must)).
 constexpr uint64_t kCommitPatienceNs = 60'000'000'000;
+constexpr int kBusyTimeoutMs = 200;
 
 // A path prof must not touch: thrown before anything is created, so nothing is cleaned up.
 class RefusedPath : public DbError {
@@ -66,7 +67,10 @@ std::string api_insert_sql(int rows) {
 // failures, not against the machine losing power mid-run.
 DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_version, RuntimeId first_runtime) try
     : db_(prepared(path), Database::Mode::kCreate),
-      insert_api_((db_.exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;"
+      // A reader may open the file as soon as it exists (the db of a running program): its lock
+      // delays a statement by up to this before the statement hears of it.
+      insert_api_((sqlite3_busy_timeout(db_.handle(), kBusyTimeoutMs),
+                   db_.exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;"
                            " PRAGMA cache_size=-16384; PRAGMA threads=2;"),
                    db_.exec(schema::kCreateSql),
                    db_.exec(schema::kCopyDirectionsSql), db_),
@@ -108,10 +112,9 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
   insert_stream_.bind(1, int64_t{0}).bind(2, int64_t{0}).bind(3, int64_t{-1});
   insert_stream_.bind(4, static_cast<int64_t>(first_runtime)).run();
   streams_[{first_runtime, 0}] = {0, true};
-  db_.exec("COMMIT");
+  in_batch_ = true;
+  end_batch(/*must=*/true);
   api_rows_.reserve(kApiRowsPerInsert);
-  // A reader's lock delays a commit this long before end_batch() hears of it.
-  sqlite3_busy_timeout(db_.handle(), 200);
 } catch (const RefusedPath&) {
   throw;
 } catch (const DbError&) {
