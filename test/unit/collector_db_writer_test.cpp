@@ -13,20 +13,16 @@
 #include "collector/sqlite_db.hpp"
 #include "common/record.hpp"
 #include "runtimes/api_id.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using prof::collector::DbWriter;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "prof-dbw-test-XXXXXX").string();
-    REQUIRE(mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() { fs::remove_all(path); }
+// Each test's directories are named after this file's tests.
+struct TempDir : prof::test::TempDir {
+  TempDir() : prof::test::TempDir("prof-dbw-test") {}
 };
 
 std::string read_all(const fs::path& p) {

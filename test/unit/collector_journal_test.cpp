@@ -15,6 +15,7 @@
 
 #include "collector/journal.hpp"
 #include "collector/journal_codec.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -22,14 +23,9 @@ namespace fs = std::filesystem;
 using namespace prof;
 using namespace prof::collector;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "prof-journal-test-XXXXXX").string();
-    REQUIRE(mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() { fs::remove_all(path); }
+// Each test's directories are named after this file's tests.
+struct TempDir : prof::test::TempDir {
+  TempDir() : prof::test::TempDir("prof-journal-test") {}
 };
 
 // A run's records: calls with the next correlation id and later times, launches before some of

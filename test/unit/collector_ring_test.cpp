@@ -22,20 +22,16 @@
 #include "runtimes/api_id.hpp"
 #include "interpose/config.hpp"
 #include "interpose/thread_buffer.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using prof::interpose::ThreadBuffer;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "prof-ring-test-XXXXXX").string();
-    REQUIRE(mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() { fs::remove_all(path); }
+// Each test's directories are named after this file's tests.
+struct TempDir : prof::test::TempDir {
+  TempDir() : prof::test::TempDir("prof-ring-test") {}
 };
 
 void produce(uint64_t records) {
@@ -55,6 +51,28 @@ void produce(uint64_t records) {
   }
 }
 
+// The producer side of this process records into `run_dir`: rings of `ring_records`, a full ring
+// waited on for up to `full_wait_ms`, no device timing. Set `enabled = false` when done.
+prof::interpose::Config& record_into(const TempDir& run_dir, uint64_t ring_records, uint64_t full_wait_ms,
+                                     uint64_t image_token) {
+  auto& config = prof::interpose::g_config;
+  std::strcpy(config.run_dir, run_dir.path.c_str());
+  config.buffer_records = ring_records;
+  config.full_wait_ms = full_wait_ms;
+  config.image_token = image_token;
+  config.device_timing = false;
+  config.enabled = true;
+  return config;
+}
+
+// Whether the collector has made a journal for some ring yet.
+bool journal_of_ring(const std::string& journal_dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(journal_dir, ec))
+    if (entry.path().extension() == ".jrnl") return true;
+  return false;
+}
+
 int64_t count(prof::Database& db, const std::string& sql) {
   prof::Statement st(db, sql);
   REQUIRE(st.step());
@@ -65,13 +83,8 @@ int64_t count(prof::Database& db, const std::string& sql) {
 
 TEST_CASE("records from many threads through small rings reach the db once each", "[collector][interpose]") {
   TempDir run_dir, out_dir;
-  auto& config = prof::interpose::g_config;
-  std::strcpy(config.run_dir, run_dir.path.c_str());
-  config.buffer_records = 1024;  // tiny: the producers outrun the collector and must wait
-  config.full_wait_ms = 60000;
-  config.image_token = 1;
-  config.device_timing = false;
-  config.enabled = true;
+  // Tiny rings: the producers outrun the collector and must wait.
+  auto& config = record_into(run_dir, 1024, 60000, 1);
 
   constexpr int kThreads = 4;
   constexpr uint64_t kRecords = 20000;
@@ -98,13 +111,7 @@ TEST_CASE("records from many threads through small rings reach the db once each"
 // its 257th record takes the ring to its full size, which the collector's reader picks up.
 TEST_CASE("a ring starts with 256 records and takes its full size when its first lap ends", "[collector][interpose]") {
   TempDir run_dir;
-  auto& config = prof::interpose::g_config;
-  std::strcpy(config.run_dir, run_dir.path.c_str());
-  config.buffer_records = 4096;
-  config.full_wait_ms = 1000;
-  config.image_token = 2;
-  config.device_timing = false;
-  config.enabled = true;
+  auto& config = record_into(run_dir, 4096, 1000, 2);
 
   struct Seen {
     off_t file_bytes = 0;
@@ -154,13 +161,7 @@ TEST_CASE("a ring starts with 256 records and takes its full size when its first
 TEST_CASE("the builder builds during the run up to the call a thread is inside, and no further",
           "[collector][interpose]") {
   TempDir run_dir, out_dir;
-  auto& config = prof::interpose::g_config;
-  std::strcpy(config.run_dir, run_dir.path.c_str());
-  config.buffer_records = 4096;
-  config.full_wait_ms = 60000;
-  config.image_token = 3;
-  config.device_timing = false;
-  config.enabled = true;
+  auto& config = record_into(run_dir, 4096, 60000, 3);
 
   prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
   collector.start();
@@ -186,6 +187,7 @@ TEST_CASE("the builder builds during the run up to the call a thread is inside, 
   std::atomic<int> step{0};
   uint64_t inside_since = 0;
   std::thread calls([&] {
+    while (step.load() != 10) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     produce(100);  // begun before the other thread's call
     step = 1;
     while (step.load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -195,6 +197,11 @@ TEST_CASE("the builder builds during the run up to the call a thread is inside, 
   std::thread inside([&] {  // enters a call and stays in it until told to return
     ThreadBuffer* buffer = ThreadBuffer::current(prof::RuntimeId::kHip);
     REQUIRE(buffer != nullptr);
+    // The mover has seen this thread's ring (it made its journal) before the other thread starts:
+    // a ring nobody has looked at yet can bound nothing.
+    for (int waited = 0; waited < 20000 && !journal_of_ring(collector.journal_dir()); waited += 1)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    step = 10;
     while (step.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     inside_since = prof::now_ns();
     buffer->enter_call(inside_since);
