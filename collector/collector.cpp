@@ -350,11 +350,19 @@ uint64_t Collector::move_once() {
       } catch (const std::exception&) {
       }
     }
+    if (released && ring.journal) {
+      try {
+        ring.journal->mark_thread_exited();  // the builder's sign that this thread holds nothing
+      } catch (const std::exception&) {
+      }
+    }
     {
+      // An exited thread's entry goes (its journal says it has exited): the map follows the
+      // threads alive, not every thread ever made.
       const std::string journal = it->first.substr(0, it->first.size() - 3) + "jrnl";
       std::lock_guard bounds(bounds_mutex_);
-      next_call_bounds_[journal] =
-          released ? UINT64_MAX : in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
+      if (released) next_call_bounds_.erase(journal);
+      else next_call_bounds_[journal] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
     }
     if (released) {
       unlink(reader.path().c_str());
@@ -577,18 +585,17 @@ uint64_t Collector::build_once(bool final) {
       const std::string prefix = std::to_string(pid) + ".";
       for (auto it = bounds.lower_bound(prefix); it != bounds.end() && it->first.compare(0, prefix.size(), prefix) == 0;
            ++it)
-        if (it->second != UINT64_MAX && !sources_.count(it->first)) horizon = std::min(horizon, it->second - 1);
+        if (!sources_.count(it->first)) horizon = std::min(horizon, it->second - 1);
     }
     for (Source* source : sources) {
       if (source->reader.more()) {
         horizon = std::min(horizon, call_horizon(*source));
-      } else if (!final) {
+      } else if (!final && !source->reader.header().thread_exited) {
         // A thread can still bring calls that begin after its last one here and no earlier than
         // its bound (calls at exactly the bound may sort before others of that time: up to it,
         // not including it).
         if (auto bound = bounds.find(source->name); bound != bounds.end()) {
-          if (bound->second != UINT64_MAX)
-            horizon = std::min(horizon, std::max(call_horizon(*source), bound->second - 1));
+          horizon = std::min(horizon, std::max(call_horizon(*source), bound->second - 1));
         } else if (now - source->grew_ns < kActiveThreadNs) {
           horizon = std::min(horizon, call_horizon(*source));
         }

@@ -134,8 +134,8 @@ class Collector {
   mutable std::mutex move_mutex_;
   // By journal file name: the earliest begin the thread's calls not yet in its journal can have,
   // as the mover last saw its ring (the begin of the call it was inside, else the time of the
-  // look less kInCallMarginNs); UINT64_MAX once the thread has exited. The builder numbers calls
-  // up to these while the program runs.
+  // look less kInCallMarginNs); gone once the thread has exited (its journal's header says so).
+  // The builder numbers calls up to these while the program runs.
   std::map<std::string, uint64_t> next_call_bounds_;
   mutable std::mutex bounds_mutex_;
   std::map<std::string, std::unique_ptr<Source>> sources_;  // by journal file name (builder thread)

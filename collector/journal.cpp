@@ -171,6 +171,12 @@ void JournalWriter::update_counters(const BufferHeader& ring) {
   write_all_at(fd_, &header_.dropped, 3 * sizeof(uint64_t), offsetof(JournalHeader, dropped), path_);
 }
 
+void JournalWriter::mark_thread_exited() {
+  header_.thread_exited = 1;
+  write_all_at(fd_, &header_.thread_exited, sizeof header_.thread_exited, offsetof(JournalHeader, thread_exited),
+               path_);
+}
+
 JournalReader::~JournalReader() {
   if (fd_ >= 0) ::close(fd_);
 }

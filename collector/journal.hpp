@@ -35,6 +35,8 @@ struct JournalHeader {
   uint64_t dropped;
   uint64_t full_waits;
   uint64_t timing_dropped;
+  // 1 once the thread has exited and every record of its ring is in the journal: no call follows.
+  uint64_t thread_exited;
 };
 static_assert(sizeof(JournalHeader) <= kJournalHeaderBytes);
 
@@ -56,6 +58,8 @@ class JournalWriter {
   void append(const Record* a, uint64_t a_count, const Record* b, uint64_t b_count);
   // Copies the ring's producer counters into the header.
   void update_counters(const BufferHeader& ring);
+  // Says in the header that the thread has exited and its ring is all here.
+  void mark_thread_exited();
   const std::string& path() const { return path_; }
 
  private:
