@@ -293,9 +293,10 @@ void Collector::scan_rings(const std::string& run_dir) {
     auto ring = std::make_unique<Ring>();
     if (!ring->reader.open(run_dir + "/" + name)) continue;  // header not complete yet
     ring->pid = pid;
-    const std::string journal = options_.journal_dir + "/" + name.substr(0, name.size() - 3) + "jrnl";
+    ring->journal_name = name.substr(0, name.size() - 3) + "jrnl";
     try {
-      ring->journal = std::make_unique<JournalWriter>(journal, ring->reader.header(), ring->reader.begin());
+      ring->journal = std::make_unique<JournalWriter>(options_.journal_dir + "/" + ring->journal_name,
+                                                      ring->reader.header(), ring->reader.begin());
       // Recovery: records the killed prof wrote but had not released yet are in the journal already.
       const uint64_t have = ring->journal->next_index();
       if (have > ring->reader.begin()) ring->reader.release(std::min(have, ring->reader.end()));
@@ -359,10 +360,9 @@ uint64_t Collector::move_once() {
     {
       // An exited thread's entry goes (its journal says it has exited): the map follows the
       // threads alive, not every thread ever made.
-      const std::string journal = it->first.substr(0, it->first.size() - 3) + "jrnl";
       std::lock_guard bounds(bounds_mutex_);
-      if (released) next_call_bounds_.erase(journal);
-      else next_call_bounds_[journal] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
+      if (released) next_call_bounds_.erase(ring.journal_name);
+      else next_call_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
     }
     if (released) {
       unlink(reader.path().c_str());

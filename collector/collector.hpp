@@ -71,6 +71,7 @@ class Collector {
   // A ring of the run directory and the journal its records move to (the mover's side).
   struct Ring {
     BufferReader reader;
+    std::string journal_name;  // its journal's file name (the key of next_call_bounds_)
     std::unique_ptr<JournalWriter> journal;
     int pid = 0;
   };

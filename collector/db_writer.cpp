@@ -159,7 +159,8 @@ void DbWriter::flush_api_rows() {
       const ApiRow& row = api_rows_[done + k];
       const int first = static_cast<int>(k) * kApiColumns + 1;
       for (int c = 0; c < kApiColumns; ++c) {
-        if ((c == 6 && !row.has_stream) || (c == 10 && !row.has_sequence)) insert.bind_null(first + c);
+        if ((c == kStreamColumn && !row.has_stream) || (c == kSequenceColumn && !row.has_sequence))
+          insert.bind_null(first + c);
         else insert.bind(first + c, row.values[c]);
       }
     }
@@ -261,7 +262,7 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   row.values[4] = static_cast<int64_t>(r.end_ns);
   row.values[5] = r.result;
   row.has_stream = stream.has_value();
-  row.values[6] = stream.value_or(0);
+  row.values[kStreamColumn] = stream.value_or(0);
   row.values[7] = static_cast<int64_t>(r.device);
   row.values[8] = static_cast<int64_t>(r.bytes);
   row.values[9] = static_cast<int64_t>(r.aux);
@@ -270,11 +271,11 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   const std::tuple<uint64_t, uint32_t, uint64_t> key{r.begin_ns, tid, corr};
   row.has_sequence = in_order_ && (next_sequence_ == 1 || last_key_ < key);
   if (row.has_sequence) {
-    row.values[10] = next_sequence_++;
+    row.values[kSequenceColumn] = next_sequence_++;
     last_key_ = key;
   } else {
     in_order_ = false;
-    row.values[10] = 0;
+    row.values[kSequenceColumn] = 0;
   }
   if (api_rows_.size() == kApiRowsPerInsert) flush_api_rows();
 

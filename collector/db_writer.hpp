@@ -85,6 +85,7 @@ class DbWriter {
   // anything reads api_calls and before every commit.
   static constexpr int kApiRowsPerInsert = 64;
   static constexpr int kApiColumns = 11;
+  static constexpr int kStreamColumn = 6, kSequenceColumn = 10;  // NULL unless has_stream / has_sequence
   struct ApiRow {
     int64_t values[kApiColumns];  // in the statement's column order
     bool has_stream, has_sequence;

@@ -31,13 +31,7 @@ void Database::fail(std::string_view what) const {
 }
 
 void Database::exec(std::string_view sql) {
-  char* err = nullptr;
-  std::string text(sql);
-  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = path_ + ": " + (err ? err : sqlite3_errmsg(db_));
-    sqlite3_free(err);
-    throw DbError(msg);
-  }
+  if (!exec_unless_busy(sql)) throw DbError(path_ + ": " + sqlite3_errmsg(db_));
 }
 
 bool Database::exec_unless_busy(std::string_view sql) {
