@@ -485,7 +485,7 @@ uint64_t Collector::drain(Source& source, Process& proc, uint64_t calls) {
         ++i;
         break;
       case RecordType::kArgs:
-        db.on_args(rec.args, source.correlation_base);
+        db.on_args(rec.args, tid);
         ++i;
         break;
       case RecordType::kString: {

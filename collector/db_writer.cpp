@@ -242,7 +242,10 @@ void DbWriter::on_string(StringKind kind, uint64_t key, const std::string& text)
 }
 
 void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base, const LaunchRecord* launch) {
-  const uint64_t corr = correlation_base | r.correlation_id;
+  // The hook's id (thread index and the thread's count) finds the call's arguments and device
+  // times; the db's id is the call's place in arrival order, which the builder makes call order.
+  const uint64_t hook_corr = correlation_base | r.correlation_id;
+  const int64_t corr = next_id_++;
   if (r.begin_ns < first_ns_) first_ns_ = r.begin_ns;
   last_ns_ = std::max(last_ns_, r.end_ns);
   const ApiInfo* api = find_api(r.api_id);
@@ -266,12 +269,13 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   row.values[7] = static_cast<int64_t>(r.device);
   row.values[8] = static_cast<int64_t>(r.bytes);
   row.values[9] = static_cast<int64_t>(r.aux);
-  // Calls that arrive in call order (the builder merges a process's threads by begin time) are
-  // numbered as they go in; the first one out of order leaves numbering to finalize().
-  const std::tuple<uint64_t, uint32_t, uint64_t> key{r.begin_ns, tid, corr};
-  row.has_sequence = in_order_ && (next_sequence_ == 1 || last_key_ < key);
+  // Calls that arrive in call order (the builder merges a process's threads by begin time) get
+  // their id as sequence number: call order is then rowid order, with no index to build. The
+  // first one out of order leaves numbering (and the index) to finalize().
+  const std::tuple<uint64_t, uint32_t, uint64_t> key{r.begin_ns, tid, hook_corr};
+  row.has_sequence = in_order_ && (corr == 1 || last_key_ < key);
   if (row.has_sequence) {
-    row.values[kSequenceColumn] = next_sequence_++;
+    row.values[kSequenceColumn] = corr;
     last_key_ = key;
   } else {
     in_order_ = false;
@@ -279,14 +283,23 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   }
   if (api_rows_.size() == kApiRowsPerInsert) flush_api_rows();
 
+  // The call's named arguments were recorded before it, on its thread.
+  if (auto it = pending_args_.find(tid); it != pending_args_.end()) {
+    for (const ArgsRecord& args : it->second)
+      if ((correlation_base | args.correlation_id) == hook_corr) insert_args(args, corr);
+    pending_args_.erase(it);  // any others belonged to calls that were not recorded
+  }
+
   // Work captured into a graph did not run: the graph's launches carry its device time.
   if (activity == HookActivity::kNone || r.result != 0 || (r.flags & kFlagCaptured) != 0) return;
   // Work of a call without a stream argument (a blocking copy) runs on its runtime's default stream.
   const int64_t stream_idx = stream ? *stream : stream_index(api->runtime, 0, r.device, false);
   std::optional<std::pair<uint64_t, uint64_t>> times;
-  if (auto it = early_timings_.find(corr); it != early_timings_.end()) {
+  if (auto it = early_timings_.find(hook_corr); it != early_timings_.end()) {
     times = it->second;
     early_timings_.erase(it);
+  } else if (r.flags & kFlagDeviceTiming) {
+    awaiting_timing_.emplace(hook_corr, corr);  // until its timing arrives
   }
   auto bind_times = [&](Statement& st, int first) {
     if (times) st.bind(first, times->first).bind(first + 1, times->second);
@@ -332,11 +345,12 @@ size_t DbWriter::runtimes_called() const {
   return n;
 }
 
-void DbWriter::on_args(const ArgsRecord& r, uint64_t correlation_base) {
+void DbWriter::on_args(const ArgsRecord& r, uint32_t tid) { pending_args_[tid].push_back(r); }
+
+void DbWriter::insert_args(const ArgsRecord& r, int64_t corr) {
   const ApiInfo* api = find_api(r.api_id);
   if (!api) return;
   const auto names = kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->arg_names;
-  const uint64_t corr = correlation_base | r.correlation_id;
   for (size_t i = 0; i < r.count && i < names.size() && i < 6; ++i)
     insert_args_.bind(1, corr).bind(2, names[i]).bind(3, r.values[i]).run();
 }
@@ -431,12 +445,17 @@ void DbWriter::set_capture_windows(std::vector<CaptureSwitch> switches) {
 }
 
 void DbWriter::on_activity(const ActivityRecord& r, uint64_t correlation_base) {
-  const uint64_t corr = correlation_base | r.correlation_id;
+  const uint64_t hook_corr = correlation_base | r.correlation_id;
   last_ns_ = std::max(last_ns_, r.device_end_ns);
+  auto call = awaiting_timing_.find(hook_corr);
+  if (call == awaiting_timing_.end()) {
+    // The call's own record may still be in another thread's buffer: keep the times for it.
+    early_timings_[hook_corr] = {r.device_begin_ns, r.device_end_ns};
+    return;
+  }
   Statement& update = r.activity == static_cast<uint8_t>(Activity::kKernel) ? update_kernel_time_ : update_copy_time_;
-  update.bind(1, corr).bind(2, r.device_begin_ns).bind(3, r.device_end_ns).run();
-  // The call's own record may still be in another thread's buffer: keep the times for it.
-  if (sqlite3_changes(db_.handle()) == 0) early_timings_[corr] = {r.device_begin_ns, r.device_end_ns};
+  update.bind(1, call->second).bind(2, r.device_begin_ns).bind(3, r.device_end_ns).run();
+  awaiting_timing_.erase(call);
 }
 
 void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, uint64_t end_ns) {
@@ -473,7 +492,10 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
   // otherwise one ROW_NUMBER() pass, which rewrites every row.
   spdlog::debug("{}: {} sequence numbers", db_.path(), in_order_ ? "kept the insert's" : "renumbering the");
   const uint64_t index_start_ns = now_ns();
-  if (!in_order_) db_.exec(schema::kAssignSequenceSql);
+  if (!in_order_) {
+    db_.exec(schema::kAssignSequenceSql);
+    db_.exec(schema::kSequenceIndexSql);
+  }
   db_.exec(schema::kIndexSql);
   spdlog::debug("{}: sequence numbers and indexes in {:.3f} s", db_.path(),
                 static_cast<double>(now_ns() - index_start_ns) / 1e9);

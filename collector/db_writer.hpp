@@ -51,8 +51,9 @@ class DbWriter {
   // `correlation_base` separates program images that shared this pid (exec).
   void on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base, const LaunchRecord* launch);
   void on_activity(const ActivityRecord& r, uint64_t correlation_base);
-  // A call's named arguments (api_args), named by its runtime's description.
-  void on_args(const ArgsRecord& r, uint64_t correlation_base);
+  // A call's named arguments (api_args), named by its runtime's description: they come before
+  // the call's own record on its thread `tid`, and go in with it.
+  void on_args(const ArgsRecord& r, uint32_t tid);
   void on_string(StringKind kind, uint64_t key, const std::string& text);
   // A roctx/mstx marker (`message` already assembled from its continuations): a mark is a row; a
   // push or start opens one, which the matching pop (same thread, same level) or stop (same id,
@@ -77,6 +78,7 @@ class DbWriter {
   int64_t stream_index(RuntimeId runtime, uint64_t handle, uint64_t device, bool created);
   std::optional<int64_t> kernel_name_id(uint64_t function);
   void note_runtime(RuntimeId id);
+  void insert_args(const ArgsRecord& r, int64_t correlation_id);
 
   std::array<bool, kRuntimeCount> runtimes_called_{};
 
@@ -104,7 +106,12 @@ class DbWriter {
   std::map<std::pair<RuntimeId, uint64_t>, StreamEntry> streams_;  // by runtime and handle
   int64_t next_stream_index_ = 1;
   std::unordered_map<uint64_t, int64_t> kernel_names_;  // function address / handle -> string id
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> early_timings_;  // corr -> begin, end
+  // Keyed by the hook's correlation id (correlation_base | the record's id), which only the
+  // records know; the db's ids are numbered on insert (next_id_).
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> early_timings_;  // hook corr -> begin, end
+  std::unordered_map<uint64_t, int64_t> awaiting_timing_;  // hook corr -> db corr of a kernel or copy
+  std::unordered_map<uint32_t, std::vector<ArgsRecord>> pending_args_;  // by thread: its next call's
+  int64_t next_id_ = 1;
   uint64_t first_ns_ = UINT64_MAX;
   uint64_t last_ns_ = 0;  // the latest time any record of the process holds: open ranges end here
 
@@ -117,9 +124,8 @@ class DbWriter {
   std::map<std::pair<std::string, int64_t>, int64_t> open_ranges_;             // (source, id) -> marker_id
   std::map<std::pair<std::string, int64_t>, std::pair<uint64_t, uint32_t>> early_stops_;  // -> time, thread
   bool in_batch_ = false;
-  // sequence numbers given on insert while calls arrive in (begin, thread, correlation) order
+  // sequence numbers (the ids) given on insert while calls arrive in (begin, thread, correlation) order
   bool in_order_ = true;
-  int64_t next_sequence_ = 1;
   std::tuple<uint64_t, uint32_t, uint64_t> last_key_{};
 };
 

@@ -11,7 +11,11 @@ namespace prof::schema {
 // 3: the api_args table (named integer arguments of a call: MPI's peer, tag, comm_size).
 // 4: the markers table (roctx/mstx marks and ranges, --hiptx-trace) and capture_windows (--trace-start
 //    off, --delay, --duration).
-inline constexpr int kSchemaVersion = 4;
+// 5: api_calls.correlation_id numbered by the collector in arrival order (1, 2, ...), which is call
+//    order: sequence = correlation_id and no api_calls_sequence index, unless some call arrived out
+//    of order (then sequence is renumbered and indexed, as before). Readers: report/report_db.hpp
+//    calls_numbered_by_id().
+inline constexpr int kSchemaVersion = 5;
 
 inline constexpr std::string_view kCreateSql = R"sql(
 CREATE TABLE meta (
@@ -135,8 +139,13 @@ UPDATE api_calls SET sequence = ordered.seq FROM (
 ) AS ordered WHERE api_calls.correlation_id = ordered.correlation_id;
 )sql";
 
-inline constexpr std::string_view kIndexSql = R"sql(
+// Only when finalize() renumbered the calls (some arrived out of call order). Otherwise each
+// call's correlation id is its sequence number, and call order is api_calls' rowid order.
+inline constexpr std::string_view kSequenceIndexSql = R"sql(
 CREATE INDEX IF NOT EXISTS api_calls_sequence ON api_calls (sequence);
+)sql";
+
+inline constexpr std::string_view kIndexSql = R"sql(
 CREATE INDEX IF NOT EXISTS markers_thread ON markers (thread_id, begin_ns);
 )sql";
 

@@ -228,6 +228,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     // One read transaction: every file sees the same snapshot of the database.
     db.exec("BEGIN");
     bool merged = is_merged_db(db);
+    filter.calls_numbered_by_id = !merged && calls_numbered_by_id(db);
     std::vector<SourceProcess> processes = read_processes(db);
     std::vector<StatsTable> kernel_parts;
     std::vector<EventExtents> extents;  // per process

@@ -91,13 +91,21 @@ std::optional<std::string> meta_value(Database& db, const std::string& key) {
   return std::string(st.column_text(0));
 }
 
+bool calls_numbered_by_id(Database& db) {
+  if (schema_version(db) < 5) return false;
+  Statement index = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'api_calls_sequence'");
+  return !index.step();
+}
+
 std::string RowFilter::api_condition(const char* alias) const {
   if (!sequence_range) return "1";
-  return std::string(alias) + ".sequence BETWEEN ?1 AND ?2";
+  return std::string(alias) + (calls_numbered_by_id ? ".correlation_id" : ".sequence") + " BETWEEN ?1 AND ?2";
 }
 
 std::string RowFilter::activity_condition(const char* alias) const {
   if (!sequence_range) return "1";
+  // A kernel or copy has its call's correlation_id.
+  if (calls_numbered_by_id) return std::string(alias) + ".correlation_id BETWEEN ?1 AND ?2";
   return std::string(alias) +
          ".correlation_id IN (SELECT correlation_id FROM api_calls WHERE sequence BETWEEN ?1 AND ?2)";
 }

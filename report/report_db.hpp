@@ -34,10 +34,17 @@ inline std::optional<int64_t> column_nullable(const Statement& st, int column) {
   return value;
 }
 
+// Schema 5 on (collector/schema.hpp), a db without the api_calls_sequence index: every numbered
+// call's sequence is its correlation_id, so call order is api_calls' rowid order. Not for a merged
+// db (it has its own index).
+bool calls_numbered_by_id(Database& db);
+
 // Which rows a report covers. With a range, only the API calls whose sequence is in [first, last]
 // and the kernels and copies those calls enqueued (same correlation_id).
 struct RowFilter {
   std::optional<std::pair<int64_t, int64_t>> sequence_range;
+  // The db's calls are numbered by id (calls_numbered_by_id): a range is a rowid range.
+  bool calls_numbered_by_id = false;
 
   // SQL conditions to AND into a WHERE clause; `alias` is the table alias. They use ?1 and ?2,
   // which bind() fills in (literal SQL, never built from data).

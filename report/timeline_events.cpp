@@ -223,12 +223,17 @@ void write_api_events(TimelineContext& ctx) {
     ctx.filter.bind(st);
     return st;
   };
-  const bool by_index = ctx.filter.sequence_range || [&ctx] {  // a range holds no call without a sequence
+  // A db numbered by id (report_db.hpp calls_numbered_by_id) and finished has every sequence:
+  // its order is a rowid scan.
+  const bool by_id = ctx.filter.calls_numbered_by_id;
+  const bool by_index = ctx.filter.sequence_range || (by_id && meta_value(ctx.db, "end_ns")) || [&ctx] {
+    // a range holds no call without a sequence
     Statement unsequenced = ctx.db.prepare("SELECT 1 FROM api_calls WHERE sequence IS NULL LIMIT 1");
     return !unsequenced.step();
   }();
-  Statement st =
-      query(by_index ? "c.sequence, c.correlation_id" : "c.sequence, c.begin_ns, c.thread_id, c.correlation_id");
+  Statement st = query(!by_index ? "c.sequence, c.begin_ns, c.thread_id, c.correlation_id"
+                       : by_id   ? "c.correlation_id"
+                                 : "c.sequence, c.correlation_id");
   bool more = st.step();
   std::vector<ApiEvent> run(1);  // calls of one sequence, the next one last
   for (; more; more = st.step()) {

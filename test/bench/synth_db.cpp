@@ -1,6 +1,7 @@
 // Benchmark input, not a test: writes a synthetic prof database of N events (API calls, kernels
 // and copies in the proportions of a typical stream-heavy HIP program) with the schema of
-// collector/schema.hpp, finished as the collector finishes one (sequence numbers, index).
+// collector/schema.hpp, finished as the collector finishes one whose calls arrived in order
+// (correlation id = sequence number, no sequence index).
 //
 //   synth_db OUT.db EVENTS [PID]
 //

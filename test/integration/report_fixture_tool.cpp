@@ -34,6 +34,8 @@ void build_db(const std::string& fixture, const std::string& db_path) {
   db.exec(prof::schema::kCreateSql);
   db.exec(prof::schema::kCopyDirectionsSql);
   db.exec(sql.str());
+  // The fixtures are of schemas before 5, whose finished dbs all had the sequence index.
+  db.exec(prof::schema::kSequenceIndexSql);
   db.exec(prof::schema::kIndexSql);
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "collector/db_writer.hpp"
 #include "collector/sqlite_db.hpp"
@@ -114,4 +115,100 @@ TEST_CASE("a commit held off by a reader stays open and goes in later", "[collec
   for (uint64_t n = 101; n <= 150; ++n) writer.on_api(call(n), 7, 0, nullptr);
   CHECK(writer.end_batch());
   CHECK(rows() == 150);
+}
+
+namespace {
+
+prof::ApiRecord api_record(prof::ApiId id, uint64_t hook_corr, uint64_t begin_ns, uint8_t flags = 0) {
+  prof::ApiRecord r{};
+  r.type = static_cast<uint8_t>(prof::RecordType::kApi);
+  r.flags = flags;
+  r.api_id = static_cast<uint16_t>(id);
+  r.correlation_id = hook_corr;
+  r.begin_ns = begin_ns;
+  r.end_ns = begin_ns + 10;
+  return r;
+}
+
+prof::ActivityRecord activity_record(prof::Activity kind, uint64_t hook_corr, uint64_t begin_ns) {
+  prof::ActivityRecord r{};
+  r.type = static_cast<uint8_t>(prof::RecordType::kActivity);
+  r.activity = static_cast<uint8_t>(kind);
+  r.correlation_id = hook_corr;
+  r.device_begin_ns = begin_ns;
+  r.device_end_ns = begin_ns + 100;
+  return r;
+}
+
+std::vector<std::vector<int64_t>> int_rows(const fs::path& path, const std::string& sql) {
+  prof::Database db(path.string(), prof::Database::Mode::kReadOnly);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  std::vector<std::vector<int64_t>> rows;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    rows.emplace_back();
+    for (int c = 0; c < sqlite3_column_count(st); ++c) rows.back().push_back(sqlite3_column_int64(st, c));
+  }
+  sqlite3_finalize(st);
+  return rows;
+}
+
+using Rows = std::vector<std::vector<int64_t>>;
+constexpr uint64_t kThread1 = uint64_t{1} << 40, kThread2 = uint64_t{2} << 40;  // the hook's ids
+
+}  // namespace
+
+TEST_CASE("calls in call order are numbered 1, 2, ... and their work and arguments follow the hook's ids",
+          "[collector]") {
+  TempDir dir;
+  const fs::path path = dir.path / "hip-prof-6.db";
+  {
+    DbWriter w(path.string(), 6, "test", prof::RuntimeId::kHip);
+    w.begin_batch();
+    // A launch whose device time comes after it; a copy whose device time came first (another
+    // thread's ring was drained first); an MPI call whose arguments precede it on its thread, after
+    // arguments of a call that was not recorded.
+    w.on_api(api_record(prof::ApiId::hipLaunchKernel, kThread1 | 1, 1000, prof::kFlagDeviceTiming), 11, 0, nullptr);
+    w.on_activity(activity_record(prof::Activity::kCopy, kThread2 | 1, 5000), 0);
+    w.on_api(api_record(prof::ApiId::hipMemcpyAsync, kThread2 | 1, 2000, prof::kFlagDeviceTiming), 12, 0, nullptr);
+    w.on_activity(activity_record(prof::Activity::kKernel, kThread1 | 1, 4000), 0);
+    prof::ArgsRecord orphan{}, args{};
+    orphan.type = args.type = static_cast<uint8_t>(prof::RecordType::kArgs);
+    orphan.api_id = args.api_id = static_cast<uint16_t>(prof::ApiId::MPI_Send);
+    orphan.count = args.count = 2;
+    orphan.correlation_id = kThread1 | 2;
+    orphan.values[0] = 9;
+    args.correlation_id = kThread1 | 3;
+    args.values[0] = 3;
+    args.values[1] = 77;
+    w.on_args(orphan, 11);
+    w.on_args(args, 11);
+    w.on_api(api_record(prof::ApiId::MPI_Send, kThread1 | 3, 3000), 11, 0, nullptr);
+    w.finalize("/nonexistent.maps", {}, 9000);
+  }
+  CHECK(int_rows(path, "SELECT correlation_id, sequence, thread_id, begin_ns FROM api_calls ORDER BY rowid") ==
+        Rows{{1, 1, 11, 1000}, {2, 2, 12, 2000}, {3, 3, 11, 3000}});
+  CHECK(int_rows(path, "SELECT correlation_id, device_begin_ns FROM kernels") == Rows{{1, 4000}});
+  CHECK(int_rows(path, "SELECT correlation_id, device_begin_ns FROM copies") == Rows{{2, 5000}});
+  CHECK(int_rows(path, "SELECT correlation_id, value FROM api_args ORDER BY value") == Rows{{3, 3}, {3, 77}});
+  // Call order is rowid order: no index to build.
+  CHECK(int_rows(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'api_calls_sequence'") == Rows{{0}});
+  CHECK(int_rows(path, "SELECT count FROM drops WHERE count <> 0").empty());
+}
+
+TEST_CASE("a call that arrives out of call order is renumbered at the end, with the sequence index",
+          "[collector]") {
+  TempDir dir;
+  const fs::path path = dir.path / "hip-prof-7.db";
+  {
+    DbWriter w(path.string(), 7, "test", prof::RuntimeId::kHip);
+    w.begin_batch();
+    w.on_api(api_record(prof::ApiId::hipStreamQuery, kThread1 | 1, 1000), 11, 0, nullptr);
+    w.on_api(api_record(prof::ApiId::hipStreamQuery, kThread1 | 2, 3000), 11, 0, nullptr);
+    w.on_api(api_record(prof::ApiId::hipStreamQuery, kThread2 | 1, 2000), 12, 0, nullptr);  // late
+    w.finalize("/nonexistent.maps", {}, 9000);
+  }
+  CHECK(int_rows(path, "SELECT correlation_id, sequence, begin_ns FROM api_calls ORDER BY sequence") ==
+        Rows{{1, 1, 1000}, {3, 2, 2000}, {2, 3, 3000}});
+  CHECK(int_rows(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'api_calls_sequence'") == Rows{{1}});
 }

@@ -23,7 +23,8 @@ struct EventDb {
   explicit EventDb(bool with_index = true) {
     db.exec(prof::schema::kCreateSql);
     db.exec(prof::schema::kCopyDirectionsSql);
-    if (with_index) db.exec(prof::schema::kIndexSql);
+    if (with_index) db.exec(prof::schema::kSequenceIndexSql);
+    db.exec(prof::schema::kIndexSql);
     db.exec("INSERT INTO api_names (api_id, name) VALUES (1, 'hipLaunchKernel')");
   }
   // sequence < 0: NULL.
@@ -115,6 +116,27 @@ TEST_CASE("API slices of calls without a sequence come first, by begin", "[repor
   CHECK(m.api_slice_order() == m.sql_order());
   // A range covers only sequenced calls.
   CHECK(m.api_slice_order(RowFilter{std::pair<int64_t, int64_t>{2, 2}}) == std::vector<int64_t>{4});
+}
+
+TEST_CASE("a db numbered by id is read in rowid order, and a range is a range of ids", "[report][timeline]") {
+  EventDb m(/*with_index=*/false);
+  m.db.exec("INSERT INTO meta (key, value) VALUES ('schema_version', '5'), ('end_ns', '1000')");
+  m.call(1, 1, 7, 100);
+  m.call(2, 2, 8, 100);  // same begin: thread 8 after thread 7
+  m.call(3, 3, 7, 150);
+  m.call(4, 4, 9, 150);
+  CHECK(calls_numbered_by_id(m.db));
+  RowFilter by_id;
+  by_id.calls_numbered_by_id = true;
+  CHECK(m.api_slice_order(by_id) == std::vector<int64_t>{1, 2, 3, 4});
+  CHECK(m.api_slice_order(by_id) == m.sql_order());
+  by_id.sequence_range = std::pair<int64_t, int64_t>{2, 3};
+  CHECK(m.api_slice_order(by_id) == std::vector<int64_t>{2, 3});
+  // Renumbered at the end (the sequence index), or an older schema: sequence order.
+  m.db.exec(prof::schema::kSequenceIndexSql);
+  CHECK_FALSE(calls_numbered_by_id(m.db));
+  m.db.exec("DROP INDEX api_calls_sequence; UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  CHECK_FALSE(calls_numbered_by_id(m.db));
 }
 
 TEST_CASE("scan_events gives each kernel and copy its call's thread, and applies the range", "[report][event_pass]") {
