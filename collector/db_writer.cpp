@@ -50,12 +50,16 @@ const std::string& prepared(const std::string& path) {
   return path;
 }
 
-// INSERT INTO api_calls (...) VALUES (?, ...), (?, ...): `rows` rows of 11 parameters each.
+// INSERT INTO api_calls (...) VALUES (?, ...), (?, ...): `rows` rows of 10 parameters each. The
+// correlation id is not among them: SQLite gives each row the largest rowid + 1 and appends it,
+// with no search for a duplicate (that search was a tenth of the build). That is the id on_api
+// gave the call, since every call row goes in here in id order from 1, none is ever deleted, and
+// a failed batch ends the writer; flush_api_rows checks it.
 std::string api_insert_sql(int rows) {
   std::string sql =
-      "INSERT INTO api_calls (correlation_id, api_id, thread_id, begin_ns, end_ns, result, stream_index,"
+      "INSERT INTO api_calls (api_id, thread_id, begin_ns, end_ns, result, stream_index,"
       " device, bytes, aux, sequence) VALUES ";
-  for (int i = 0; i < rows; ++i) sql += i ? ",(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?)";
+  for (int i = 0; i < rows; ++i) sql += i ? ",(?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?)";
   return sql;
 }
 
@@ -167,6 +171,9 @@ void DbWriter::flush_api_rows() {
     insert.run();
     done += take;
   }
+  if (!api_rows_.empty() && db_.last_insert_rowid() != next_id_ - 1)
+    throw DbError(db_.path() + ": api_calls ids out of step (" + std::to_string(db_.last_insert_rowid()) +
+                  ", expected " + std::to_string(next_id_ - 1) + ")");
   api_rows_.clear();
 }
 
@@ -258,17 +265,16 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   if (has_stream) stream = stream_index(api->runtime, canonical_stream(*api, r.stream), r.device, false);
 
   ApiRow& row = api_rows_.emplace_back();
-  row.values[0] = static_cast<int64_t>(corr);
-  row.values[1] = r.api_id;
-  row.values[2] = tid;
-  row.values[3] = static_cast<int64_t>(r.begin_ns);
-  row.values[4] = static_cast<int64_t>(r.end_ns);
-  row.values[5] = r.result;
+  row.values[0] = r.api_id;
+  row.values[1] = tid;
+  row.values[2] = static_cast<int64_t>(r.begin_ns);
+  row.values[3] = static_cast<int64_t>(r.end_ns);
+  row.values[4] = r.result;
   row.has_stream = stream.has_value();
   row.values[kStreamColumn] = stream.value_or(0);
-  row.values[7] = static_cast<int64_t>(r.device);
-  row.values[8] = static_cast<int64_t>(r.bytes);
-  row.values[9] = static_cast<int64_t>(r.aux);
+  row.values[6] = static_cast<int64_t>(r.device);
+  row.values[7] = static_cast<int64_t>(r.bytes);
+  row.values[8] = static_cast<int64_t>(r.aux);
   // Calls that arrive in call order (the builder merges a process's threads by begin time) get
   // their id as sequence number: call order is then rowid order, with no index to build. The
   // first one out of order leaves numbering (and the index) to finalize().

@@ -86,8 +86,8 @@ class DbWriter {
   // a third less SQLite time per row than one statement per row. Pending rows are written before
   // anything reads api_calls and before every commit.
   static constexpr int kApiRowsPerInsert = 64;
-  static constexpr int kApiColumns = 11;
-  static constexpr int kStreamColumn = 6, kSequenceColumn = 10;  // NULL unless has_stream / has_sequence
+  static constexpr int kApiColumns = 10;  // the id is the rowid SQLite gives (api_insert_sql)
+  static constexpr int kStreamColumn = 5, kSequenceColumn = 9;  // NULL unless has_stream / has_sequence
   struct ApiRow {
     int64_t values[kApiColumns];  // in the statement's column order
     bool has_stream, has_sequence;
