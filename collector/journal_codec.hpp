@@ -14,6 +14,10 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "common/record.hpp"
 
 namespace prof::collector {
@@ -47,6 +51,78 @@ inline unsigned char* put_varint(unsigned char* p, uint64_t v) {
   return p;
 }
 inline constexpr int kTypeSlots = 8;  // previous record per (type & 7)
+inline constexpr uint64_t kPrefetchRecords = 8;
+
+// One record against the previous one of its type: which words differ (bit i: word i) and each
+// word's zigzag difference, then `last` becomes the record. SSE2: four 16-byte compares and
+// subtractions instead of eight word compares, shifts and loads (the scalar loop, and 16-byte
+// loads of `last` stored 8 bytes at a time, were most of the encoder's time).
+inline unsigned char* put_zigzag(unsigned char* p, uint64_t z) {
+  if (z < 0x80) {
+    *p++ = static_cast<unsigned char>(z);
+    return p;
+  }
+  return put_varint(p, z);
+}
+
+// Writes one record: its type, the mask of the words that differ from the previous record of
+// its type (`last`), and their zigzag differences (or the raw record when all 8 differ); `last`
+// becomes the record. SSE2: the compares and differences 16 bytes at a time, kept in registers
+// (the scalar loop of compares and shifts, and reloading values just stored 16 bytes at a time 8
+// bytes at a time, were most of the encoder's time).
+inline unsigned char* encode_record(unsigned char* p, const unsigned char* raw, uint64_t* last) {
+#if defined(__SSE2__)
+  __m128i zz[4];
+  unsigned same32 = 0;  // bit j: 32-bit half j equal
+  for (int v = 0; v < 4; ++v) {
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw) + v);
+    __m128i* lastv = reinterpret_cast<__m128i*>(last) + v;
+    const __m128i l = _mm_loadu_si128(lastv);
+    same32 |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(w, l)))) << (4 * v);
+    const __m128i d = _mm_sub_epi64(w, l);
+    // zigzag: (d << 1) ^ (d >> 63); the sign of each 64-bit lane from its high half.
+    const __m128i sign = _mm_shuffle_epi32(_mm_srai_epi32(d, 31), _MM_SHUFFLE(3, 3, 1, 1));
+    zz[v] = _mm_xor_si128(_mm_slli_epi64(d, 1), sign);
+    _mm_storeu_si128(lastv, w);
+  }
+  unsigned same = same32 & (same32 >> 1) & 0x5555;  // bit 2i: word i equal
+  same = (same | (same >> 1)) & 0x3333;             // gather the even bits into bits 0..7
+  same = (same | (same >> 2)) & 0x0f0f;
+  same = (same | (same >> 4)) & 0x00ff;
+  const unsigned mask = ~same & 0xffu;
+  *p++ = raw[0];
+  *p++ = static_cast<unsigned char>(mask);
+  if (mask == 0xFF) {
+    __builtin_memcpy(p, raw, kRecordBytes);
+    return p + kRecordBytes;
+  }
+  for (int v = 0; v < 4; ++v) {
+    const unsigned pair = (mask >> (2 * v)) & 3;
+    if (pair & 1) p = put_zigzag(p, static_cast<uint64_t>(_mm_cvtsi128_si64(zz[v])));
+    if (pair & 2) p = put_zigzag(p, static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(zz[v], zz[v]))));
+  }
+  return p;
+#else
+  uint64_t w[8];
+  __builtin_memcpy(w, raw, sizeof w);
+  unsigned mask = 0;
+  for (int i = 0; i < 8; ++i) mask |= static_cast<unsigned>(w[i] != last[i]) << i;
+  *p++ = raw[0];
+  *p++ = static_cast<unsigned char>(mask);
+  if (mask == 0xFF) {
+    __builtin_memcpy(p, raw, kRecordBytes);
+    p += kRecordBytes;
+  } else {
+    for (unsigned m = mask; m != 0; m &= m - 1) {  // the words that differ, in order
+      const int i = __builtin_ctz(m);
+      const int64_t d = static_cast<int64_t>(w[i] - last[i]);
+      p = put_zigzag(p, (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63));
+    }
+  }
+  __builtin_memcpy(last, w, sizeof w);
+  return p;
+#endif
+}
 }  // namespace journal_codec
 
 template <typename Get>
@@ -57,27 +133,9 @@ unsigned char* encode_journal_block(unsigned char* out, uint64_t count, Get get)
   uint64_t prev[kTypeSlots][8] = {};
   for (uint64_t k = 0; k < count; ++k) {
     const Record& r = get(k);
-    uint64_t w[8];
-    __builtin_memcpy(w, r.raw, sizeof w);
-    uint64_t* last = prev[r.type & (kTypeSlots - 1)];
-    unsigned mask = 0;
-    for (int i = 0; i < 8; ++i) mask |= static_cast<unsigned>(w[i] != last[i]) << i;
-    *p++ = r.type;
-    *p++ = static_cast<unsigned char>(mask);
-    if (mask == 0xFF) {
-      __builtin_memcpy(p, w, sizeof w);
-      __builtin_memcpy(last, w, sizeof w);
-      p += sizeof w;
-    } else {
-      for (unsigned m = mask; m != 0; m &= m - 1) {  // the words that differ, in order
-        const int i = __builtin_ctz(m);
-        const int64_t d = static_cast<int64_t>(w[i] - last[i]);
-        const uint64_t z = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
-        if (z < 0x80) *p++ = static_cast<unsigned char>(z);
-        else p = put_varint(p, z);
-        last[i] = w[i];
-      }
-    }
+    // The ring was written by another CPU: ask for the lines a few records ahead.
+    if (k + kPrefetchRecords < count) __builtin_prefetch(&get(k + kPrefetchRecords));
+    p = encode_record(p, r.raw, prev[r.type & (kTypeSlots - 1)]);
   }
   const JournalBlock block{static_cast<uint32_t>(p - payload), static_cast<uint32_t>(count)};
   __builtin_memcpy(out, &block, sizeof block);

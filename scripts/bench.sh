@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of docs/performance.md and prints its tables (markdown), all
 # configurations of a table in the same run so their ratios compare like with like.
-#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|reports|programs|capture|threads]
+#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|reports|programs|capture|threads|journal]
 # --smoke: tiny N, one repeat, no 10M-event run (CTest's bench:smoke; numbers are meaningless).
 # Needs a build ($PROF_BUILD_DIR, default build/); uftrace columns read "n/a" without uftrace.
 set -euo pipefail
@@ -290,10 +290,21 @@ section_threads() {
   done
 }
 
+section_journal() {
+  echo
+  echo "## 8. The journal: the mover's encoding of a ring, the builder's decoding"
+  echo
+  echo "One 4 MiB ring of back-to-back hipStreamQuery records, written by another thread; best of $((smoke ? 2 : 20)) rounds."
+  echo
+  echo "| records | encode ns/record | decode ns/record | journal bytes/record |"
+  echo "|---:|---:|---:|---:|"
+  "$build/test-bin/journal_codec_bench" $((smoke ? 2 : 20))
+}
+
 echo "# prof benchmarks: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPU(s), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)," \
      "uftrace: $( ((have_uftrace)) && uftrace --version | head -1 || echo absent)"
-for s in api launch collector reports programs capture threads; do
+for s in api launch collector reports programs capture threads journal; do
   [[ -z "$only" || "$only" == "$s" ]] && "section_$s"
 done
 exit 0

@@ -26,6 +26,12 @@ if(TARGET prof_sim_hip)
   set_target_properties(prof_bench_noop_preload PROPERTIES OUTPUT_NAME noop_preload
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin)
 
+  # The mover's encoding of a ring into journal blocks, and the builder's decoding (bench.sh --only journal).
+  add_executable(prof_bench_journal_codec ${CMAKE_CURRENT_LIST_DIR}/journal_codec_bench.cpp)
+  target_link_libraries(prof_bench_journal_codec PRIVATE prof::collector prof_warnings Threads::Threads)
+  set_target_properties(prof_bench_journal_codec PROPERTIES OUTPUT_NAME journal_codec_bench
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin)
+
   add_test(NAME bench:smoke COMMAND ${CMAKE_SOURCE_DIR}/scripts/bench.sh --smoke)
   set_tests_properties(bench:smoke PROPERTIES LABELS e2e ENVIRONMENT PROF_BUILD_DIR=${CMAKE_BINARY_DIR})
 endif()
