@@ -312,6 +312,8 @@ void Collector::scan_rings(const std::string& run_dir) {
 uint64_t Collector::move_once() {
   std::lock_guard lock(move_mutex_);
   released_last_cycle_ = false;
+  // A ring this scan does not find was made after it began, and so was every call of its thread.
+  const uint64_t scan_ns = now_ns();
   scan_rings(options_.run_dir);
   if (!options_.fallback_run_dir.empty()) scan_rings(options_.fallback_run_dir);
   uint64_t moved = 0;
@@ -361,7 +363,8 @@ uint64_t Collector::move_once() {
       // An exited thread's entry goes (its journal says it has exited): the map follows the
       // threads alive, not every thread ever made.
       std::lock_guard bounds(bounds_mutex_);
-      if (released) next_call_bounds_.erase(ring.journal_name);
+      // (A ring without a journal brings the builder nothing: no bound.)
+      if (released || !ring.journal) next_call_bounds_.erase(ring.journal_name);
       else next_call_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
     }
     if (released) {
@@ -371,6 +374,11 @@ uint64_t Collector::move_once() {
     } else {
       ++it;
     }
+  }
+  {
+    // Only now: the bounds of every ring this scan found are in place.
+    std::lock_guard bounds(bounds_mutex_);
+    unseen_rings_bound_ = scan_ns - std::min(scan_ns, kInCallMarginNs);
   }
   return moved;
 }
@@ -546,15 +554,20 @@ uint64_t Collector::drain(Source& source, Process& proc, uint64_t calls) {
 // wait for the next cycle (`final`: everything).
 uint64_t Collector::build_once(bool final) {
   std::lock_guard lock(build_mutex_);
+  // The mover's bounds before the journals: a ring it has bounded has its journal already, so the
+  // scan below opens every journal those bounds speak for (this thread runs at idle priority and
+  // can be held for tens of ms between the two, while the mover finds new rings).
+  std::map<std::string, uint64_t> bounds;
+  uint64_t unseen_bound = 0;
+  if (!final) {
+    std::lock_guard lock(bounds_mutex_);
+    bounds = next_call_bounds_;
+    unseen_bound = unseen_rings_bound_;
+  }
   scan_journals();
   const uint64_t now = now_ns();
   std::map<int, std::vector<Source*>> by_process;
   uint64_t built = 0;
-  std::map<std::string, uint64_t> bounds;
-  if (!final) {
-    std::lock_guard lock(bounds_mutex_);
-    bounds = next_call_bounds_;
-  }
   for (auto& [name, source] : sources_) {
     JournalReader& reader = source->reader;
     const uint64_t before = reader.end();
@@ -580,12 +593,14 @@ uint64_t Collector::build_once(bool final) {
     // does not say) one that made a call within the last second.
     uint64_t horizon = UINT64_MAX;
     if (!final) {
-      // A thread the mover has seen whose journal the builder has not opened yet (its first call
-      // may be in progress): its bound alone.
+      // A thread the mover has not seen yet: its calls begin after the mover's last scan began.
+      horizon = unseen_bound == 0 ? 0 : unseen_bound - 1;
+      // A thread the mover has bounded whose journal could not be opened yet (its header not
+      // complete): all of its calls are still to come, so nothing is numbered.
       const std::string prefix = std::to_string(pid) + ".";
       for (auto it = bounds.lower_bound(prefix); it != bounds.end() && it->first.compare(0, prefix.size(), prefix) == 0;
            ++it)
-        if (!sources_.count(it->first)) horizon = std::min(horizon, it->second - 1);
+        if (!sources_.count(it->first)) horizon = 0;
     }
     for (Source* source : sources) {
       if (source->reader.more()) {

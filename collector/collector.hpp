@@ -138,6 +138,9 @@ class Collector {
   // look less kInCallMarginNs); gone once the thread has exited (its journal's header says so).
   // The builder numbers calls up to these while the program runs.
   std::map<std::string, uint64_t> next_call_bounds_;
+  // The same for a thread whose ring the mover has not found yet: the start of its last scan
+  // (less kInCallMarginNs), since a ring it did not find, and its calls, came after it.
+  uint64_t unseen_rings_bound_ = 0;
   mutable std::mutex bounds_mutex_;
   std::map<std::string, std::unique_ptr<Source>> sources_;  // by journal file name (builder thread)
   std::map<int, Process> processes_;

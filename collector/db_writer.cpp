@@ -284,6 +284,9 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
     row.values[kSequenceColumn] = corr;
     last_key_ = key;
   } else {
+    if (in_order_)
+      spdlog::debug("{}: call {} (thread {}, begin {}) arrived after one that began at {} (thread {}): renumbering at the end",
+                    db_.path(), corr, tid, r.begin_ns, std::get<0>(last_key_), std::get<1>(last_key_));
     in_order_ = false;
     row.values[kSequenceColumn] = 0;
   }

@@ -198,9 +198,12 @@ bool JournalReader::open(const std::string& path) {
 }
 
 void JournalReader::refresh() {
+  // The header before the size: the mover marks a journal thread_exited after appending the
+  // thread's last records, so a mark seen here comes with all of them (read in the other order, a
+  // thread's last calls could be left out of a window whose header says it holds nothing more).
+  (void)pread(fd_, &header_, sizeof header_, 0);  // the counters move as the run goes
   struct stat st {};
   if (fstat(fd_, &st) != 0) return;
-  (void)pread(fd_, &header_, sizeof header_, 0);  // the counters move as the run goes
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   // Released records leave the window; whole blocks are decoded into it up to about its size.
   window_.erase(window_.begin(), window_.begin() + static_cast<ptrdiff_t>(read_ - window_first_));

@@ -177,8 +177,9 @@ struct alignas(64) BufferHeader {
   std::atomic<uint64_t> full_waits;               // producer: times it waited for the reader
   std::atomic<uint64_t> timing_dropped;           // producer: device timings it could not request
   std::atomic<uint32_t> closed;                   // producer: 1 process exiting, kRingReleased thread exited and unmapped its ring
-  // producer: the begin time of the recorded call the thread is inside, 0 between calls. Its next
-  // call record can begin no earlier: the builder numbers other threads' calls up to it.
+  // producer: the begin time of the recorded call the thread is inside, 0 between calls, 1 while a
+  // call starts (its begin not read yet). Its next call record can begin no earlier: the builder
+  // numbers other threads' calls up to it.
   std::atomic<uint64_t> in_call_since;
   alignas(64) std::atomic<uint64_t> read_index;   // consumer: records consumed so far
 };

@@ -177,6 +177,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   const HookContext ctx{buffer, corr, static_cast<uint16_t>(kId)};
   TimingTicket ticket;
   if constexpr (kActivity != HookActivity::kNone) timing_begin(ticket, Adapter::kTiming, stream, is_blocking(kActivity));
+  buffer->enter_call_starting();
   const uint64_t begin_ns = hook_now_ns();
   buffer->enter_call(begin_ns);
   const uint64_t device = static_cast<uint64_t>(t_current_device[kRuntime]);

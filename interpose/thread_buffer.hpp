@@ -48,8 +48,11 @@ class ThreadBuffer {
     header_->write_index.store(write_, std::memory_order_release);
   }
   uint64_t next_correlation_id() noexcept { return correlation_base_ | ++local_count_; }
-  // Around a recorded call (its begin read, its record committed): two stores to the line
-  // commit() writes anyway.
+  // Around a recorded call (its begin read, its record committed): stores to the line commit()
+  // writes anyway. First, before the begin is read, "a call with a begin not yet known" (1: no
+  // earlier than the thread's last record), so a thread descheduled between reading its begin
+  // and saying so never lets the builder number past that begin; then the begin.
+  void enter_call_starting() noexcept { header_->in_call_since.store(1, std::memory_order_relaxed); }
   void enter_call(uint64_t begin_ns) noexcept { header_->in_call_since.store(begin_ns, std::memory_order_relaxed); }
   void leave_call() noexcept { header_->in_call_since.store(0, std::memory_order_release); }
   void count_timing_drop() noexcept { header_->timing_dropped.fetch_add(1, std::memory_order_relaxed); }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of docs/performance.md and prints its tables (markdown), all
 # configurations of a table in the same run so their ratios compare like with like.
-#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|reports|programs|capture|threads|journal]
+#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|exit|reports|programs|capture|threads|journal]
 # --smoke: tiny N, one repeat, no 10M-event run (CTest's bench:smoke; numbers are meaningless).
 # Needs a build ($PROF_BUILD_DIR, default build/); uftrace columns read "n/a" without uftrace.
 set -euo pipefail
@@ -182,18 +182,24 @@ section_collector() {
       printf "| %d | %s | %.0f | %d | %d | %d | %.1f | %.1f | %.1f |\n", t, s, f["calls_per_s"], f["rows"], f["drops"],
              f["waits"], f["db_bytes"] / f["rows"], f["max_rss_kb"] / 1024, f["prof_max_rss_kb"] / 1024 }'
   done
+}
+
+section_exit() {
   echo
-  echo "### Time from the program's exit to prof's outputs complete (db and reports)"
+  echo "### Time from the program's exit to prof's outputs complete (db and reports), one row per run"
   echo
-  echo "| events | program s | exit to complete db s | exit to outputs s | db MiB |"
-  echo "|---:|---:|---:|---:|---:|"
-  for n in "${exit_events[@]}"; do
-    local r
-    r=$(prof_run --mode query --calls "$n")
-    awk -v r="$r" 'BEGIN {
-      n = split(r, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); f[p[1]] = p[2] }
-      printf "| %d | %.2f | %.2f | %.2f | %.1f |\n", f["rows"], f["wall_ns"] / 1e9, f["exit_to_db_ns"] / 1e9,
-             f["exit_to_outputs_ns"] / 1e9, f["db_bytes"] / 1048576 }'
+  echo "| events | threads | program s | exit to complete db s | exit to outputs s | db MiB |"
+  echo "|---:|---:|---:|---:|---:|---:|"
+  local biggest=${exit_events[-1]}
+  for run in "${exit_events[@]/%/:1}" "$biggest:8"; do
+    local n=${run%:*} t=${run#*:} r
+    for ((i = 0; i < repeat; i++)); do
+      r=$(prof_run --mode query --threads "$t" --calls $((n / t)))
+      awk -v r="$r" -v t="$t" 'BEGIN {
+        n = split(r, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); f[p[1]] = p[2] }
+        printf "| %d | %d | %.2f | %.2f | %.2f | %.1f |\n", f["rows"], t, f["wall_ns"] / 1e9, f["exit_to_db_ns"] / 1e9,
+               f["exit_to_outputs_ns"] / 1e9, f["db_bytes"] / 1048576 }'
+    done
   done
 }
 
@@ -304,7 +310,7 @@ section_journal() {
 echo "# prof benchmarks: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPU(s), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)," \
      "uftrace: $( ((have_uftrace)) && uftrace --version | head -1 || echo absent)"
-for s in api launch collector reports programs capture threads journal; do
+for s in api launch collector exit reports programs capture threads journal; do
   [[ -z "$only" || "$only" == "$s" ]] && "section_$s"
 done
 exit 0
