@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -156,15 +157,23 @@ std::vector<std::vector<int64_t>> int_rows(const fs::path& path, const std::stri
 using Rows = std::vector<std::vector<int64_t>>;
 constexpr uint64_t kThread1 = uint64_t{1} << 40, kThread2 = uint64_t{2} << 40;  // the hook's ids
 
+// The db of process `pid` in `dir`, once `feed` has written its records in one batch and
+// finalize() has completed it.
+fs::path finished_db(const TempDir& dir, int pid, const std::function<void(DbWriter&)>& feed) {
+  const fs::path path = dir.path / ("hip-prof-" + std::to_string(pid) + ".db");
+  DbWriter w(path.string(), pid, "test", prof::RuntimeId::kHip);
+  w.begin_batch();
+  feed(w);
+  w.finalize("/nonexistent.maps", {}, 9000);
+  return path;
+}
+
 }  // namespace
 
 TEST_CASE("calls in call order are numbered 1, 2, ... and their work and arguments follow the hook's ids",
           "[collector]") {
   TempDir dir;
-  const fs::path path = dir.path / "hip-prof-6.db";
-  {
-    DbWriter w(path.string(), 6, "test", prof::RuntimeId::kHip);
-    w.begin_batch();
+  const fs::path path = finished_db(dir, 6, [](DbWriter& w) {
     // A launch whose device time comes after it; a copy whose device time came first (another
     // thread's ring was drained first); an MPI call whose arguments precede it on its thread, after
     // arguments of a call that was not recorded.
@@ -184,8 +193,7 @@ TEST_CASE("calls in call order are numbered 1, 2, ... and their work and argumen
     w.on_args(orphan, 11);
     w.on_args(args, 11);
     w.on_api(api_record(prof::ApiId::MPI_Send, kThread1 | 3, 3000), 11, 0, nullptr);
-    w.finalize("/nonexistent.maps", {}, 9000);
-  }
+  });
   CHECK(int_rows(path, "SELECT correlation_id, sequence, thread_id, begin_ns FROM api_calls ORDER BY rowid") ==
         Rows{{1, 1, 11, 1000}, {2, 2, 12, 2000}, {3, 3, 11, 3000}});
   CHECK(int_rows(path, "SELECT correlation_id, device_begin_ns FROM kernels") == Rows{{1, 4000}});
@@ -199,15 +207,11 @@ TEST_CASE("calls in call order are numbered 1, 2, ... and their work and argumen
 TEST_CASE("a call that arrives out of call order is renumbered at the end, with the sequence index",
           "[collector]") {
   TempDir dir;
-  const fs::path path = dir.path / "hip-prof-7.db";
-  {
-    DbWriter w(path.string(), 7, "test", prof::RuntimeId::kHip);
-    w.begin_batch();
+  const fs::path path = finished_db(dir, 7, [](DbWriter& w) {
     w.on_api(api_record(prof::ApiId::hipStreamQuery, kThread1 | 1, 1000), 11, 0, nullptr);
     w.on_api(api_record(prof::ApiId::hipStreamQuery, kThread1 | 2, 3000), 11, 0, nullptr);
     w.on_api(api_record(prof::ApiId::hipStreamQuery, kThread2 | 1, 2000), 12, 0, nullptr);  // late
-    w.finalize("/nonexistent.maps", {}, 9000);
-  }
+  });
   CHECK(int_rows(path, "SELECT correlation_id, sequence, begin_ns FROM api_calls ORDER BY sequence") ==
         Rows{{1, 1, 1000}, {3, 2, 2000}, {2, 3, 3000}});
   CHECK(int_rows(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'api_calls_sequence'") == Rows{{1}});
