@@ -53,10 +53,7 @@ inline unsigned char* put_varint(unsigned char* p, uint64_t v) {
 inline constexpr int kTypeSlots = 8;  // previous record per (type & 7)
 inline constexpr uint64_t kPrefetchRecords = 8;
 
-// One record against the previous one of its type: which words differ (bit i: word i) and each
-// word's zigzag difference, then `last` becomes the record. SSE2: four 16-byte compares and
-// subtractions instead of eight word compares, shifts and loads (the scalar loop, and 16-byte
-// loads of `last` stored 8 bytes at a time, were most of the encoder's time).
+// A zigzag difference as a varint: most take one byte.
 inline unsigned char* put_zigzag(unsigned char* p, uint64_t z) {
   if (z < 0x80) {
     *p++ = static_cast<unsigned char>(z);
@@ -67,11 +64,34 @@ inline unsigned char* put_zigzag(unsigned char* p, uint64_t z) {
 
 // Writes one record: its type, the mask of the words that differ from the previous record of
 // its type (`last`), and their zigzag differences (or the raw record when all 8 differ); `last`
-// becomes the record. SSE2: the compares and differences 16 bytes at a time, kept in registers
-// (the scalar loop of compares and shifts, and reloading values just stored 16 bytes at a time 8
-// bytes at a time, were most of the encoder's time).
-inline unsigned char* encode_record(unsigned char* p, const unsigned char* raw, uint64_t* last) {
+// becomes the record. Word by word: the definition, and the encoder where SSE2 is missing.
+inline unsigned char* encode_record_portable(unsigned char* p, const unsigned char* raw, uint64_t* last) {
+  uint64_t w[8];
+  __builtin_memcpy(w, raw, sizeof w);
+  unsigned mask = 0;
+  for (int i = 0; i < 8; ++i) mask |= static_cast<unsigned>(w[i] != last[i]) << i;
+  *p++ = raw[0];
+  *p++ = static_cast<unsigned char>(mask);
+  if (mask == 0xFF) {
+    __builtin_memcpy(p, raw, kRecordBytes);
+    p += kRecordBytes;
+  } else {
+    for (unsigned m = mask; m != 0; m &= m - 1) {  // the words that differ, in order
+      const int i = __builtin_ctz(m);
+      const int64_t d = static_cast<int64_t>(w[i] - last[i]);
+      p = put_zigzag(p, (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63));
+    }
+  }
+  __builtin_memcpy(last, w, sizeof w);
+  return p;
+}
+
 #if defined(__SSE2__)
+// The same bytes as encode_record_portable (collector_journal_test compares them): the compares
+// and differences 16 bytes at a time, kept in registers. The word loop of compares and shifts,
+// and reloading 8 bytes at a time what was just stored 16 bytes at a time, were most of the
+// mover's encoding time (docs/performance.md, section 8).
+inline unsigned char* encode_record_sse2(unsigned char* p, const unsigned char* raw, uint64_t* last) {
   __m128i zz[4];
   unsigned same32 = 0;  // bit j: 32-bit half j equal
   for (int v = 0; v < 4; ++v) {
@@ -102,25 +122,14 @@ inline unsigned char* encode_record(unsigned char* p, const unsigned char* raw, 
     if (pair & 2) p = put_zigzag(p, static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(zz[v], zz[v]))));
   }
   return p;
+}
+#endif
+
+inline unsigned char* encode_record(unsigned char* p, const unsigned char* raw, uint64_t* last) {
+#if defined(__SSE2__)
+  return encode_record_sse2(p, raw, last);
 #else
-  uint64_t w[8];
-  __builtin_memcpy(w, raw, sizeof w);
-  unsigned mask = 0;
-  for (int i = 0; i < 8; ++i) mask |= static_cast<unsigned>(w[i] != last[i]) << i;
-  *p++ = raw[0];
-  *p++ = static_cast<unsigned char>(mask);
-  if (mask == 0xFF) {
-    __builtin_memcpy(p, raw, kRecordBytes);
-    p += kRecordBytes;
-  } else {
-    for (unsigned m = mask; m != 0; m &= m - 1) {  // the words that differ, in order
-      const int i = __builtin_ctz(m);
-      const int64_t d = static_cast<int64_t>(w[i] - last[i]);
-      p = put_zigzag(p, (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63));
-    }
-  }
-  __builtin_memcpy(last, w, sizeof w);
-  return p;
+  return encode_record_portable(p, raw, last);
 #endif
 }
 }  // namespace journal_codec
