@@ -28,10 +28,11 @@ constexpr uint64_t kBusyRecords = 1024;
 // A thread whose journal grew within this long may still bring calls: the builder waits for it
 // (a journal whose ring the mover does not watch, as in recovery of a run whose rings are gone).
 constexpr uint64_t kActiveThreadNs = 1'000'000'000;
-// A thread seen between calls may have begun one just before the mover looked, its entry store
-// not yet visible (or the thread preempted between its clock read and the store): its next call
-// is taken to begin no earlier than this long before the look. A call that still comes earlier
-// is numbered by finalize()'s renumbering pass instead (slower, as correct).
+// A thread seen between calls may have begun one just before the mover looked, its "starting"
+// store not yet visible (the hook stores it before reading its clock: a thread descheduled
+// there is seen as starting): its next call is taken to begin no earlier than this long before
+// the look. The same margin for rings the last scan did not find. A call that still comes
+// earlier is numbered by finalize()'s renumbering pass instead (slower, as correct).
 constexpr uint64_t kInCallMarginNs = 10'000'000;
 }  // namespace
 
