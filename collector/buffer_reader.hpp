@@ -16,6 +16,8 @@ class BufferReader {
   // file is not a prof buffer of this version.
   bool open(const std::string& path);
   const BufferHeader& header() const { return *header_; }
+  // The header's shared fields the reader writes (the move lock, the journal's end).
+  BufferHeader& shared_header() { return *header_; }
   const std::string& path() const { return path_; }
 
   // Published records [read, write): consume via record(i) for i in [begin(), end()), then
@@ -36,6 +38,8 @@ class BufferReader {
   // Records the ring holds now (its capacity as of the last end()).
   uint64_t capacity() const { return mask_ + 1; }
   const Record& record(uint64_t index) const { return records_[index & mask_]; }
+  // Takes up records the producer moved into the journal itself (BufferHeader::mover).
+  void sync() { read_ = header_->read_index.load(std::memory_order_acquire); }
   void release(uint64_t index) {
     read_ = index;
     header_->read_index.store(index, std::memory_order_release);  // the producer may reuse the slots

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <spdlog/spdlog.h>
@@ -60,6 +61,16 @@ bool parse_name(const std::string& name, const char* suffix, int& pid, uint64_t&
   image = token;
   if (tid) *tid = t;
   return true;
+}
+
+// Whether process `pid` can still run code: it exists and is not a zombie.
+bool process_alive(int pid) {
+  if (kill(pid, 0) != 0 && errno != EPERM) return false;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return true;
+  const size_t name_end = stat.rfind(')');
+  return name_end == std::string::npos || name_end + 2 >= stat.size() || stat[name_end + 2] != 'Z';
 }
 
 // Drops the bytes of a UTF-8 sequence that `text` ends in the middle of.
@@ -295,19 +306,54 @@ void Collector::scan_rings(const std::string& run_dir) {
     if (!ring->reader.open(run_dir + "/" + name)) continue;  // header not complete yet
     ring->pid = pid;
     ring->journal_name = name.substr(0, name.size() - 3) + "jrnl";
+    // Recovery: the program may still run, its threads moving their own records into the journal
+    // the killed prof made; the journal is taken up between two of their moves.
+    if (!claim_ring(*ring)) continue;  // next scan
+    BufferHeader& shared = ring->reader.shared_header();
+    const std::string journal_path = options_.journal_dir + "/" + ring->journal_name;
     try {
-      ring->journal = std::make_unique<JournalWriter>(options_.journal_dir + "/" + ring->journal_name,
-                                                      ring->reader.header(), ring->reader.begin());
+      ring->reader.sync();
+      ring->journal = std::make_unique<JournalWriter>(journal_path, ring->reader.header(), ring->reader.begin());
       // Recovery: records the killed prof wrote but had not released yet are in the journal already.
       const uint64_t have = ring->journal->next_index();
       if (have > ring->reader.begin()) ring->reader.release(std::min(have, ring->reader.end()));
+      // From now on the producer may move its own records too (unless the path does not fit).
+      if (journal_path.size() < sizeof shared.journal_path) {
+        std::memcpy(shared.journal_path, journal_path.c_str(), journal_path.size() + 1);
+        shared.journal_end.store(ring->journal->end_offset(), std::memory_order_release);
+      } else {
+        shared.journal_end.store(0, std::memory_order_release);
+      }
     } catch (const std::exception& e) {
       add_error(e.what());
       ring->journal.reset();
+      shared.journal_end.store(0, std::memory_order_release);
     }
+    shared.mover.store(kMoverNone, std::memory_order_release);
     rings_.emplace(name, std::move(ring));
   }
   closedir(dir);
+}
+
+// Takes the ring's move lock for the collector: free, or held by a producer that can no longer
+// free it (its thread has exited, or its process has died, perhaps half-way through a block: what
+// follows the journal's end is cut off).
+bool Collector::claim_ring(Ring& ring) {
+  BufferHeader& h = ring.reader.shared_header();
+  uint32_t holder = kMoverNone;
+  if (h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire)) return true;
+  if (holder != kMoverProducer) return false;
+  if (h.closed.load(std::memory_order_acquire) != kRingReleased && process_alive(ring.pid)) return false;
+  if (!h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire)) return false;
+  if (const uint64_t end = h.journal_end.load(std::memory_order_relaxed); end && ring.journal) {
+    try {
+      ring.journal->cut_at(end);
+    } catch (...) {
+      h.mover.store(kMoverNone, std::memory_order_release);
+      throw;
+    }
+  }
+  return true;
 }
 
 uint64_t Collector::move_once() {
@@ -321,27 +367,46 @@ uint64_t Collector::move_once() {
   for (auto it = rings_.begin(); it != rings_.end();) {
     Ring& ring = *it->second;
     BufferReader& reader = ring.reader;
-    const BufferHeader& h = reader.header();
+    BufferHeader& h = reader.shared_header();
     // Before the records: a call the thread leaves after this look is in them (its record is
     // published before the store that says it left).
     const uint64_t look_ns = now_ns();
     const uint64_t in_call = h.in_call_since.load(std::memory_order_acquire);
+    reader.sync();  // what the producer moved itself
     const uint64_t begin = reader.begin(), end = reader.end();
+    bool journaled = true;  // every record published before the look is in the journal now
     if (end > begin) {
       const uint64_t capacity = reader.capacity();  // as of end(): a ring grows
       const uint64_t at = begin & (capacity - 1);
       const uint64_t first = std::min(end - begin, capacity - at);
+      bool claimed = false;
       try {
         if (!ring.journal) throw std::runtime_error("");
-        ring.journal->append(&reader.record(begin), first, &reader.record(begin + first), end - begin - first);
+        claimed = claim_ring(ring);
+        if (!claimed || h.read_index.load(std::memory_order_acquire) != begin) {
+          journaled = false;  // the producer is moving them, or has: the next cycle takes the rest
+        } else {
+          const uint64_t shared_end = h.journal_end.load(std::memory_order_relaxed);
+          const uint64_t new_end = ring.journal->append_at(shared_end ? shared_end : ring.journal->end_offset(),
+                                                           &reader.record(begin), first, &reader.record(begin + first),
+                                                           end - begin - first);
+          if (shared_end) h.journal_end.store(new_end, std::memory_order_relaxed);
+          reader.release(end);
+          moved += end - begin;
+        }
       } catch (const std::exception& e) {
         // A producer must never wait on a reader that stopped reading: consumed all the same, counted.
         if (ring.journal && *e.what()) add_error(e.what());
         ring.journal.reset();
-        unjournaled_[ring.pid] += end - begin;
+        h.journal_end.store(0, std::memory_order_relaxed);  // nor move into a journal that failed
+        reader.sync();
+        if (end > reader.begin()) {
+          unjournaled_[ring.pid] += end - reader.begin();
+          reader.release(end);
+        }
+        moved += end - begin;
       }
-      reader.release(end);
-      moved += end - begin;
+      if (claimed) h.mover.store(kMoverNone, std::memory_order_release);
     }
     // A ring whose thread exited (the producer unmapped it: no record can follow) and whose
     // records are all in the journal is released: unmapped here and its file unlinked, so memory
@@ -365,8 +430,9 @@ uint64_t Collector::move_once() {
       // threads alive, not every thread ever made.
       std::lock_guard bounds(bounds_mutex_);
       // (A ring without a journal brings the builder nothing: no bound.)
+      // (A bound not renewed stays true: a call not in the journal now was not in it then.)
       if (released || !ring.journal) next_call_bounds_.erase(ring.journal_name);
-      else next_call_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
+      else if (journaled) next_call_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
     }
     if (released) {
       unlink(reader.path().c_str());
@@ -699,6 +765,7 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
       drops.records += source->reader.header().dropped;
       drops.device_timings += source->reader.header().timing_dropped;
       drops.full_waits += source->reader.header().full_waits;
+      drops.self_moves += source->reader.header().self_moves;
     }
     if (auto it = unjournaled_.find(pid); it != unjournaled_.end()) {
       proc.records_not_written += it->second;

@@ -75,6 +75,7 @@ class Collector {
     std::unique_ptr<JournalWriter> journal;
     int pid = 0;
   };
+  bool claim_ring(Ring& ring);
   // A journal being built into its process's database (the builder's side).
   struct Source {
     JournalReader reader;

@@ -520,6 +520,7 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
   add_drop("calls_without_ring", drops.unrecorded_calls);
   if (drops.cut_short) set_meta("incomplete", "the process was still running when prof stopped recording");
   set_meta("ring_full_waits", std::to_string(drops.full_waits));
+  set_meta("ring_self_moves", std::to_string(drops.self_moves));
   if (first_ns_ != UINT64_MAX) {
     Statement start(db_, "SELECT value FROM meta WHERE key = 'start_ns'");
     if (!start.step()) set_meta("start_ns", std::to_string(first_ns_));

@@ -25,6 +25,7 @@ struct DropCounts {
   uint64_t device_timings = 0;  // the hook could not queue a timing request
   uint64_t unmatched_timings = 0;
   uint64_t full_waits = 0;  // not drops: times a producer waited for the collector (back-pressure)
+  uint64_t self_moves = 0;  // not drops: times a producer moved its own records into the journal
   bool cut_short = false;
   uint64_t unrecorded_calls = 0;  // traced calls on threads that got no ring    // the process was still running when prof stopped recording
 };

@@ -1,6 +1,6 @@
 #include "collector/journal.hpp"
 
-#include "collector/journal_codec.hpp"
+#include "common/journal_codec.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -54,7 +54,9 @@ uint64_t complete_blocks(int fd, uint64_t size, uint64_t* records) {
 
 }  // namespace
 
-bool decode_journal_block(const unsigned char* p, size_t bytes, uint32_t records, std::vector<Record>& out) {
+}  // namespace prof::collector
+
+bool prof::decode_journal_block(const unsigned char* p, size_t bytes, uint32_t records, std::vector<Record>& out) {
   constexpr int kSlots = journal_codec::kTypeSlots;
   uint64_t prev[kSlots][8] = {};
   const unsigned char* const end = p + bytes;
@@ -92,6 +94,8 @@ bool decode_journal_block(const unsigned char* p, size_t bytes, uint32_t records
   return p == end;
 }
 
+namespace prof::collector {
+
 JournalWriter::JournalWriter(const std::string& path, const BufferHeader& ring, uint64_t start_index) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd_ < 0) fail(path, "cannot create the journal");
@@ -128,8 +132,13 @@ JournalWriter::~JournalWriter() {
 }
 
 void JournalWriter::append(const Record* a, uint64_t a_count, const Record* b, uint64_t b_count) {
+  append_at(next_offset_, a, a_count, b, b_count);
+}
+
+uint64_t JournalWriter::append_at(uint64_t offset, const Record* a, uint64_t a_count, const Record* b, uint64_t b_count) {
+  next_offset_ = offset;
   const uint64_t count = a_count + b_count;
-  if (count == 0) return;
+  if (count == 0) return next_offset_;
   const uint64_t blocks = (count + kJournalBlockRecords - 1) / kJournalBlockRecords;
   const size_t bound = blocks * sizeof(JournalBlock) + count * kJournalMaxRecordBytes;
   if (bound > buffer_bytes_) {  // grown only, never cleared: the mover writes every byte it sends
@@ -154,9 +163,19 @@ void JournalWriter::append(const Record* a, uint64_t a_count, const Record* b, u
   }
   next_offset_ += bytes;
   next_index_ += count;
+  return next_offset_;
+}
+
+void JournalWriter::cut_at(uint64_t offset) {
+  if (ftruncate(fd_, static_cast<off_t>(offset)) != 0) fail(path_, "cannot cut the journal's partial block");
+  next_offset_ = offset;
 }
 
 void JournalWriter::update_counters(const BufferHeader& ring) {
+  if (const uint64_t self_moves = ring.self_moves.load(std::memory_order_relaxed); self_moves != header_.self_moves) {
+    header_.self_moves = self_moves;
+    write_all_at(fd_, &header_.self_moves, sizeof header_.self_moves, offsetof(JournalHeader, self_moves), path_);
+  }
   const uint64_t dropped = ring.dropped.load(std::memory_order_relaxed);
   const uint64_t full_waits = ring.full_waits.load(std::memory_order_relaxed);
   const uint64_t timing_dropped = ring.timing_dropped.load(std::memory_order_relaxed);

@@ -5,7 +5,7 @@
 // completion after the program exits. A journal survives prof being killed: `prof --recover`
 // builds the database from it (docs/design.md, "Journal and recovery").
 //
-// File: a 4096-byte JournalHeader, then blocks of encoded records (collector/journal_codec.hpp:
+// File: a 4096-byte JournalHeader, then blocks of encoded records (common/journal_codec.hpp:
 // 6-10 bytes for a typical call instead of its 64). Ring index `start_index + k` is the journal's
 // record k: a move writes the records first and releases them from the ring after, so after a
 // kill the journal may hold records the ring still lists as unread, never fewer.
@@ -37,6 +37,8 @@ struct JournalHeader {
   uint64_t timing_dropped;
   // 1 once the thread has exited and every record of its ring is in the journal: no call follows.
   uint64_t thread_exited;
+  // The ring's producer counter of the times it moved its own records here (BufferHeader::mover).
+  uint64_t self_moves;
 };
 static_assert(sizeof(JournalHeader) <= kJournalHeaderBytes);
 
@@ -52,10 +54,18 @@ class JournalWriter {
   JournalWriter& operator=(const JournalWriter&) = delete;
 
   // The ring index one past the last record in the journal.
+  // (As of opening, and of this writer's own appends: the ring's producer appends too.)
   uint64_t next_index() const { return next_index_; }
+  // The file's length as this writer knows it: where its next block goes.
+  uint64_t end_offset() const { return next_offset_; }
   // Appends records [first, first + count) of a ring's storage (a wrap-around takes two spans).
   // Throws std::runtime_error (disk full, I/O error).
   void append(const Record* a, uint64_t a_count, const Record* b, uint64_t b_count);
+  // The same at `offset` (the ring's journal_end: its producer may have appended since this
+  // writer last did); returns the journal's new end.
+  uint64_t append_at(uint64_t offset, const Record* a, uint64_t a_count, const Record* b, uint64_t b_count);
+  // Drops whatever follows `offset` (a block that a producer killed while writing left half-way).
+  void cut_at(uint64_t offset);
   // Copies the ring's producer counters into the header.
   void update_counters(const BufferHeader& ring);
   // Says in the header that the thread has exited and its ring is all here.

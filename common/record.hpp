@@ -14,7 +14,7 @@
 namespace prof {
 
 inline constexpr uint64_t kBufferMagic = 0x3146554250524f50ull;  // "PROFBUF1"
-inline constexpr uint32_t kBufferVersion = 1;
+inline constexpr uint32_t kBufferVersion = 2;
 inline constexpr size_t kRecordBytes = 64;
 inline constexpr size_t kBufferHeaderBytes = 4096;
 
@@ -181,7 +181,19 @@ struct alignas(64) BufferHeader {
   // call starts (its begin not read yet). Its next call record can begin no earlier: the builder
   // numbers other threads' calls up to it.
   std::atomic<uint64_t> in_call_since;
+  std::atomic<uint64_t> self_moves;  // producer: times it moved its own records into the journal
   alignas(64) std::atomic<uint64_t> read_index;   // consumer: records consumed so far
+  // Moving the ring into its journal. The collector's mover does it, and so does the producer
+  // when the mover has fallen half a ring behind (interpose/thread_buffer.cpp, move_own_records):
+  // on a machine whose every CPU is busy with the program's threads, the mover's share of the CPU
+  // is less than moving takes, and a thread that moves its own records never waits for it.
+  // Whoever holds `mover` (kMoverNone when free) appends whole blocks at `journal_end`, then
+  // advances it and read_index, then frees `mover`.
+  std::atomic<uint32_t> mover;
+  // The journal's length in bytes: where the next block goes. 0 until the collector has made the
+  // journal (and again if writing it failed): only the collector moves the ring then.
+  std::atomic<uint64_t> journal_end;
+  char journal_path[2048];  // written by the collector before it first sets journal_end
 };
 static_assert(sizeof(BufferHeader) <= kBufferHeaderBytes);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
@@ -189,6 +201,11 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free);
 // BufferHeader::closed when the producer has unmapped the ring for good (its thread exited):
 // once drained, the collector unmaps it and unlinks the file.
 inline constexpr uint32_t kRingReleased = 2;
+
+// BufferHeader::mover: who is moving the ring's records into its journal.
+inline constexpr uint32_t kMoverNone = 0;
+inline constexpr uint32_t kMoverCollector = 1;
+inline constexpr uint32_t kMoverProducer = 2;
 
 // Capture control (--trace-start off, --delay, --duration): every switch of recording on or off, in
 // a page of the run directory each process maps at start-up (<pid>.<image>.capture), read by the

@@ -13,6 +13,7 @@ struct Config {
   bool traced[kRuntimeCount] = {};  // PROF_RUNTIMES=hip,musa: the runtimes whose calls are recorded
   uint64_t buffer_records = 1u << 16;  // PROF_BUFFER_RECORDS, rounded up to a power of two
   uint64_t full_wait_ms = 10000;       // PROF_BUFFER_WAIT_MS: how long a producer waits for a reader
+  bool self_move = true;  // PROF_SELF_MOVE=0: a thread never moves its own records (it waits for the collector)
   char run_dir[512] = {};        // PROF_RUN_DIR
   char run_dir_fallback[512] = {};  // PROF_RUN_DIR_FALLBACK: for rings that do not fit in run_dir; may be empty
   uint64_t image_token = 0;      // distinguishes program images that share a pid (exec)

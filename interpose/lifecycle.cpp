@@ -80,6 +80,7 @@ void load_config() noexcept {
   while (pow2 < records && pow2 < (1ull << 30)) pow2 <<= 1;
   g_config.buffer_records = pow2;
   g_config.full_wait_ms = env_u64("PROF_BUFFER_WAIT_MS", 10000);
+  g_config.self_move = env_u64("PROF_SELF_MOVE", 1) != 0;
   g_config.image_token = now_ns();
   g_config.enabled = true;
   // Test only: PROF_TEST_CLOCK_SKEW=<rank>:<ns> runs that rank's clock <ns> ahead (common/clock.hpp).

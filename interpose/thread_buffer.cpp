@@ -17,6 +17,7 @@
 #include <new>
 
 #include "common/clock.hpp"
+#include "common/journal_codec.hpp"
 #include "interpose/config.hpp"
 #include "interpose/device_timing.hpp"
 
@@ -94,6 +95,7 @@ ThreadBuffer* ThreadBuffer::reuse_released() noexcept {
     b->grow_at_ = UINT64_MAX;
     b->max_capacity_ = 0;
     b->stalled_read_ = UINT64_MAX;
+    b->self_move_failed_ = false;
     b->local_count_ = 0;
     return b;
   }
@@ -229,6 +231,24 @@ bool ThreadBuffer::open_in(const char* dir, uint64_t capacity, bool shrink, uint
 }
 
 namespace {
+// move_own_records() encodes blocks of this many records into a buffer of this size, written
+// with one pwrite each time it fills (about 50,000 typical calls).
+constexpr uint64_t kMoveBlockRecords = 2048;
+constexpr size_t kMoveBufferBytes = size_t{256} << 10;
+static_assert(journal_block_bound(kMoveBlockRecords) <= kMoveBufferBytes);
+
+bool write_all_at(int fd, const unsigned char* data, size_t bytes, uint64_t offset) noexcept {
+  while (bytes > 0) {
+    const ssize_t n = pwrite(fd, data, bytes, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    bytes -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
 // Whether the prof that owns the run has died (SIGKILL, OOM): it holds an exclusive lock on the
 // run manifest (cli/recovery.hpp) for as long as it lives, and a prof --recover holds it while it
 // reads the rings. No manifest (the collector run without the CLI): not known to be gone.
@@ -291,9 +311,76 @@ void ThreadBuffer::grow() noexcept {
   }
 }
 
+void ThreadBuffer::set_limit() noexcept {
+  const uint64_t capacity = mask_ + 1;
+  const bool at_half = g_config.self_move && !self_move_failed_ && write_ - cached_read_ < capacity / 2;
+  const uint64_t room = at_half ? capacity / 2 : capacity;
+  limit_ = cached_read_ + room < grow_at_ ? cached_read_ + room : grow_at_;
+}
+
+// The collector's mover is half a ring behind: on a machine whose every CPU runs the program's
+// threads it gets less CPU than moving takes (one thread among many, at batch priority), and a
+// ring left to fill would make this thread wait for it. So the thread moves its records into the
+// ring's journal itself, with the mover's own protocol (common/record.hpp, BufferHeader::mover):
+// the move lock, whole encoded blocks at journal_end, then journal_end and read_index. Only while
+// prof is alive (a killed prof's program stops recording, as before), never a signal of the
+// program's interrupted (errno kept, cancellation held off while the lock is held). False when it
+// could not (the mover holds the lock, no journal yet, or writing it failed: then never again).
+bool ThreadBuffer::move_own_records() noexcept {
+  BufferHeader& h = *header_;
+  if (h.journal_end.load(std::memory_order_acquire) == 0) return false;
+  uint32_t holder = kMoverNone;
+  if (!h.mover.compare_exchange_strong(holder, kMoverProducer, std::memory_order_acquire, std::memory_order_relaxed))
+    return false;
+  const int saved_errno = errno;
+  int cancel_state = 0;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  const uint64_t begin = h.read_index.load(std::memory_order_acquire);
+  const uint64_t end = write_;
+  const uint64_t journal_end = h.journal_end.load(std::memory_order_relaxed);
+  bool moved = false;
+  if (journal_end != 0 && end > begin && !collector_gone()) {
+    if (!move_buffer_) {
+      void* map = mmap(nullptr, kMoveBufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      move_buffer_ = map == MAP_FAILED ? nullptr : static_cast<unsigned char*>(map);
+    }
+    const int fd = move_buffer_ ? ::open(h.journal_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+      uint64_t at = journal_end;
+      bool ok = true;
+      for (uint64_t i = begin; ok && i < end;) {
+        unsigned char* p = move_buffer_;
+        while (i < end && static_cast<size_t>(p - move_buffer_) + journal_block_bound(kMoveBlockRecords) <= kMoveBufferBytes) {
+          const uint64_t n = end - i < kMoveBlockRecords ? end - i : kMoveBlockRecords;
+          p = encode_journal_block(p, n, [this, i](uint64_t k) -> const Record& { return records_[(i + k) & mask_]; });
+          i += n;
+        }
+        ok = write_all_at(fd, move_buffer_, static_cast<size_t>(p - move_buffer_), at);
+        at += static_cast<uint64_t>(p - move_buffer_);
+      }
+      if (ok) {
+        h.journal_end.store(at, std::memory_order_relaxed);
+        h.read_index.store(end, std::memory_order_release);
+        h.self_moves.store(h.self_moves.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        moved = true;
+      } else {
+        (void)ftruncate(fd, static_cast<off_t>(journal_end));  // whole blocks only; the mover goes on from there
+      }
+      ::close(fd);
+    }
+    if (!moved) self_move_failed_ = true;
+  }
+  h.mover.store(kMoverNone, std::memory_order_release);
+  pthread_setcancelstate(cancel_state, nullptr);
+  errno = saved_errno;
+  cached_read_ = h.read_index.load(std::memory_order_acquire);
+  return moved || end == begin;
+}
+
 Record* ThreadBuffer::reserve_slow() noexcept {
   if (write_ >= grow_at_) grow();
   cached_read_ = header_->read_index.load(std::memory_order_acquire);
+  if (write_ - cached_read_ > mask_ / 2 && g_config.self_move && !self_move_failed_) move_own_records();
   if (write_ - cached_read_ > mask_ && !wait_for_space()) {
     header_->dropped.fetch_add(1, std::memory_order_relaxed);
     set_limit();

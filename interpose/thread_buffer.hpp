@@ -66,8 +66,10 @@ class ThreadBuffer {
   static ThreadBuffer* reuse_released() noexcept;
   bool wait_for_space() noexcept;
   void grow() noexcept;
-  // The slow path runs when the ring looks full or has reached the size at which it grows.
-  void set_limit() noexcept { limit_ = cached_read_ + mask_ + 1 < grow_at_ ? cached_read_ + mask_ + 1 : grow_at_; }
+  bool move_own_records() noexcept;
+  // The slow path runs when the ring looks full or has reached the size at which it grows, and
+  // when it looks half full while this thread may move its own records (move_own_records).
+  void set_limit() noexcept;
 
   BufferHeader* header_ = nullptr;
   size_t map_bytes_ = 0;
@@ -88,6 +90,8 @@ class ThreadBuffer {
   uint64_t grow_at_ = UINT64_MAX;
   uint64_t max_capacity_ = 0;
   uint64_t stalled_read_ = UINT64_MAX;  // reader index when a wait last ran out
+  bool self_move_failed_ = false;       // the journal could not be written from here: the collector's alone
+  unsigned char* move_buffer_ = nullptr;  // move_own_records()'s blocks (mapped at its first move, kept)
   uint64_t correlation_base_ = 0;
   uint64_t local_count_ = 0;
   ThreadBuffer* next_ = nullptr;  // list of all buffers of the process, for close_all()

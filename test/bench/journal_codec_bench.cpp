@@ -1,5 +1,5 @@
 // Benchmark program, not a test: the mover's per-record cost of writing the journal
-// (collector/journal_codec.hpp). A second thread fills a 4 MiB ring (the default ring: 65,536
+// (common/journal_codec.hpp). A second thread fills a 4 MiB ring (the default ring: 65,536
 // records) with the records of back-to-back hipStreamQuery calls, as a program's thread does; the
 // main thread then encodes the ring into journal blocks, as the mover does, and decodes them
 // again, as the builder does. Prints one markdown row: ns per record to encode and to decode,
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "collector/journal_codec.hpp"
+#include "common/journal_codec.hpp"
 #include "common/record.hpp"
 
 namespace {
@@ -43,8 +43,8 @@ void fill(prof::Record* ring, uint64_t first_corr, uint64_t t0) {
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
   std::unique_ptr<prof::Record[]> ring(new prof::Record[kRing]);
-  std::vector<unsigned char> out(prof::collector::journal_block_bound(prof::collector::kJournalBlockRecords) *
-                                 (kRing / prof::collector::kJournalBlockRecords));
+  std::vector<unsigned char> out(prof::journal_block_bound(prof::kJournalBlockRecords) *
+                                 (kRing / prof::kJournalBlockRecords));
   std::vector<prof::Record> decoded;
   decoded.reserve(kRing);
   double best_encode = 1e9, best_decode = 1e9;
@@ -55,18 +55,18 @@ int main(int argc, char** argv) {
     const double t0 = now_s();
     unsigned char* p = out.data();
     std::vector<unsigned char*> blocks;
-    for (uint64_t done = 0; done < kRing; done += prof::collector::kJournalBlockRecords) {
+    for (uint64_t done = 0; done < kRing; done += prof::kJournalBlockRecords) {
       blocks.push_back(p);
-      p = prof::collector::encode_journal_block(p, prof::collector::kJournalBlockRecords,
+      p = prof::encode_journal_block(p, prof::kJournalBlockRecords,
                                                 [&](uint64_t k) -> const prof::Record& { return ring[done + k]; });
     }
     const double t1 = now_s();
     bytes = static_cast<size_t>(p - out.data());
     decoded.clear();
     for (unsigned char* b : blocks) {
-      prof::collector::JournalBlock head;
+      prof::JournalBlock head;
       __builtin_memcpy(&head, b, sizeof head);
-      if (!prof::collector::decode_journal_block(b + sizeof head, head.payload_bytes, head.records, decoded)) {
+      if (!prof::decode_journal_block(b + sizeof head, head.payload_bytes, head.records, decoded)) {
         std::fprintf(stderr, "journal_codec_bench: a block did not decode\n");
         return 1;
       }

@@ -182,42 +182,68 @@ class FaultTest(unittest.TestCase):
                 subprocess.run(["umount", full], capture_output=True)
 
     # ---- buffers under pressure -------------------------------------------------------------
-    def pressure_run(self, tmp, env):
+    def pressure_run(self, tmp, env, calls=None):
         # A tiny ring (1024 records) and calls as fast as the host allows: the producers outrun the
-        # collector and must wait for it. Device timing off: only the call records are in play.
+        # collector. With PROF_SELF_MOVE=0 they must wait for it; by default they move their own
+        # records into the journal instead. Device timing off: only the call records are in play.
         app = e2e.require_sample(self, "fault")
-        duration = str(-e2e.Config.options.pressure_ms)
+        count = str(calls) if calls else str(-e2e.Config.options.pressure_ms)
         probe = ("import resource, subprocess, sys\n"
                  "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
                  "sys.stdout.write(r.stdout); sys.stderr.write(r.stderr)\n"
                  "print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
                  "sys.exit(r.returncode)\n")
         command = [sys.executable, "-c", probe, e2e.Config.prof, "--sim", "--no-device-timing", "-d", tmp,
-                   app, "exit0", "4", duration]
+                   app, "exit0", "4", count]
         completed = e2e.run(command, cwd=tmp, env=dict(env, PROF_BUFFER_RECORDS="1024"))
         self.assertEqual(completed.returncode, 0, e2e.describe(completed))
-        counted = int(re.search(r"^COUNTED api_calls=(\d+)", completed.stdout, re.MULTILINE).group(1))
+        made = re.search(r"^(?:COUNTED|EXPECT) api_calls=(\d+)", completed.stdout, re.MULTILINE)
+        counted = int(made.group(1))
         max_rss_kb = int(re.search(r"^MAXRSS_KB (\d+)$", completed.stdout, re.MULTILINE).group(1))
-        db = e2e.open_db(e2e.output_paths(tmp, e2e.parse_pid(completed.stdout))["db"])
+        db_path = e2e.output_paths(tmp, e2e.parse_pid(completed.stdout))["db"]
+        db = e2e.open_db(db_path)
         try:
             api_calls = e2e.scalar(db, "SELECT COUNT(*) FROM api_calls")
             drops = dict(db.execute("SELECT cause, count FROM drops").fetchall())
-            waits = int(e2e.scalar(db, "SELECT value FROM meta WHERE key = 'ring_full_waits'"))
+            meta = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'ring_%'").fetchall())
         finally:
             db.close()
-        return completed, counted, api_calls, drops, waits, max_rss_kb
+        return completed, counted, api_calls, drops, meta, max_rss_kb, db_path
 
     def test_pressure_waits_and_loses_nothing(self):
         with tempfile.TemporaryDirectory(prefix="prof-e2e-fault-pressure-") as tmp:
-            completed, counted, api_calls, drops, waits, max_rss_kb = self.pressure_run(tmp, {})
-            self.assertGreater(waits, 0, "the producers never waited: no pressure was applied")
+            completed, counted, api_calls, drops, meta, max_rss_kb, _ = self.pressure_run(tmp, {"PROF_SELF_MOVE": "0"})
+            self.assertGreater(int(meta["ring_full_waits"]), 0, "the producers never waited: no pressure was applied")
+            self.assertEqual(int(meta["ring_self_moves"]), 0, "PROF_SELF_MOVE=0: only the collector moves records")
             self.assertEqual(drops, {})
             self.assertEqual(api_calls, counted, "nothing dropped under back-pressure")
             self.assertLess(max_rss_kb, MAX_RSS_MB * 1024, "memory stays bounded")
 
+    def test_pressure_threads_move_their_own_records(self):
+        # Default settings: a thread whose ring is half full moves its records into the journal
+        # itself, under the same lock and at the same journal end as the collector's mover. Every
+        # call arrives once, in call order, whoever moved it.
+        with tempfile.TemporaryDirectory(prefix="prof-e2e-fault-selfmove-") as tmp:
+            completed, expected, api_calls, drops, meta, _, db_path = self.pressure_run(tmp, {}, calls=150000)
+            self.assertGreater(int(meta["ring_self_moves"]), 0, "no thread moved its own records: no pressure")
+            self.assertEqual(drops, {})
+            self.assertEqual(api_calls, expected, "every call once")
+            db = e2e.open_db(db_path)
+            try:
+                self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) FROM (SELECT thread_id, correlation_id, begin_ns, "
+                                                "LAG(begin_ns) OVER (PARTITION BY thread_id ORDER BY sequence) AS before "
+                                                "FROM api_calls) WHERE begin_ns < before"), 0,
+                                 "each thread's calls in the order it made them")
+                self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) = MAX(sequence) AND COUNT(DISTINCT sequence) = COUNT(*) "
+                                                "FROM api_calls"), 1)
+            finally:
+                db.close()
+
     def test_forced_drops_counted_and_shown(self):
         with tempfile.TemporaryDirectory(prefix="prof-e2e-fault-drops-") as tmp:
-            completed, counted, api_calls, drops, waits, _ = self.pressure_run(tmp, {"PROF_BUFFER_WAIT_MS": "0"})
+            # PROF_SELF_MOVE=0: a thread that may move its own records never finds its ring full.
+            completed, counted, api_calls, drops, _, _, _ = self.pressure_run(
+                tmp, {"PROF_BUFFER_WAIT_MS": "0", "PROF_SELF_MOVE": "0"})
             lost = drops.get("ring_full_records", 0)
             self.assertGreater(lost, 0, f"no drops recorded: {drops}")
             # Every call is recorded or counted as dropped; launch records (one per thread) may be

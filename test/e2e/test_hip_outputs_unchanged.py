@@ -22,7 +22,8 @@ EXPECTED = os.path.join(HERE, "expected", "multistream_hip_outputs.json")
 SAMPLE_ARGS = ["262144", "3"]
 # otherData keys whose values are the run's own (times, ids, paths, host) or prof's version.
 RUN_KEYS = {"command_line", "end_ns", "host_name", "pid", "ppid", "start_ns", "wall_start_unix_ns", "time_origin_ns",
-            "schema_version", "prof_version", "ring_full_waits"}
+            "schema_version", "prof_version", "ring_full_waits",
+            "ring_self_moves"}
 # Added on purpose since schema 1: the run summary for prof --compare, and the run id it groups by;
 # the trace CSVs and the copy and memory statistics; the HTML report.
 ADDED_FILES = {"result_PID.summary.json", "result_PID.api_trace.csv", "result_PID.kernel_trace.csv",

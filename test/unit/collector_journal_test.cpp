@@ -1,4 +1,4 @@
-// The journal's encoding and framing (collector/journal_codec.hpp, collector/journal.cpp): every
+// The journal's encoding and framing (common/journal_codec.hpp, collector/journal.cpp): every
 // record comes back bit for bit, whatever its bytes; a typical call takes a few bytes; a block cut
 // short by a kill is dropped whole (by the reader and by a reopening writer), and a damaged block
 // stops the reader instead of yielding wrong records.
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "collector/journal.hpp"
-#include "collector/journal_codec.hpp"
+#include "common/journal_codec.hpp"
 #include "temp_dir.hpp"
 
 namespace {

@@ -61,6 +61,7 @@ prof::interpose::Config& record_into(const TempDir& run_dir, uint64_t ring_recor
   config.full_wait_ms = full_wait_ms;
   config.image_token = image_token;
   config.device_timing = false;
+  config.self_move = true;
   config.enabled = true;
   return config;
 }
@@ -81,10 +82,14 @@ int64_t count(prof::Database& db, const std::string& sql) {
 
 }  // namespace
 
-TEST_CASE("records from many threads through small rings reach the db once each", "[collector][interpose]") {
+// Four threads through rings of 1024 records: the producers outrun the collector's mover.
+// `self_move`: whether a thread whose ring is half full moves its own records into the journal
+// (the default) or waits for the mover (PROF_SELF_MOVE=0). Either way every record reaches the
+// db once, in each thread's order.
+void many_threads_through_small_rings(bool self_move) {
   TempDir run_dir, out_dir;
-  // Tiny rings: the producers outrun the collector and must wait.
   auto& config = record_into(run_dir, 1024, 60000, 1);
+  config.self_move = self_move;
 
   constexpr int kThreads = 4;
   constexpr uint64_t kRecords = 20000;
@@ -95,6 +100,7 @@ TEST_CASE("records from many threads through small rings reach the db once each"
   for (auto& t : threads) t.join();
   std::vector<prof::collector::CollectedProcess> dbs = collector.finish();
   config.enabled = false;
+  config.self_move = true;
 
   REQUIRE(collector.errors().empty());
   REQUIRE(dbs.size() == 1);
@@ -104,7 +110,19 @@ TEST_CASE("records from many threads through small rings reach the db once each"
   CHECK(count(db, "SELECT COUNT(DISTINCT thread_id) FROM api_calls") == kThreads);
   CHECK(count(db, "SELECT COUNT(*) FROM drops") == 0);
   CHECK(count(db, "SELECT MAX(sequence) FROM api_calls") == kThreads * static_cast<int64_t>(kRecords));
-  CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_full_waits'") == 1);
+  CHECK(count(db, "SELECT COUNT(*) FROM (SELECT begin_ns, LAG(begin_ns) OVER (PARTITION BY thread_id ORDER BY sequence) "
+                  "AS before FROM api_calls) WHERE begin_ns < before") == 0);
+  if (self_move) {
+    CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_self_moves'") == 1);
+  } else {
+    CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_full_waits'") == 1);
+    CHECK(count(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'ring_self_moves'") == 0);
+  }
+}
+
+TEST_CASE("records from many threads through small rings reach the db once each", "[collector][interpose]") {
+  SECTION("threads wait for the collector") { many_threads_through_small_rings(false); }
+  SECTION("threads move their own records") { many_threads_through_small_rings(true); }
 }
 
 // A thread of a few calls holds a ring of 256 records (a few pages, allocated at its first call);

@@ -20,7 +20,7 @@
 
 #include "common/record.hpp"
 
-namespace prof::collector {
+namespace prof {
 
 struct JournalBlock {
   uint32_t payload_bytes;
@@ -151,4 +151,4 @@ unsigned char* encode_journal_block(unsigned char* out, uint64_t count, Get get)
   return p;
 }
 
-}  // namespace prof::collector
+}  // namespace prof
