@@ -3,7 +3,11 @@
 #include <dirent.h>
 #include <sched.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <spdlog/spdlog.h>
 
@@ -35,6 +39,14 @@ constexpr uint64_t kActiveThreadNs = 1'000'000'000;
 // the look. The same margin for rings the last scan did not find. A call that still comes
 // earlier is numbered by finalize()'s renumbering pass instead (slower, as correct).
 constexpr uint64_t kInCallMarginNs = 10'000'000;
+// The mover appends a ring's records this many at a time (one block, about 40 KB), taking the
+// ring's move lock for each span (common/record.hpp, BufferHeader::mover).
+constexpr uint64_t kMoveSpanRecords = 8192;
+// A ring whose producer moved its own records is left to it for this long after, unless it has
+// brought no record for kProducerQuietNs (a thread among more than there are CPUs can go that
+// long without one; a thread that stopped making calls leaves the rest to the mover): see move_once.
+constexpr uint64_t kProducersOwnNs = 100'000'000;
+constexpr uint64_t kProducerQuietNs = 100'000'000;
 }  // namespace
 
 // <stem><ext>, or the first of <stem>.2<ext>, <stem>.3<ext>, ... that no file (or symlink) holds:
@@ -134,9 +146,21 @@ Collector::~Collector() {
   stop_.store(true);
   if (mover_.joinable()) mover_.join();
   if (builder_.joinable()) builder_.join();
+  if (doorbell_) munmap(doorbell_, kDoorbellBytes);
 }
 
 void Collector::start() {
+  // The doorbell before the mover: a producer that finds no doorbell file never rings it, and the
+  // mover then sees new rings within its pause, as it would without one.
+  const std::string bell = options_.run_dir + "/" + kDoorbellFile;
+  const int fd = ::open(bell.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    if (posix_fallocate(fd, 0, kDoorbellBytes) == 0) {
+      void* map = mmap(nullptr, kDoorbellBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (map != MAP_FAILED) doorbell_ = static_cast<Doorbell*>(map);
+    }
+    ::close(fd);
+  }
   // The mover is light (a memory copy per cycle) and polls often while rings are busy: batch
   // priority, so its wake-ups never preempt the program's threads (a preempted thread between a
   // copy and prof's event after it would see the copy end late).
@@ -149,12 +173,26 @@ void Collector::start() {
     const auto longest = std::chrono::microseconds(int64_t{1000} * options_.drain_interval_ms);
     while (!stop_.load(std::memory_order_acquire)) {
       const size_t rings_before = rings_.size();
-      const uint64_t moved = move_once();
+      // Read before the cycle: a ring made during it rings a bell this wait does not sleep through.
+      const uint32_t rung = doorbell_ ? doorbell_->rung.load(std::memory_order_acquire) : 0;
+      const uint64_t moved = move_once(/*final=*/false);
       // Threads coming and going (rings opened or released) count as busy too: a released ring
       // is 4 MiB of /dev/shm until the mover unlinks it.
       const bool busy = moved >= kBusyRecords || rings_.size() != rings_before || released_last_cycle_;
-      pause = busy ? std::chrono::microseconds(1000) : std::min(pause * 2, longest);
-      std::this_thread::sleep_for(pause);
+      // A ring found an eighth full (a thread making millions of calls a second), or a new one
+      // (which may be): the next cycle comes sooner, so that on a machine with a CPU to spare the
+      // mover stays ahead of the thread instead of the thread reaching half its ring and moving
+      // its records itself.
+      const bool new_rings = rings_.size() > rings_before;
+      const auto busy_pause = std::chrono::microseconds(fullest_ >= 0.125 || new_rings ? 200 : 1000);
+      pause = busy ? busy_pause : std::min(pause * 2, longest);
+      if (doorbell_) {
+        const int64_t ns = std::chrono::nanoseconds(pause).count();
+        const timespec wait{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&doorbell_->rung), FUTEX_WAIT, rung, &wait, nullptr, 0);
+      } else {
+        std::this_thread::sleep_for(pause);
+      }
     }
   });
   builder_ = std::thread([this] {
@@ -356,7 +394,7 @@ bool Collector::claim_ring(Ring& ring) {
   return true;
 }
 
-uint64_t Collector::move_once() {
+uint64_t Collector::move_once(bool final) {
   std::lock_guard lock(move_mutex_);
   released_last_cycle_ = false;
   // A ring this scan does not find was made after it began, and so was every call of its thread.
@@ -364,6 +402,7 @@ uint64_t Collector::move_once() {
   scan_rings(options_.run_dir);
   if (!options_.fallback_run_dir.empty()) scan_rings(options_.fallback_run_dir);
   uint64_t moved = 0;
+  fullest_ = 0;
   for (auto it = rings_.begin(); it != rings_.end();) {
     Ring& ring = *it->second;
     BufferReader& reader = ring.reader;
@@ -375,24 +414,51 @@ uint64_t Collector::move_once() {
     reader.sync();  // what the producer moved itself
     const uint64_t begin = reader.begin(), end = reader.end();
     bool journaled = true;  // every record published before the look is in the journal now
-    if (end > begin) {
+    // A thread that moved its own records (it got half a ring ahead of the mover: on a machine
+    // whose CPUs the program's threads hold, the mover gets less CPU than moving takes) keeps its
+    // ring while it goes on making calls. There the mover can be held off the CPU for tens of ms
+    // at any point, also while it holds a ring's move lock, and a thread whose ring filled
+    // meanwhile would wait for it. A thread that stops making calls, or exits, gives it back.
+    const uint64_t self_moves = h.self_moves.load(std::memory_order_relaxed);
+    if (self_moves != ring.seen_self_moves) {
+      ring.seen_self_moves = self_moves;
+      ring.self_moved_ns = look_ns;
+    }
+    if (end != ring.seen_end) ring.grew_ns = look_ns;
+    const bool producers_own = !final && ring.self_moved_ns != 0 && look_ns - ring.self_moved_ns < kProducersOwnNs &&
+                               look_ns - ring.grew_ns < kProducerQuietNs &&
+                               h.closed.load(std::memory_order_acquire) == 0;
+    ring.seen_end = end;
+    if (!producers_own)
+      fullest_ = std::max(fullest_, static_cast<double>(end - begin) / static_cast<double>(reader.capacity()));
+    if (producers_own && end > begin) journaled = false;
+    else if (end > begin) {
       const uint64_t capacity = reader.capacity();  // as of end(): a ring grows
-      const uint64_t at = begin & (capacity - 1);
-      const uint64_t first = std::min(end - begin, capacity - at);
       bool claimed = false;
       try {
         if (!ring.journal) throw std::runtime_error("");
-        claimed = claim_ring(ring);
-        if (!claimed || h.read_index.load(std::memory_order_acquire) != begin) {
-          journaled = false;  // the producer is moving them, or has: the next cycle takes the rest
-        } else {
+        // A span at a time, each under the move lock on its own: a mover held off the CPU while
+        // it holds the lock holds up a producer whose ring is full for that long, and the
+        // shorter the hold, the rarer that is.
+        for (uint64_t from = begin; from < end;) {
+          const uint64_t to = std::min(end, from + kMoveSpanRecords);
+          claimed = claim_ring(ring);
+          if (!claimed || h.read_index.load(std::memory_order_acquire) != from) {
+            journaled = false;  // the producer is moving them, or has: the next cycle takes the rest
+            break;
+          }
+          const uint64_t at = from & (capacity - 1);
+          const uint64_t first = std::min(to - from, capacity - at);
           const uint64_t shared_end = h.journal_end.load(std::memory_order_relaxed);
           const uint64_t new_end = ring.journal->append_at(shared_end ? shared_end : ring.journal->end_offset(),
-                                                           &reader.record(begin), first, &reader.record(begin + first),
-                                                           end - begin - first);
+                                                           &reader.record(from), first, &reader.record(from + first),
+                                                           to - from - first);
           if (shared_end) h.journal_end.store(new_end, std::memory_order_relaxed);
-          reader.release(end);
-          moved += end - begin;
+          reader.release(to);
+          moved += to - from;
+          h.mover.store(kMoverNone, std::memory_order_release);
+          claimed = false;
+          from = to;
         }
       } catch (const std::exception& e) {
         // A producer must never wait on a reader that stopped reading: consumed all the same, counted.
@@ -402,9 +468,9 @@ uint64_t Collector::move_once() {
         reader.sync();
         if (end > reader.begin()) {
           unjournaled_[ring.pid] += end - reader.begin();
+          moved += end - reader.begin();
           reader.release(end);
         }
-        moved += end - begin;
       }
       if (claimed) h.mover.store(kMoverNone, std::memory_order_release);
     }
@@ -737,7 +803,7 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
   stop_.store(true, std::memory_order_release);
   if (mover_.joinable()) mover_.join();
   if (builder_.joinable()) builder_.join();
-  move_once();
+  move_once(/*final=*/true);
   if (const char* pause = std::getenv("PROF_TEST_PAUSE"); pause && std::strcmp(pause, "build") == 0)
     pause_before_commit_ = true;
   // What the rings still held is in the journals now: build to the end of every journal.

@@ -74,6 +74,10 @@ class Collector {
     std::string journal_name;  // its journal's file name (the key of next_call_bounds_)
     std::unique_ptr<JournalWriter> journal;
     int pid = 0;
+    uint64_t seen_end = 0;          // the producer's write index at the last cycle
+    uint64_t seen_self_moves = 0;   // its count of self-moves at the last cycle
+    uint64_t self_moved_ns = 0;     // when the mover last saw that count grow
+    uint64_t grew_ns = 0;           // when it last saw the write index move
   };
   bool claim_ring(Ring& ring);
   // A journal being built into its process's database (the builder's side).
@@ -111,7 +115,8 @@ class Collector {
   };
 
   // The mover: rings -> journals. Returns the records moved.
-  uint64_t move_once();
+  // `final`: every ring is moved to its end (the program has exited, or prof is finishing).
+  uint64_t move_once(bool final);
   void scan_rings(const std::string& dir);
   // The builder: journals -> databases. Returns the records built.
   uint64_t build_once(bool final);
@@ -149,6 +154,8 @@ class Collector {
   std::vector<std::string> errors_;
   mutable std::mutex error_mutex_;
   std::thread mover_, builder_;
+  Doorbell* doorbell_ = nullptr;  // <run dir>/doorbell, mapped (common/record.hpp)
+  double fullest_ = 0;            // the mover's last cycle: the largest share of a ring it found filled
   std::atomic<bool> stop_{false};
   bool pause_before_commit_ = false;  // PROF_TEST_PAUSE=build (the fault suite only)
 };

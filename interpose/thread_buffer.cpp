@@ -1,6 +1,7 @@
 #include "interpose/thread_buffer.hpp"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -26,6 +27,8 @@ namespace prof::interpose {
 __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer = nullptr;
 
 namespace {
+
+void ring_doorbell() noexcept;  // below, with the collector's other shared files
 
 // Smallest ring tried when the run directory has no room for a full one (4 KiB of records:
 // slow under load, since the producer waits for the collector more often, but recorded).
@@ -131,6 +134,7 @@ ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   pthread_once(&g_key_once, make_key);
   pthread_setspecific(g_exit_key, buffer);
   t_buffer = buffer;
+  ring_doorbell();  // a new ring for the mover to find
   timing_thread_started(runtime);
   return buffer;
 }
@@ -231,6 +235,53 @@ bool ThreadBuffer::open_in(const char* dir, uint64_t capacity, bool shrink, uint
 }
 
 namespace {
+// The collector's doorbell (common/record.hpp), mapped at the first ring: one per process (a
+// forked child keeps its parent's mapping of the same file). Checked against the file by its
+// inode each time (slow path only): a process that records into another run directory later (the
+// collector's tests) rings that run's bell; a mapping it no longer uses is left mapped (another
+// thread may be ringing it).
+struct DoorbellMapping {
+  Doorbell* bell = nullptr;
+  dev_t device = 0;
+  ino_t inode = 0;
+};
+DoorbellMapping g_doorbell;
+std::atomic_flag g_doorbell_lock = ATOMIC_FLAG_INIT;
+
+Doorbell* doorbell() noexcept {
+  char path[sizeof g_config.run_dir + sizeof kDoorbellFile + 1];
+  snprintf(path, sizeof path, "%s/%s", g_config.run_dir, kDoorbellFile);
+  struct stat st {};
+  if (stat(path, &st) != 0 || static_cast<size_t>(st.st_size) < kDoorbellBytes) return nullptr;
+  // Another thread is mapping it (or this one, interrupted by a signal whose handler made a
+  // call): not rung this time, the mover comes at the end of its pause.
+  if (g_doorbell_lock.test_and_set(std::memory_order_acquire)) return nullptr;
+  if (!g_doorbell.bell || g_doorbell.device != st.st_dev || g_doorbell.inode != st.st_ino) {
+    const int fd = ::open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    struct stat opened {};
+    void* map = fd >= 0 && fstat(fd, &opened) == 0 && static_cast<size_t>(opened.st_size) >= kDoorbellBytes
+                    ? mmap(nullptr, kDoorbellBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                    : MAP_FAILED;
+    if (fd >= 0) ::close(fd);
+    if (map != MAP_FAILED) g_doorbell = {static_cast<Doorbell*>(map), opened.st_dev, opened.st_ino};
+  }
+  Doorbell* bell = g_doorbell.bell;
+  g_doorbell_lock.clear(std::memory_order_release);
+  return bell;
+}
+
+// Wakes the mover now instead of at the end of its pause. Slow path only: a new ring, or a ring
+// that filled before the collector had made its journal.
+void ring_doorbell() noexcept {
+  const int saved_errno = errno;
+  if (Doorbell* bell = doorbell()) {
+    bell->rung.fetch_add(1, std::memory_order_release);
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&bell->rung), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  }
+  errno = saved_errno;
+}
+
+
 // move_own_records() encodes blocks of this many records into a buffer of this size, written
 // with one pwrite each time it fills (about 50,000 typical calls).
 constexpr uint64_t kMoveBlockRecords = 2048;
@@ -279,6 +330,7 @@ bool ThreadBuffer::wait_for_space() noexcept {
     return false;
   }
   header_->full_waits.fetch_add(1, std::memory_order_relaxed);
+  ring_doorbell();
   const uint64_t deadline = now_ns() + g_config.full_wait_ms * 1000000ull;
   const timespec pause{0, 50000};
   for (uint64_t spins = 1;; ++spins) {
@@ -328,7 +380,10 @@ void ThreadBuffer::set_limit() noexcept {
 // could not (the mover holds the lock, no journal yet, or writing it failed: then never again).
 bool ThreadBuffer::move_own_records() noexcept {
   BufferHeader& h = *header_;
-  if (h.journal_end.load(std::memory_order_acquire) == 0) return false;
+  if (h.journal_end.load(std::memory_order_acquire) == 0) {
+    ring_doorbell();  // the collector has not made the journal yet: this ring is waiting for it
+    return false;
+  }
   uint32_t holder = kMoverNone;
   if (!h.mover.compare_exchange_strong(holder, kMoverProducer, std::memory_order_acquire, std::memory_order_relaxed))
     return false;
