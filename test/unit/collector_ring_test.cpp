@@ -150,6 +150,62 @@ TEST_CASE("a new ring wakes a mover that has backed off", "[collector][interpose
   CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 10);
 }
 
+// A thread killed half-way through moving its own records leaves the move lock held and part of
+// a block after the journal's end. Once its thread is gone, the mover takes the lock over, cuts
+// the part off, and moves what the ring still holds: every record once, the journal readable.
+TEST_CASE("the mover takes over a ring whose thread died moving its own records", "[collector][interpose]") {
+  TempDir run_dir, out_dir;
+  auto& config = record_into(run_dir, 4096, 60000, 5);
+  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
+  collector.start();
+  std::atomic<int> step{0};
+  std::thread thread([&] {
+    produce(500);
+    step = 1;
+    while (step.load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    produce(700);  // left in the ring: its mover "died"
+    step = 3;
+    while (step.load() != 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (step.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::string ring_path;
+  for (const auto& entry : fs::directory_iterator(run_dir.path))
+    if (entry.path().extension() == ".buf") ring_path = entry.path().string();
+  prof::collector::BufferReader ring;
+  REQUIRE(ring.open(ring_path));
+  prof::BufferHeader& h = ring.shared_header();
+  // The journal made and the 500 records in it, then the lock taken as the thread would take it.
+  for (int waited = 0; waited < 20000; ++waited) {
+    ring.sync();
+    if (h.journal_end.load() != 0 && ring.begin() == ring.end()) {
+      uint32_t free = prof::kMoverNone;
+      if (h.mover.compare_exchange_strong(free, prof::kMoverProducer)) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(h.mover.load() == prof::kMoverProducer);
+  step = 2;
+  while (step.load() != 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  {
+    // What the thread had written of its block when it died.
+    const std::string journal = h.journal_path;
+    FILE* f = std::fopen(journal.c_str(), "ab");
+    REQUIRE(f != nullptr);
+    const std::vector<unsigned char> partial(200000, 0xAB);
+    std::fwrite(partial.data(), 1, partial.size(), f);
+    std::fclose(f);
+  }
+  step = 4;
+  thread.join();  // the ring is released: no one else can free the lock
+  std::vector<prof::collector::CollectedProcess> dbs = collector.finish();
+  config.enabled = false;
+  CHECK(collector.errors().empty());
+  REQUIRE(dbs.size() == 1);
+  prof::Database db(dbs[0].db_path, prof::Database::Mode::kReadOnly);
+  CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 1200);
+  CHECK(count(db, "SELECT COUNT(DISTINCT correlation_id) FROM api_calls") == 1200);
+}
+
 // A thread of a few calls holds a ring of 256 records (a few pages, allocated at its first call);
 // its 257th record takes the ring to its full size, which the collector's reader picks up.
 TEST_CASE("a ring starts with 256 records and takes its full size when its first lap ends", "[collector][interpose]") {
