@@ -42,10 +42,11 @@ constexpr uint64_t kInCallMarginNs = 10'000'000;
 // The mover appends a ring's records this many at a time (one block, about 40 KB), taking the
 // ring's move lock for each span (common/record.hpp, BufferHeader::mover).
 constexpr uint64_t kMoveSpanRecords = 8192;
-// A ring whose producer moved its own records is left to it for this long after, unless it has
-// brought no record for kProducerQuietNs (a thread among more than there are CPUs can go that
-// long without one; a thread that stopped making calls leaves the rest to the mover): see move_once.
-constexpr uint64_t kProducersOwnNs = 100'000'000;
+// A ring whose producer moved its own records is left to it (see move_once) for at most
+// kProducersOwnNs at a time, and while it moved them within kProducerQuietNs and brought a record
+// within kProducerQuietNs (a thread among more than there are CPUs can go that long without
+// one; a thread that stopped making calls leaves the rest to the mover).
+constexpr uint64_t kProducersOwnNs = 1'000'000'000;
 constexpr uint64_t kProducerQuietNs = 100'000'000;
 }  // namespace
 
@@ -419,15 +420,21 @@ uint64_t Collector::move_once(bool final) {
     // ring while it goes on making calls. There the mover can be held off the CPU for tens of ms
     // at any point, also while it holds a ring's move lock, and a thread whose ring filled
     // meanwhile would wait for it. A thread that stops making calls, or exits, gives it back.
+    // The mover takes the ring back after kProducersOwnNs for a cycle at least: on a machine
+    // with a CPU to spare, where one late cycle made the thread move its records, the mover then
+    // keeps ahead of it again.
     const uint64_t self_moves = h.self_moves.load(std::memory_order_relaxed);
     if (self_moves != ring.seen_self_moves) {
       ring.seen_self_moves = self_moves;
       ring.self_moved_ns = look_ns;
+      if (ring.owned_since_ns == 0) ring.owned_since_ns = look_ns;
     }
     if (end != ring.seen_end) ring.grew_ns = look_ns;
-    const bool producers_own = !final && ring.self_moved_ns != 0 && look_ns - ring.self_moved_ns < kProducersOwnNs &&
+    const bool producers_own = !final && ring.owned_since_ns != 0 && look_ns - ring.owned_since_ns < kProducersOwnNs &&
+                               look_ns - ring.self_moved_ns < kProducerQuietNs &&
                                look_ns - ring.grew_ns < kProducerQuietNs &&
                                h.closed.load(std::memory_order_acquire) == 0;
+    if (!producers_own) ring.owned_since_ns = 0;
     ring.seen_end = end;
     if (!producers_own)
       fullest_ = std::max(fullest_, static_cast<double>(end - begin) / static_cast<double>(reader.capacity()));

@@ -77,6 +77,7 @@ class Collector {
     uint64_t seen_end = 0;          // the producer's write index at the last cycle
     uint64_t seen_self_moves = 0;   // its count of self-moves at the last cycle
     uint64_t self_moved_ns = 0;     // when the mover last saw that count grow
+    uint64_t owned_since_ns = 0;    // since when the ring is left to its producer (0: it is not)
     uint64_t grew_ns = 0;           // when it last saw the write index move
   };
   bool claim_ring(Ring& ring);
