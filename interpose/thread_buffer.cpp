@@ -281,7 +281,6 @@ void ring_doorbell() noexcept {
   errno = saved_errno;
 }
 
-
 // move_own_records() encodes blocks of this many records into a buffer of this size, written
 // with one pwrite each time it fills (about 50,000 typical calls).
 constexpr uint64_t kMoveBlockRecords = 2048;
@@ -375,9 +374,9 @@ void ThreadBuffer::set_limit() noexcept {
 // ring left to fill would make this thread wait for it. So the thread moves its records into the
 // ring's journal itself, with the mover's own protocol (common/record.hpp, BufferHeader::mover):
 // the move lock, whole encoded blocks at journal_end, then journal_end and read_index. Only while
-// prof is alive (a killed prof's program stops recording, as before), never a signal of the
-// program's interrupted (errno kept, cancellation held off while the lock is held). False when it
-// could not (the mover holds the lock, no journal yet, or writing it failed: then never again).
+// prof is alive (a killed prof's program stops recording, as before), and unseen by the program
+// (errno kept; cancellation held off while the lock is held). False when it could not (the mover
+// holds the lock, no journal yet, or writing it failed: then never again).
 bool ThreadBuffer::move_own_records() noexcept {
   BufferHeader& h = *header_;
   if (h.journal_end.load(std::memory_order_acquire) == 0) {
