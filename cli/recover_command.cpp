@@ -13,6 +13,7 @@
 #include "cli/outputs.hpp"
 #include "cli/run_directory.hpp"
 #include "collector/collector.hpp"
+#include "collector/process_info.hpp"
 
 namespace prof::cli {
 
@@ -58,14 +59,7 @@ std::vector<int> processes_alive(const std::vector<std::string>& dirs) {
       const long pid = std::strtol(entry->d_name, &end, 10);
       if (end == entry->d_name || *end != '.' || pid <= 0 || pid > INT_MAX) continue;
       if (std::find(alive.begin(), alive.end(), static_cast<int>(pid)) != alive.end()) continue;
-      // Alive and not a zombie waiting for its parent.
-      std::FILE* stat_file = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-      if (!stat_file) continue;
-      char line[512] = {};
-      const bool read = std::fgets(line, sizeof line, stat_file) != nullptr;
-      std::fclose(stat_file);
-      const char* state = read ? std::strrchr(line, ')') : nullptr;
-      if (state && state[1] == ' ' && state[2] != 'Z' && state[2] != 'X') alive.push_back(static_cast<int>(pid));
+      if (collector::process_alive(static_cast<int>(pid))) alive.push_back(static_cast<int>(pid));
     }
     closedir(dir);
   }

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/pwrite_all.hpp"
+
 namespace prof::cli {
 
 namespace {
@@ -83,17 +85,7 @@ void ManifestLock::write() {
   for (const auto& [key, value] : manifest_)
     if (value.find('\n') == std::string::npos) text += key + "=" + value + "\n";
   if (ftruncate(fd_, 0) != 0) return;
-  const char* p = text.data();
-  size_t left = text.size();
-  off_t offset = 0;
-  while (left > 0) {
-    const ssize_t n = pwrite(fd_, p, left, offset);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    p += n;
-    left -= static_cast<size_t>(n);
-    offset += n;
-  }
+  (void)pwrite_all(fd_, text.data(), text.size(), 0);
 }
 
 std::optional<OrphanedRun> OrphanedRun::take(const std::string& run_dir, std::string& why) {

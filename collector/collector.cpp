@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <sched.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
@@ -74,16 +73,6 @@ bool parse_name(const std::string& name, const char* suffix, int& pid, uint64_t&
   image = token;
   if (tid) *tid = t;
   return true;
-}
-
-// Whether process `pid` can still run code: it exists and is not a zombie.
-bool process_alive(int pid) {
-  if (kill(pid, 0) != 0 && errno != EPERM) return false;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return true;
-  const size_t name_end = stat.rfind(')');
-  return name_end == std::string::npos || name_end + 2 >= stat.size() || stat[name_end + 2] != 'Z';
 }
 
 // Drops the bytes of a UTF-8 sequence that `text` ends in the middle of.

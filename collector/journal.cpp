@@ -1,6 +1,7 @@
 #include "collector/journal.hpp"
 
 #include "common/journal_codec.hpp"
+#include "common/pwrite_all.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -28,15 +29,7 @@ bool valid_block(const JournalBlock& block) {
 }
 
 void write_all_at(int fd, const void* data, size_t bytes, off_t offset, const std::string& path) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t n = pwrite(fd, p, bytes, offset);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(path, "cannot write the journal");
-    p += n;
-    bytes -= static_cast<size_t>(n);
-    offset += n;
-  }
+  if (!pwrite_all(fd, data, bytes, static_cast<uint64_t>(offset))) fail(path, "cannot write the journal");
 }
 
 // The end of the last whole block of a journal `size` bytes long, and the records up to it.

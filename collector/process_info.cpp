@@ -1,5 +1,9 @@
 #include "collector/process_info.hpp"
 
+#include <signal.h>
+
+#include <cerrno>
+
 #include <fstream>
 #include <sstream>
 
@@ -85,6 +89,16 @@ std::string join_command_line(const std::vector<std::string>& argv) {
     out += '\'';
   }
   return out;
+}
+
+bool process_alive(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return kill(pid, 0) == 0 || errno == EPERM;
+  const size_t name_end = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (name_end == std::string::npos || name_end + 2 >= stat.size()) return true;
+  const char state = stat[name_end + 2];
+  return state != 'Z' && state != 'X';
 }
 
 }  // namespace prof::collector

@@ -28,6 +28,10 @@ struct Mapping {
 };
 std::vector<Mapping> read_maps(const std::string& path);
 
+// Whether process `pid` can still run code: it exists and is neither a zombie waiting for its
+// parent nor dead (state Z or X in /proc/<pid>/stat; without /proc, whether it can be signalled).
+bool process_alive(int pid);
+
 // "a b 'c d'": arguments joined for display, quoted where they contain spaces or quotes.
 std::string join_command_line(const std::vector<std::string>& argv);
 

@@ -19,6 +19,7 @@
 
 #include "common/clock.hpp"
 #include "common/journal_codec.hpp"
+#include "common/pwrite_all.hpp"
 #include "interpose/config.hpp"
 #include "interpose/device_timing.hpp"
 
@@ -287,18 +288,6 @@ constexpr uint64_t kMoveBlockRecords = 2048;
 constexpr size_t kMoveBufferBytes = size_t{256} << 10;
 static_assert(journal_block_bound(kMoveBlockRecords) <= kMoveBufferBytes);
 
-bool write_all_at(int fd, const unsigned char* data, size_t bytes, uint64_t offset) noexcept {
-  while (bytes > 0) {
-    const ssize_t n = pwrite(fd, data, bytes, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    bytes -= static_cast<size_t>(n);
-    offset += static_cast<uint64_t>(n);
-  }
-  return true;
-}
-
 // Whether the prof that owns the run has died (SIGKILL, OOM): it holds an exclusive lock on the
 // run manifest (cli/recovery.hpp) for as long as it lives, and a prof --recover holds it while it
 // reads the rings. No manifest (the collector run without the CLI): not known to be gone.
@@ -409,7 +398,7 @@ bool ThreadBuffer::move_own_records() noexcept {
           p = encode_journal_block(p, n, [this, i](uint64_t k) -> const Record& { return records_[(i + k) & mask_]; });
           i += n;
         }
-        ok = write_all_at(fd, move_buffer_, static_cast<size_t>(p - move_buffer_), at);
+        ok = pwrite_all(fd, move_buffer_, static_cast<size_t>(p - move_buffer_), at);
         at += static_cast<uint64_t>(p - move_buffer_);
       }
       if (ok) {
