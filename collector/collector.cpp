@@ -3,10 +3,8 @@
 #include <dirent.h>
 #include <sched.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <spdlog/spdlog.h>
 
@@ -23,30 +21,14 @@
 #include "common/clock.hpp"
 #include "runtimes/runtimes.hpp"
 #include "collector/process_info.hpp"
+#include "collector/run_files.hpp"
 
 namespace prof::collector {
 
 namespace {
-// A mover cycle that moved at least this many records means some thread is making calls fast.
-constexpr uint64_t kBusyRecords = 1024;
 // A thread whose journal grew within this long may still bring calls: the builder waits for it
 // (a journal whose ring the mover does not watch, as in recovery of a run whose rings are gone).
 constexpr uint64_t kActiveThreadNs = 1'000'000'000;
-// A thread seen between calls may have begun one just before the mover looked, its "starting"
-// store not yet visible (the hook stores it before reading its clock: a thread descheduled
-// there is seen as starting): its next call is taken to begin no earlier than this long before
-// the look. The same margin for rings the last scan did not find. A call that still comes
-// earlier is numbered by finalize()'s renumbering pass instead (slower, as correct).
-constexpr uint64_t kInCallMarginNs = 10'000'000;
-// The mover appends a ring's records this many at a time (one block, about 40 KB), taking the
-// ring's move lock for each span (common/record.hpp, BufferHeader::mover).
-constexpr uint64_t kMoveSpanRecords = 8192;
-// A ring whose producer moved its own records is left to it (see move_once) for at most
-// kProducersOwnNs at a time, and while it moved them within kProducerQuietNs and brought a record
-// within kProducerQuietNs (a thread among more than there are CPUs can go that long without
-// one; a thread that stopped making calls leaves the rest to the mover).
-constexpr uint64_t kProducersOwnNs = 1'000'000'000;
-constexpr uint64_t kProducerQuietNs = 100'000'000;
 }  // namespace
 
 // <stem><ext>, or the first of <stem>.2<ext>, <stem>.3<ext>, ... that no file (or symlink) holds:
@@ -59,9 +41,6 @@ std::string free_name(const std::string& stem, const std::string& ext, bool repl
   return path;
 }
 
-namespace {
-
-// "<pid>.<image>.<thread index>.buf" / "<pid>.<image>.info" / "<pid>.<image>.maps"
 bool parse_name(const std::string& name, const char* suffix, int& pid, uint64_t& image, int* tid) {
   unsigned long long token = 0;
   int p = 0, t = 0, consumed = 0;
@@ -74,6 +53,8 @@ bool parse_name(const std::string& name, const char* suffix, int& pid, uint64_t&
   if (tid) *tid = t;
   return true;
 }
+
+namespace {
 
 // Drops the bytes of a UTF-8 sequence that `text` ends in the middle of.
 void trim_partial_utf8(std::string& text) {
@@ -140,51 +121,11 @@ Collector::~Collector() {
 }
 
 void Collector::start() {
-  // The doorbell before the mover: a producer that finds no doorbell file never rings it, and the
-  // mover then sees new rings within its pause, as it would without one.
-  const std::string bell = options_.run_dir + "/" + kDoorbellFile;
-  const int fd = ::open(bell.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd >= 0) {
-    if (posix_fallocate(fd, 0, kDoorbellBytes) == 0) {
-      void* map = mmap(nullptr, kDoorbellBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      if (map != MAP_FAILED) doorbell_ = static_cast<Doorbell*>(map);
-    }
-    ::close(fd);
-  }
+  open_doorbell();
   // The mover is light (a memory copy per cycle) and polls often while rings are busy: batch
   // priority, so its wake-ups never preempt the program's threads (a preempted thread between a
   // copy and prof's event after it would see the copy end late).
-  mover_ = std::thread([this] {
-    sched_param batch{};
-    sched_setscheduler(0, SCHED_BATCH, &batch);
-    // Busy rings are moved every millisecond (a thread making calls flat out fills a 65536-record
-    // ring in about 5 ms); quiet ones back off to drain_interval_ms, so an idle run costs nothing.
-    auto pause = std::chrono::microseconds(1000);
-    const auto longest = std::chrono::microseconds(int64_t{1000} * options_.drain_interval_ms);
-    while (!stop_.load(std::memory_order_acquire)) {
-      const size_t rings_before = rings_.size();
-      // Read before the cycle: a ring made during it rings a bell this wait does not sleep through.
-      const uint32_t rung = doorbell_ ? doorbell_->rung.load(std::memory_order_acquire) : 0;
-      const uint64_t moved = move_once(/*final=*/false);
-      // Threads coming and going (rings opened or released) count as busy too: a released ring
-      // is 4 MiB of /dev/shm until the mover unlinks it.
-      const bool busy = moved >= kBusyRecords || rings_.size() != rings_before || released_last_cycle_;
-      // A ring found an eighth full (a thread making millions of calls a second), or a new one
-      // (which may be): the next cycle comes sooner, so that on a machine with a CPU to spare the
-      // mover stays ahead of the thread instead of the thread reaching half its ring and moving
-      // its records itself.
-      const bool new_rings = rings_.size() > rings_before;
-      const auto busy_pause = std::chrono::microseconds(fullest_ >= 0.125 || new_rings ? 200 : 1000);
-      pause = busy ? busy_pause : std::min(pause * 2, longest);
-      if (doorbell_) {
-        const int64_t ns = std::chrono::nanoseconds(pause).count();
-        const timespec wait{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&doorbell_->rung), FUTEX_WAIT, rung, &wait, nullptr, 0);
-      } else {
-        std::this_thread::sleep_for(pause);
-      }
-    }
-  });
+  mover_ = std::thread([this] { run_mover(); });
   builder_ = std::thread([this] {
     // The database is built on CPU the program leaves idle: it never competes with the program's
     // threads (a backlog is finished after the program exits, at full speed).
@@ -317,199 +258,6 @@ uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_n
   closedir(dir);
   if (exit_time_ns) *exit_time_ns = exit_ns;
   return calls;
-}
-
-// ---- The mover: rings -> journals ----
-
-void Collector::scan_rings(const std::string& run_dir) {
-  DIR* dir = opendir(run_dir.c_str());
-  if (!dir) return;
-  while (dirent* entry = readdir(dir)) {
-    std::string name = entry->d_name;
-    if (rings_.count(name)) continue;
-    int pid = 0, tid = 0;
-    uint64_t image = 0;
-    if (!parse_name(name, "buf", pid, image, &tid)) continue;
-    auto ring = std::make_unique<Ring>();
-    if (!ring->reader.open(run_dir + "/" + name)) continue;  // header not complete yet
-    ring->pid = pid;
-    ring->journal_name = name.substr(0, name.size() - 3) + "jrnl";
-    // Recovery: the program may still run, its threads moving their own records into the journal
-    // the killed prof made; the journal is taken up between two of their moves.
-    if (!claim_ring(*ring)) continue;  // next scan
-    BufferHeader& shared = ring->reader.shared_header();
-    const std::string journal_path = options_.journal_dir + "/" + ring->journal_name;
-    try {
-      ring->reader.sync();
-      ring->journal = std::make_unique<JournalWriter>(journal_path, ring->reader.header(), ring->reader.begin());
-      // Recovery: records the killed prof wrote but had not released yet are in the journal already.
-      const uint64_t have = ring->journal->next_index();
-      if (have > ring->reader.begin()) ring->reader.release(std::min(have, ring->reader.end()));
-      // From now on the producer may move its own records too (unless the path does not fit).
-      if (journal_path.size() < sizeof shared.journal_path) {
-        std::memcpy(shared.journal_path, journal_path.c_str(), journal_path.size() + 1);
-        shared.journal_end.store(ring->journal->end_offset(), std::memory_order_release);
-      } else {
-        shared.journal_end.store(0, std::memory_order_release);
-      }
-    } catch (const std::exception& e) {
-      add_error(e.what());
-      ring->journal.reset();
-      shared.journal_end.store(0, std::memory_order_release);
-    }
-    shared.mover.store(kMoverNone, std::memory_order_release);
-    rings_.emplace(name, std::move(ring));
-  }
-  closedir(dir);
-}
-
-// Takes the ring's move lock for the collector: free, or held by a producer that can no longer
-// free it (its thread has exited, or its process has died, perhaps half-way through a block: what
-// follows the journal's end is cut off).
-bool Collector::claim_ring(Ring& ring) {
-  BufferHeader& h = ring.reader.shared_header();
-  uint32_t holder = kMoverNone;
-  if (h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire)) return true;
-  if (holder != kMoverProducer) return false;
-  if (h.closed.load(std::memory_order_acquire) != kRingReleased && process_alive(ring.pid)) return false;
-  if (!h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire)) return false;
-  if (const uint64_t end = h.journal_end.load(std::memory_order_relaxed); end && ring.journal) {
-    try {
-      ring.journal->cut_at(end);
-    } catch (...) {
-      h.mover.store(kMoverNone, std::memory_order_release);
-      throw;
-    }
-  }
-  return true;
-}
-
-uint64_t Collector::move_once(bool final) {
-  std::lock_guard lock(move_mutex_);
-  released_last_cycle_ = false;
-  // A ring this scan does not find was made after it began, and so was every call of its thread.
-  const uint64_t scan_ns = now_ns();
-  scan_rings(options_.run_dir);
-  if (!options_.fallback_run_dir.empty()) scan_rings(options_.fallback_run_dir);
-  uint64_t moved = 0;
-  fullest_ = 0;
-  for (auto it = rings_.begin(); it != rings_.end();) {
-    Ring& ring = *it->second;
-    BufferReader& reader = ring.reader;
-    BufferHeader& h = reader.shared_header();
-    // Before the records: a call the thread leaves after this look is in them (its record is
-    // published before the store that says it left).
-    const uint64_t look_ns = now_ns();
-    const uint64_t in_call = h.in_call_since.load(std::memory_order_acquire);
-    reader.sync();  // what the producer moved itself
-    const uint64_t begin = reader.begin(), end = reader.end();
-    bool journaled = true;  // every record published before the look is in the journal now
-    // A thread that moved its own records (it got half a ring ahead of the mover: on a machine
-    // whose CPUs the program's threads hold, the mover gets less CPU than moving takes) keeps its
-    // ring while it goes on making calls. There the mover can be held off the CPU for tens of ms
-    // at any point, also while it holds a ring's move lock, and a thread whose ring filled
-    // meanwhile would wait for it. A thread that stops making calls, or exits, gives it back.
-    // The mover takes the ring back after kProducersOwnNs for a cycle at least: on a machine
-    // with a CPU to spare, where one late cycle made the thread move its records, the mover then
-    // keeps ahead of it again.
-    const uint64_t self_moves = h.self_moves.load(std::memory_order_relaxed);
-    if (self_moves != ring.seen_self_moves) {
-      ring.seen_self_moves = self_moves;
-      ring.self_moved_ns = look_ns;
-      if (ring.owned_since_ns == 0) ring.owned_since_ns = look_ns;
-    }
-    if (end != ring.seen_end) ring.grew_ns = look_ns;
-    const bool producers_own = !final && ring.owned_since_ns != 0 && look_ns - ring.owned_since_ns < kProducersOwnNs &&
-                               look_ns - ring.self_moved_ns < kProducerQuietNs &&
-                               look_ns - ring.grew_ns < kProducerQuietNs &&
-                               h.closed.load(std::memory_order_acquire) == 0;
-    if (!producers_own) ring.owned_since_ns = 0;
-    ring.seen_end = end;
-    if (!producers_own)
-      fullest_ = std::max(fullest_, static_cast<double>(end - begin) / static_cast<double>(reader.capacity()));
-    if (producers_own && end > begin) journaled = false;
-    else if (end > begin) {
-      const uint64_t capacity = reader.capacity();  // as of end(): a ring grows
-      bool claimed = false;
-      try {
-        if (!ring.journal) throw std::runtime_error("");
-        // A span at a time, each under the move lock on its own: a mover held off the CPU while
-        // it holds the lock holds up a producer whose ring is full for that long, and the
-        // shorter the hold, the rarer that is.
-        for (uint64_t from = begin; from < end;) {
-          const uint64_t to = std::min(end, from + kMoveSpanRecords);
-          claimed = claim_ring(ring);
-          if (!claimed || h.read_index.load(std::memory_order_acquire) != from) {
-            journaled = false;  // the producer is moving them, or has: the next cycle takes the rest
-            break;
-          }
-          const uint64_t at = from & (capacity - 1);
-          const uint64_t first = std::min(to - from, capacity - at);
-          const uint64_t shared_end = h.journal_end.load(std::memory_order_relaxed);
-          const uint64_t new_end = ring.journal->append_at(shared_end ? shared_end : ring.journal->end_offset(),
-                                                           &reader.record(from), first, &reader.record(from + first),
-                                                           to - from - first);
-          if (shared_end) h.journal_end.store(new_end, std::memory_order_relaxed);
-          reader.release(to);
-          moved += to - from;
-          h.mover.store(kMoverNone, std::memory_order_release);
-          claimed = false;
-          from = to;
-        }
-      } catch (const std::exception& e) {
-        // A producer must never wait on a reader that stopped reading: consumed all the same, counted.
-        if (ring.journal && *e.what()) add_error(e.what());
-        ring.journal.reset();
-        h.journal_end.store(0, std::memory_order_relaxed);  // nor move into a journal that failed
-        reader.sync();
-        if (end > reader.begin()) {
-          unjournaled_[ring.pid] += end - reader.begin();
-          moved += end - reader.begin();
-          reader.release(end);
-        }
-      }
-      if (claimed) h.mover.store(kMoverNone, std::memory_order_release);
-    }
-    // A ring whose thread exited (the producer unmapped it: no record can follow) and whose
-    // records are all in the journal is released: unmapped here and its file unlinked, so memory
-    // and run-directory space follow the threads alive, not the threads ever created. Its
-    // counters stay in the journal's header.
-    const bool released = h.closed.load(std::memory_order_acquire) == kRingReleased && reader.begin() == reader.end();
-    if (ring.journal) {
-      try {
-        ring.journal->update_counters(h);
-      } catch (const std::exception&) {
-      }
-    }
-    if (released && ring.journal) {
-      try {
-        ring.journal->mark_thread_exited();  // the builder's sign that this thread holds nothing
-      } catch (const std::exception&) {
-      }
-    }
-    {
-      // An exited thread's entry goes (its journal says it has exited): the map follows the
-      // threads alive, not every thread ever made.
-      std::lock_guard bounds(bounds_mutex_);
-      // (A ring without a journal brings the builder nothing: no bound.)
-      // (A bound not renewed stays true: a call not in the journal now was not in it then.)
-      if (released || !ring.journal) next_call_bounds_.erase(ring.journal_name);
-      else if (journaled) next_call_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
-    }
-    if (released) {
-      unlink(reader.path().c_str());
-      it = rings_.erase(it);
-      released_last_cycle_ = true;
-    } else {
-      ++it;
-    }
-  }
-  {
-    // Only now: the bounds of every ring this scan found are in place.
-    std::lock_guard bounds(bounds_mutex_);
-    unseen_rings_bound_ = scan_ns - std::min(scan_ns, kInCallMarginNs);
-  }
-  return moved;
 }
 
 // ---- The builder: journals -> databases ----

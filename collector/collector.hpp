@@ -118,6 +118,9 @@ class Collector {
   // The mover: rings -> journals. Returns the records moved.
   // `final`: every ring is moved to its end (the program has exited, or prof is finishing).
   uint64_t move_once(bool final);
+  // collector/mover.cpp: the doorbell (made before the program starts), the mover's thread.
+  void open_doorbell();
+  void run_mover();
   void scan_rings(const std::string& dir);
   // The builder: journals -> databases. Returns the records built.
   uint64_t build_once(bool final);
