@@ -39,20 +39,22 @@ void write_device_metadata(TimelineContext& ctx) {
   }
 }
 
+Lane copy_lane(int64_t device, int64_t direction, int64_t) { return Lane{copy_pid(device), direction_tid(direction)}; }
+Lane kernel_lane(int64_t device, int64_t stream_index) { return Lane{compute_pid(device), stream_tid(stream_index)}; }
+
 }  // namespace
 
-void write_copy_process(TimelineContext& ctx) {
+void write_copy_head(TimelineContext& ctx) {
   write_api_process_metadata(ctx);
   write_device_metadata(ctx);
   write_marker_lanes(ctx);
-  write_api_events(ctx);
+  read_names(ctx);
+}
+
+TimelineEventWriter copy_view_events(TimelineContext& ctx) { return TimelineEventWriter(ctx, copy_lane, kernel_lane); }
+
+void write_copy_tail(TimelineContext& ctx) {
   write_marker_events(ctx);
-  write_copy_events(ctx, [](int64_t device, int64_t direction, int64_t) {
-    return Lane{copy_pid(device), direction_tid(direction)};
-  });
-  write_kernel_events(ctx, [](int64_t device, int64_t stream_index) {
-    return Lane{compute_pid(device), stream_tid(stream_index)};
-  });
   write_memory_counters(ctx, copy_pid, [&ctx](int64_t device) {
     return "Memory Copy on " + ctx.labels.device + " " + std::to_string(device);
   });

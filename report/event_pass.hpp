@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "collector/sqlite_db.hpp"
@@ -18,8 +19,17 @@ namespace prof::report {
 
 struct ApiRow {
   int64_t correlation_id = 0, api_id = 0, thread_id = 0, begin_ns = 0, end_ns = 0, result = 0, device = 0,
-          bytes = 0;
+          bytes = 0, aux = 0;
   std::optional<int64_t> sequence, stream_index;
+  // Named arguments (api_args) as "name:value,..." in name order; read only when the scan asks
+  // (ScanOptions::api_args), else empty.
+  bool has_args = false;
+  std::string args;
+};
+
+// The call that enqueued a kernel or copy, when that call is in the db.
+struct CallOf {
+  int64_t thread_id = 0, begin_ns = 0, end_ns = 0, api_id = 0;
 };
 
 struct KernelRow {
@@ -27,12 +37,15 @@ struct KernelRow {
   int64_t grid[3] = {}, block[3] = {};
   std::optional<int64_t> name_id, device_begin_ns, device_end_ns;
   std::optional<int64_t> call_thread_id;  // the enqueueing call's thread, when that call is in the db
+  CallOf call;                            // that call (valid when call_thread_id is set)
+  const std::string* name = nullptr;      // the readable name, when a pipe resolved it (report/event_pipe.hpp)
 };
 
 struct CopyRow {
   int64_t correlation_id = 0, device = 0, stream_index = 0, direction = 0, bytes = 0;
   std::optional<int64_t> device_begin_ns, device_end_ns;
   std::optional<int64_t> call_thread_id;
+  CallOf call;
 };
 
 class EventConsumer {
@@ -45,7 +58,20 @@ class EventConsumer {
 
 // Feeds the selected process's rows that `filter` covers to every consumer: each table's rows in
 // correlation id order (the order of the tables' own scans; rows of different tables interleave).
-void scan_events(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers);
+struct ScanOptions {
+  bool api_args = false;  // fill ApiRow::args from api_args (a merge by correlation id, no lookup per row)
+};
+void scan_events(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers,
+                 ScanOptions options = {});
+
+// The same rows with only the fields a timeline plans with, at a third of the cost (SQLite
+// aggregate functions: no statement steps back to the caller per row): ApiRow correlation_id,
+// api_id, thread_id, begin_ns, end_ns; KernelRow correlation_id, name_id, device, stream_index,
+// device_begin_ns, device_end_ns; CopyRow correlation_id, device, stream_index, direction,
+// device_begin_ns, device_end_ns. Other fields are 0 or empty. Tables are read one after the
+// other, rows in no promised order; a kernel or copy is covered when its correlation id is
+// in the range (RowFilter::activity_condition), whether or not its call was recorded.
+void scan_event_times(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers);
 
 // Count, first and last begin of the covered events of one process: API calls by begin_ns, kernels
 // and copies by device_begin_ns (those without one are not counted). A timeline's origin and its

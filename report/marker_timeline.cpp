@@ -56,7 +56,6 @@ void write_marker_events(TimelineContext& ctx) {
     if (!st.column_is_null(8)) args.add("range_id", st.column_int(8));
     if (!st.column_is_null(9) && kind != "mark") args.add("end_thread", st.column_int(9));
     if (st.column_int(10) != 0) args.add("open_at_exit", int64_t{1});
-    ctx.count_row();
     if (kind == "mark")
       ctx.writer.instant(pid, lane, message, "marker", begin_ns, args);
     else if (kind == "push_pop")
@@ -74,7 +73,6 @@ void write_capture_windows(TimelineContext& ctx) {
   while (st.step()) {
     args.clear();
     args.add("window", st.column_int(0) + 1).add("started_by", st.column_text(3)).add("stopped_by", st.column_text(4));
-    ctx.count_row();
     ctx.writer.complete(ctx.api_pid(), kCaptureLaneTid, "capture window " + std::to_string(st.column_int(0) + 1),
                         "capture", st.column_int(1), st.column_int(2), args);
   }

@@ -6,6 +6,7 @@
 
 #include "collector/sqlite_db.hpp"
 #include "report/event_pass.hpp"
+#include "report/event_pipe.hpp"
 #include "report/html_report.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
@@ -89,85 +90,125 @@ std::vector<HtmlTimelineLink> html_timeline_links(const std::vector<TimelinePart
 }
 
 // One timeline view (<base>_copy.json or <base>_stream.json), as one file or, when it is too big
-// for a viewer, as parts <base>_copy.1.json, ... split by time (report/timeline_parts.hpp).
-// `extents` and `lanes` are each process's, from the report's pass over the events.
-void write_timeline(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
-                    const std::vector<EventExtents>& extents, const std::vector<TimelineLanes>& lanes, bool merged,
-                    bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt,
-                    std::vector<std::unique_ptr<OutputFile>>& files, const std::function<void(int64_t)>* progress,
-                    int64_t& rows_before, ReportResult& result) {
-  std::string_view view = stream_view ? "stream" : "copy";
-  const std::string stem = opt.base_name + (stream_view ? "_stream" : "_copy");
-  std::vector<TextSink*> sinks;
-  std::vector<OutputFile*> outputs;
-  for (size_t i = 0; i < part_starts.size(); ++i) {
-    std::string name = part_starts.size() == 1 ? stem + ".json" : stem + "." + std::to_string(i + 1) + ".json";
-    files.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, name), kJsonSignature, OutputFile::Tolerant{}));
-    outputs.push_back(files.back().get());
-    sinks.push_back(files.back().get());
-    // All parts are open at once: their buffers together stay at about 1 MiB.
-    if (part_starts.size() > 1)
-      files.back()->set_flush_bytes(std::max<size_t>(size_t{64} << 10, (size_t{1} << 20) / part_starts.size()));
-  }
-  int64_t origin_ns = INT64_MAX;
-  for (size_t i = 0; i < processes.size(); ++i) {
-    select_process(db, processes[i].process_id);
-    origin_ns = std::min(origin_ns, timeline_origin_ns(db, extents[i]));
-  }
-  if (processes.empty()) origin_ns = 0;
-  ChromeJsonWriter writer(sinks, part_starts, origin_ns);
-  if (merged) {
-    writer.set_other_data(merged_other_data(db, processes, view, origin_ns));
-  } else {
-    writer.set_other_data(timeline_other_data(db, view, origin_ns));
-  }
-  writer.begin();
-  for (size_t i = 0; i < processes.size(); ++i) {
-    const SourceProcess& p = processes[i];
-    select_process(db, p.process_id);
-    TimelineContext ctx{db, filter, writer, {}};
-    ctx.lanes = &lanes[i];
-    ctx.labels = timeline_labels(read_runtimes(db));
-    if (merged) {
-      ctx.pid_base = p.process_id * kPidStride;
-      ctx.process_label = process_label(p);
+// for a viewer, as parts <base>_copy.1.json, ... split by time (report/timeline_parts.hpp). The
+// report's pass over each process's events feeds it (events(), on the pipe's thread) between the
+// process's head and tail, which are written on the report's thread.
+class TimelineOutput {
+ public:
+  TimelineOutput(Database& db, const std::vector<SourceProcess>& processes, const std::vector<EventExtents>& extents,
+                 bool merged, bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt)
+      : stream_view_(stream_view), merged_(merged), stem_(opt.base_name + (stream_view ? "_stream" : "_copy")) {
+    std::vector<TextSink*> sinks;
+    for (size_t i = 0; i < part_starts.size(); ++i) {
+      std::string name =
+          part_starts.size() == 1 ? stem_ + ".json" : stem_ + "." + std::to_string(i + 1) + ".json";
+      files_.push_back(
+          std::make_unique<OutputFile>(join_path(opt.output_dir, name), kJsonSignature, OutputFile::Tolerant{}));
+      outputs_.push_back(files_.back().get());
+      sinks.push_back(files_.back().get());
+      // All parts are open at once: their buffers together stay at about 1 MiB.
+      if (part_starts.size() > 1)
+        files_.back()->set_flush_bytes(std::max<size_t>(size_t{64} << 10, (size_t{1} << 20) / part_starts.size()));
     }
-    std::function<void(int64_t)> shifted;
-    if (progress) {
-      int64_t before = rows_before;
-      shifted = [progress, before](int64_t rows) { (*progress)(before + rows); };
-      ctx.progress = &shifted;
+    for (size_t i = 0; i < processes.size(); ++i) {
+      select_process(db, processes[i].process_id);
+      origin_ns_ = std::min(origin_ns_, timeline_origin_ns(db, extents[i]));
     }
-    if (stream_view)
-      write_stream_process(ctx);
+    if (processes.empty()) origin_ns_ = 0;
+    writer_ = std::make_unique<ChromeJsonWriter>(sinks, part_starts, origin_ns_);
+    if (merged)
+      writer_->set_other_data(merged_other_data(db, processes, view(), origin_ns_));
     else
-      write_copy_process(ctx);
-    rows_before += ctx.rows;
+      writer_->set_other_data(timeline_other_data(db, view(), origin_ns_));
+    writer_->begin();
   }
-  writer.end();
-  int64_t largest_bytes = 0, largest_events = 0;
-  for (int i = 0; i < writer.parts(); ++i) {
-    auto [begin_ns, end_ns] = writer.part_span(i);
-    const std::string& path = outputs[static_cast<size_t>(i)]->final_path();
-    result.timeline_parts.push_back(
-        {path, std::string(view), begin_ns - origin_ns, end_ns - origin_ns, writer.part_events(i)});
-    largest_bytes = std::max(largest_bytes, outputs[static_cast<size_t>(i)]->bytes_written());
-    largest_events = std::max(largest_events, writer.part_events(i));
+
+  // The selected process: its names now, then events() for its pass.
+  void begin_process(Database& db, const RowFilter& filter, const SourceProcess& p, const TimelineLanes& lanes) {
+    ctx_ = std::make_unique<TimelineContext>(TimelineContext{db, filter, *writer_, {}});
+    ctx_->lanes = &lanes;
+    ctx_->labels = timeline_labels(read_runtimes(db));
+    if (merged_) {
+      ctx_->pid_base = p.process_id * kPidStride;
+      ctx_->process_label = process_label(p);
+    }
+    if (stream_view_)
+      write_stream_head(*ctx_);
+    else
+      write_copy_head(*ctx_);
+    events_ = std::make_unique<TimelineEventWriter>(stream_view_ ? stream_view_events(*ctx_) : copy_view_events(*ctx_));
   }
-  if (writer.parts() > 1) {
-    result.notes.push_back(stem + ".json would hold " + std::to_string(writer.events_written()) +
-                           " events, more than a browser tab opens: split by time into " +
-                           std::to_string(writer.parts()) + " parts of at most " +
-                           std::to_string(opt.json_max_events) + " events and " +
-                           std::to_string(kPartMaxBytes >> 20) + " MB each, " + stem + ".1.json to ." +
-                           std::to_string(writer.parts()) + ".json (--json-max-events N sets the part size)");
+  bool has_api_args() const { return ctx_->has_api_args; }
+  EventConsumer* events() { return events_.get(); }
+  void end_process() {
+    if (stream_view_)
+      write_stream_tail(*ctx_);
+    else
+      write_copy_tail(*ctx_);
+    events_.reset();
+    ctx_.reset();
   }
-  if (largest_events > kViewerMaxEvents || largest_bytes > kViewerMaxBytes)
-    result.warnings.push_back(outputs.front()->final_path() + " holds " + std::to_string(largest_events) +
-                              " events (" + std::to_string(largest_bytes >> 20) +
-                              " MB), more than a trace viewer opens (about 1M events / 256 MB); a smaller"
-                              " --json-max-events splits it into more parts");
-}
+
+  // Ends every part; the files move to `files` (in part order) and the result lists the parts.
+  void end(std::vector<std::unique_ptr<OutputFile>>& files, const ReportOptions& opt, ReportResult& result) {
+    writer_->end();
+    const ChromeJsonWriter& writer = *writer_;
+    int64_t largest_bytes = 0, largest_events = 0;
+    for (int i = 0; i < writer.parts(); ++i) {
+      auto [begin_ns, end_ns] = writer.part_span(i);
+      const std::string& path = outputs_[static_cast<size_t>(i)]->final_path();
+      result.timeline_parts.push_back(
+          {path, std::string(view()), begin_ns - origin_ns_, end_ns - origin_ns_, writer.part_events(i)});
+      largest_bytes = std::max(largest_bytes, outputs_[static_cast<size_t>(i)]->bytes_written());
+      largest_events = std::max(largest_events, writer.part_events(i));
+    }
+    if (writer.parts() > 1) {
+      result.notes.push_back(stem_ + ".json would hold " + std::to_string(writer.events_written()) +
+                             " events, more than a browser tab opens: split by time into " +
+                             std::to_string(writer.parts()) + " parts of at most " +
+                             std::to_string(opt.json_max_events) + " events and " +
+                             std::to_string(kPartMaxBytes >> 20) + " MB each, " + stem_ + ".1.json to ." +
+                             std::to_string(writer.parts()) + ".json (--json-max-events N sets the part size)");
+    }
+    if (largest_events > kViewerMaxEvents || largest_bytes > kViewerMaxBytes)
+      result.warnings.push_back(outputs_.front()->final_path() + " holds " + std::to_string(largest_events) +
+                                " events (" + std::to_string(largest_bytes >> 20) +
+                                " MB), more than a trace viewer opens (about 1M events / 256 MB); a smaller"
+                                " --json-max-events splits it into more parts");
+    for (auto& file : files_) files.push_back(std::move(file));
+    files_.clear();
+  }
+
+ private:
+  std::string_view view() const { return stream_view_ ? "stream" : "copy"; }
+
+  bool stream_view_, merged_;
+  std::string stem_;
+  std::vector<std::unique_ptr<OutputFile>> files_;
+  std::vector<OutputFile*> outputs_;
+  int64_t origin_ns_ = INT64_MAX;
+  std::unique_ptr<ChromeJsonWriter> writer_;
+  std::unique_ptr<TimelineContext> ctx_;
+  std::unique_ptr<TimelineEventWriter> events_;
+};
+
+// Calls `progress` with the rows seen so far, every 64K rows.
+class RowProgress final : public EventConsumer {
+ public:
+  RowProgress(const std::function<void(int64_t)>* progress, int64_t rows_before)
+      : progress_(progress), rows_(rows_before) {}
+  void api(const ApiRow&) override { count(); }
+  void kernel(const KernelRow&) override { count(); }
+  void copy(const CopyRow&) override { count(); }
+  int64_t rows() const { return rows_; }
+
+ private:
+  void count() {
+    if ((++rows_ & 0xffff) == 0 && progress_) (*progress_)(rows_);
+  }
+  const std::function<void(int64_t)>* progress_;
+  int64_t rows_;
+};
 
 // Markers (--hiptx-trace): <base>.range_stats.csv when the db holds markers, and
 // <base>.kernel_by_range.csv on request (--kernel-stats-by-range); the capture windows
@@ -248,15 +289,40 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     OutputFile& api_trace = add_file(".api_trace.csv", kApiTraceSignature);
     OutputFile& kernel_trace = add_file(".kernel_trace.csv", kKernelTraceSignature);
     OutputFile& copy_trace = add_file(".copy_trace.csv", kCopyTraceSignature);
+    OutputFile& copy_stats_csv = add_file(".copy_stats.csv", kCopyStatsSignature);
+    OutputFile& memory_csv = add_file(".memory_stats.csv", kMemoryStatsSignature);
     write_api_trace_header(api_trace);
     write_kernel_trace_header(kernel_trace);
     write_copy_trace_header(copy_trace);
+
+    // What the timelines need before their events: each process's extents (the time origin,
+    // the split plan) and lanes (the names written first), from a pass of their own.
+    // Its own pass reads only the columns those need (scan_event_times).
+    PartPlanner planner(opt.json_max_events, kPartMaxBytes);
+    for (const SourceProcess& p : processes) {
+      select_process(db, p.process_id);
+      planner.begin_process(db);
+      scan_event_times(db, filter, {&extents.emplace_back(), &lanes.emplace_back(), &planner});
+      total_rows += extents.back().rows;
+    }
+    const std::vector<int64_t> part_starts = planner.plan(db, filter, processes);
+    std::vector<std::unique_ptr<TimelineOutput>> timelines;
+    timelines.push_back(std::make_unique<TimelineOutput>(db, processes, extents, merged, false, part_starts, opt));
+    if (opt.group_stream)
+      timelines.push_back(std::make_unique<TimelineOutput>(db, processes, extents, merged, true, part_starts, opt));
+
+    std::function<void(int64_t)> progress;
+    if (opt.progress) {
+      progress = [&opt, total = total_rows](int64_t done) { opt.progress("writing reports", done, total); };
+      opt.progress("writing reports", 0, total_rows);
+    }
+    int64_t rows_before = 0;
     std::vector<std::vector<StatsTable>> api_parts(runtimes.size());
     std::vector<std::vector<CopyStats>> copy_parts;
     std::vector<MemoryReport> memory_parts;
     ProfileBuilder profile;
-    // One pass over each process's events feeds every per-event report but the timelines (which
-    // need time order); report/event_pass.hpp.
+    // One pass over each process's events feeds every per-event report (report/event_pass.hpp):
+    // the CSVs and statistics on this thread, the timelines on the pipe's (report/event_pipe.hpp).
     for (size_t i = 0; i < processes.size(); ++i) {
       const SourceProcess& p = processes[i];
       select_process(db, p.process_id);
@@ -267,15 +333,26 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       CopyTraceWriter copy_rows(db, p.pid, copy_trace);
       CopyStatsCollector copy_stats(db);
       StreamBusyCollector streams;
-      EventExtents& here = extents.emplace_back();
-      scan_events(db, filter,
-                  {&api_stats, &kernel_stats, &profile.add_process(db), &api_rows, &kernel_rows, &copy_rows,
-                   &copy_stats, &streams, &here, &lanes.emplace_back()});
+      RowProgress rows(opt.progress ? &progress : nullptr, rows_before);
+      std::vector<EventConsumer*> timeline_events;
+      for (auto& timeline : timelines) {
+        timeline->begin_process(db, filter, p, lanes[i]);
+        timeline_events.push_back(timeline->events());
+      }
+      {
+        EventPipe pipe(db, timeline_events);
+        scan_events(db, filter,
+                    {&api_stats, &kernel_stats, &profile.add_process(db), &api_rows, &kernel_rows, &copy_rows,
+                     &copy_stats, &streams, &rows, &pipe},
+                    ScanOptions{timelines.front()->has_api_args()});
+        pipe.finish();
+      }
+      for (auto& timeline : timelines) timeline->end_process();
+      rows_before = rows.rows();
       for (size_t r = 0; r < runtimes.size(); ++r)
         api_parts[r].push_back(api_stats.table(db, runtimes[r].runtime_id, r == 0));
       kernel_parts.push_back(kernel_stats.table(db));
       add_drops(db, drops);
-      total_rows += here.rows;
       copy_parts.push_back(copy_stats.take());
       memory_parts.push_back(
           read_memory(db, html.add_process(read_process_overview(db, p), streams.take(static_cast<int64_t>(i)))));
@@ -288,26 +365,12 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     // <base>.summary.json: the run's numbers for CI (prof --compare reads it without the db).
     write_profile_json(profile.take(""), summary_json);
     const std::vector<CopyStats> copy_stats = merge_copy_stats(std::move(copy_parts));
-    write_copy_stats(copy_stats, add_file(".copy_stats.csv", kCopyStatsSignature));
+    write_copy_stats(copy_stats, copy_stats_csv);
     memory = merge_memory_reports(std::move(memory_parts));
-    write_memory_csv(memory, add_file(".memory_stats.csv", kMemoryStatsSignature));
+    write_memory_csv(memory, memory_csv);
     write_marker_reports(db, filter, processes, opt, add_file, result);
-
-    int64_t views = opt.group_stream ? 2 : 1, rows_before = 0;
-    std::function<void(int64_t)> progress;
-    if (opt.progress) {
-      progress = [&opt, total = total_rows * views](int64_t done) { opt.progress("writing reports", done, total); };
-      opt.progress("writing reports", 0, total_rows * views);
-    }
-    const std::function<void(int64_t)>* progress_ptr = opt.progress ? &progress : nullptr;
-    const std::vector<int64_t> part_starts =
-        plan_timeline_parts(db, filter, processes, extents, opt.json_max_events, kPartMaxBytes);
-    write_timeline(db, filter, processes, extents, lanes, merged, false, part_starts, opt, files, progress_ptr,
-                   rows_before, result);
-    if (opt.group_stream)
-      write_timeline(db, filter, processes, extents, lanes, merged, true, part_starts, opt, files, progress_ptr,
-                     rows_before, result);
-    if (opt.progress) opt.progress("writing reports", total_rows * views, total_rows * views);
+    for (auto& timeline : timelines) timeline->end(files, opt, result);
+    if (opt.progress) opt.progress("writing reports", total_rows, total_rows);
     // <base>.report.html, the page to open first: the tables above, linking the timeline files.
     std::vector<SummaryApiTable> page_api;
     for (size_t r = 0; r < runtimes.size(); ++r) page_api.push_back({runtimes[r].api_title, api[r]});

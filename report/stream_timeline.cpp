@@ -31,20 +31,26 @@ void write_device_metadata(TimelineContext& ctx) {
   }
 }
 
+Lane stream_copy_lane(int64_t device, int64_t, int64_t stream_index) {
+  return Lane{stream_pid(device), stream_tid(stream_index)};
+}
+Lane stream_kernel_lane(int64_t device, int64_t stream_index) { return Lane{stream_pid(device), stream_tid(stream_index)}; }
+
 }  // namespace
 
-void write_stream_process(TimelineContext& ctx) {
+void write_stream_head(TimelineContext& ctx) {
   write_api_process_metadata(ctx);
   write_device_metadata(ctx);
   write_marker_lanes(ctx);
-  write_api_events(ctx);
+  read_names(ctx);
+}
+
+TimelineEventWriter stream_view_events(TimelineContext& ctx) {
+  return TimelineEventWriter(ctx, stream_copy_lane, stream_kernel_lane);
+}
+
+void write_stream_tail(TimelineContext& ctx) {
   write_marker_events(ctx);
-  write_copy_events(ctx, [](int64_t device, int64_t, int64_t stream_index) {
-    return Lane{stream_pid(device), stream_tid(stream_index)};
-  });
-  write_kernel_events(ctx, [](int64_t device, int64_t stream_index) {
-    return Lane{stream_pid(device), stream_tid(stream_index)};
-  });
   write_memory_counters(ctx, stream_pid, [&ctx](int64_t device) {
     return ctx.labels.stream + " on " + ctx.labels.device + " " + std::to_string(device);
   });

@@ -32,7 +32,6 @@ int64_t timeline_origin_ns(Database& db, const EventExtents& extents) {
   return origin_from(db, earliest);
 }
 
-namespace {
 void read_names(TimelineContext& ctx) {
   if (ctx.names_read) return;
   ctx.names_read = true;
@@ -42,7 +41,6 @@ void read_names(TimelineContext& ctx) {
   Statement directions = ctx.db.prepare("SELECT direction, name FROM copy_directions");
   while (directions.step()) ctx.direction_names[directions.column_int(0)] = directions.column_text(1);
 }
-}  // namespace
 
 const TimelineLanes& TimelineContext::timeline_lanes() {
   if (lanes) return *lanes;
@@ -69,11 +67,7 @@ const std::string& TimelineContext::direction_name(int64_t direction) {
 }
 
 const std::string& TimelineContext::kernel_name(int64_t name_id) {
-  if (const std::string* known = kernel_names.find(name_id)) return *known;
-  Statement st = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
-  st.bind(1, name_id);
-  if (st.step()) return kernel_names.get(name_id, st.column_text(0));
-  return kernel_names.get(name_id, "unknown kernel " + std::to_string(name_id));
+  return resolve_kernel_name(db, kernel_names, name_id);
 }
 
 JsonObject timeline_other_data(Database& db, std::string_view view, int64_t origin_ns) {
@@ -140,211 +134,102 @@ void write_api_process_metadata(TimelineContext& ctx) {
 
 namespace {
 
-// One call of the Runtime API process, as read from its row.
-struct ApiEvent {
-  int64_t api_id = 0, thread_id = 0, begin_ns = 0, end_ns = 0, correlation_id = 0, result = 0, device = 0,
-          bytes = 0, aux = 0;
-  std::optional<int64_t> sequence, stream;
-  std::optional<std::string> args;  // name:value pairs of api_args
-};
-
-void read_api_event(const Statement& st, bool with_args, ApiEvent& e) {
-  e.api_id = st.column_int(0);
-  e.thread_id = st.column_int(1);
-  e.begin_ns = st.column_int(2);
-  e.end_ns = st.column_int(3);
-  e.sequence = column_nullable(st, 4);
-  e.correlation_id = st.column_int(5);
-  e.result = st.column_int(6);
-  e.stream = column_nullable(st, 7);
-  e.device = st.column_int(8);
-  e.bytes = st.column_int(9);
-  e.aux = st.column_int(10);
-  if (with_args && !st.column_is_null(11))
-    e.args = std::string(st.column_text(11));
-  else
-    e.args.reset();
+void add_api_args(JsonObject& args, std::string_view pairs) {
+  // name:value pairs of api_args (names are the runtime descriptions' identifiers).
+  while (!pairs.empty()) {
+    const size_t comma = pairs.find(','), colon = pairs.find(':');
+    std::string_view pair = pairs.substr(0, comma);
+    if (colon < pair.size()) {
+      long long value = 0;
+      std::from_chars(pair.data() + colon + 1, pair.data() + pair.size(), value);
+      args.add(pair.substr(0, colon), static_cast<int64_t>(value));
+    }
+    pairs = comma == std::string_view::npos ? std::string_view() : pairs.substr(comma + 1);
+  }
 }
 
-void write_api_event(TimelineContext& ctx, const ApiEvent& e) {
-  JsonObject& args = ctx.args;
+}  // namespace
+
+const std::string& resolve_kernel_name(Database& db, KernelNameCache& cache, int64_t name_id) {
+  if (const std::string* known = cache.find(name_id)) return *known;
+  Statement st = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
+  st.bind(1, name_id);
+  if (st.step()) return cache.get(name_id, st.column_text(0));
+  return cache.get(name_id, "unknown kernel " + std::to_string(name_id));
+}
+
+void TimelineEventWriter::api(const ApiRow& r) {
+  JsonObject& args = ctx_.args;
   args.clear();
-  if (e.sequence)
-    args.add("sequence", *e.sequence);
+  if (r.sequence)
+    args.add("sequence", *r.sequence);
   else
     args.add_null("sequence");
-  args.add("correlation_id", e.correlation_id).add("result", e.result);
-  if (e.stream)
-    args.add("stream", *e.stream);
+  args.add("correlation_id", r.correlation_id).add("result", r.result);
+  if (r.stream_index)
+    args.add("stream", *r.stream_index);
   else
     args.add_null("stream");
-  args.add("device", e.device).add("bytes", e.bytes).add("aux", e.aux);
-  if (e.args) {
-    // name:value pairs of api_args (names are the runtime descriptions' identifiers).
-    std::string_view pairs = *e.args;
-    while (!pairs.empty()) {
-      const size_t comma = pairs.find(','), colon = pairs.find(':');
-      std::string_view pair = pairs.substr(0, comma);
-      if (colon < pair.size()) {
-        long long value = 0;
-        std::from_chars(pair.data() + colon + 1, pair.data() + pair.size(), value);
-        args.add(pair.substr(0, colon), static_cast<int64_t>(value));
-      }
-      pairs = comma == std::string_view::npos ? std::string_view() : pairs.substr(comma + 1);
-    }
-  }
-  ctx.count_row();
-  const TimelineContext::ApiName& api = ctx.api_name(e.api_id);
-  ctx.writer.complete(ctx.api_pid(), ctx.lane_tid(e.thread_id, api.runtime_id), api.name, "api", e.begin_ns, e.end_ns,
-                      args);
+  args.add("device", r.device).add("bytes", r.bytes).add("aux", r.aux);
+  if (r.has_args) add_api_args(args, r.args);
+  const TimelineContext::ApiName& api = ctx_.api_name(r.api_id);
+  ctx_.writer.complete(ctx_.api_pid(), ctx_.lane_tid(r.thread_id, api.runtime_id), api.name, "api", r.begin_ns,
+                       r.end_ns, args);
 }
 
-bool call_order_less(const ApiEvent& a, const ApiEvent& b) {
-  return std::tie(a.begin_ns, a.thread_id, a.correlation_id) < std::tie(b.begin_ns, b.thread_id, b.correlation_id);
-}
-
-}  // namespace
-
-void write_api_events(TimelineContext& ctx) {
-  // Calls in sequence order, then (begin_ns, thread_id, correlation_id) among calls of one
-  // sequence. The index on sequence holds (sequence, correlation_id): walking it costs no sort, where
-  // ORDER BY sequence, begin_ns, ... made SQLite sort every group of one sequence (twice the time).
-  // Sequences are unique (collector/schema.hpp kAssignSequenceSql) but for calls without one (an
-  // interrupted finish): then the whole order is left to SQL. Any other repeated sequence is a
-  // short run, sorted here.
-  auto query = [&ctx](const char* order) {
-    Statement st = ctx.db.prepare(
-        "SELECT c.api_id, c.thread_id, c.begin_ns, c.end_ns, c.sequence, c.correlation_id, c.result, c.stream_index,"
-        " c.device, c.bytes, c.aux, " +
-        std::string(ctx.has_api_args ? "(SELECT group_concat(a.name || ':' || a.value, ',') FROM api_args a"
-                                       " WHERE a.correlation_id = c.correlation_id)"
-                                     : "NULL") +
-        " FROM api_calls c WHERE " + ctx.filter.api_condition("c") + " ORDER BY " + order);
-    ctx.filter.bind(st);
-    return st;
-  };
-  // A db numbered by id (report_db.hpp calls_numbered_by_id) and finished has every sequence:
-  // its order is a rowid scan.
-  const bool by_id = ctx.filter.calls_numbered_by_id;
-  const bool by_index = ctx.filter.sequence_range || (by_id && meta_value(ctx.db, "end_ns")) || [&ctx] {
-    // a range holds no call without a sequence
-    Statement unsequenced = ctx.db.prepare("SELECT 1 FROM api_calls WHERE sequence IS NULL LIMIT 1");
-    return !unsequenced.step();
-  }();
-  Statement st = query(!by_index ? "c.sequence, c.begin_ns, c.thread_id, c.correlation_id"
-                       : by_id   ? "c.correlation_id"
-                                 : "c.sequence, c.correlation_id");
-  bool more = st.step();
-  std::vector<ApiEvent> run(1);  // calls of one sequence, the next one last
-  for (; more; more = st.step()) {
-    read_api_event(st, ctx.has_api_args, run.back());
-    if (!by_index) {
-      write_api_event(ctx, run.back());
-      continue;
-    }
-    if (run.size() > 1 && run.back().sequence != run.front().sequence) {
-      std::sort(run.begin(), run.end() - 1, call_order_less);
-      for (auto e = run.begin(); e != run.end() - 1; ++e) write_api_event(ctx, *e);
-      run.erase(run.begin(), run.end() - 1);
-    }
-    run.emplace_back();
-  }
-  run.pop_back();
-  std::sort(run.begin(), run.end(), call_order_less);
-  for (const ApiEvent& e : run) write_api_event(ctx, e);
-}
-
-namespace {
-
-// The API call's thread, begin, end and name (kApiCallColumns) come from a LEFT JOIN: a kernel
-// whose call was not recorded (dropped) still shows, without an arrow.
-constexpr const char* kApiCallColumns = "c.thread_id, c.begin_ns, c.end_ns, c.api_id";
-constexpr const char* kApiCallJoin = " LEFT JOIN api_calls c ON c.correlation_id = {}.correlation_id";
-
-std::string api_call_join(std::string_view alias) {
-  std::string join = kApiCallJoin;
-  join.replace(join.find("{}"), 2, alias);
-  return join;
-}
-
-void write_flow(TimelineContext& ctx, const Statement& st, int api_column, int64_t correlation_id, Lane lane,
-                int64_t device_begin_ns) {
-  const std::optional<int64_t> call_thread = column_nullable(st, api_column);
+void TimelineEventWriter::flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call,
+                               Lane lane, int64_t device_begin_ns) {
   if (!call_thread) return;  // the call was not recorded (dropped): no arrow
-  const int64_t call_begin_ns = st.column_int(api_column + 1);
-  const TimelineContext::ApiName& api = ctx.api_name(st.column_int(api_column + 3));
-  FlowSource source{api.name, "api", call_begin_ns, st.column_int(api_column + 2)};
-  const int64_t call_lane = ctx.lane_tid(*call_thread, api.runtime_id);
-  ctx.writer.flow(correlation_id, ctx.api_pid(), call_lane, call_begin_ns, lane.pid, lane.tid, device_begin_ns,
-                  source);
+  const TimelineContext::ApiName& api = ctx_.api_name(call.api_id);
+  FlowSource source{api.name, "api", call.begin_ns, call.end_ns};
+  const int64_t call_lane = ctx_.lane_tid(*call_thread, api.runtime_id);
+  ctx_.writer.flow(correlation_id, ctx_.api_pid(), call_lane, call.begin_ns, lane.pid, lane.tid, device_begin_ns,
+                   source);
 }
 
-}  // namespace
-
-void write_copy_events(TimelineContext& ctx, const CopyPlacement& place) {
-  Statement st = ctx.db.prepare(
-      "SELECT m.correlation_id, m.device, m.stream_index, m.direction, m.bytes, m.device_begin_ns,"
-      " m.device_end_ns, NULL, " + std::string(kApiCallColumns) + " FROM copies m" + api_call_join("m") +
-      " WHERE m.device_begin_ns IS NOT NULL AND m.device_end_ns IS NOT NULL AND " +
-      ctx.filter.activity_condition("m") + " ORDER BY m.device, m.device_begin_ns, m.correlation_id");
-  ctx.filter.bind(st);
-  while (st.step()) {
-    int64_t correlation_id = st.column_int(0), direction = st.column_int(3), stream = st.column_int(2);
-    Lane lane = place(st.column_int(1), direction, stream);
-    lane.pid += ctx.pid_base;
-    JsonObject& args = ctx.args;
-    args.clear();
-    args.add("bytes", st.column_int(4)).add("direction", ctx.direction_name(direction)).add("stream", stream);
-    args.add("correlation_id", correlation_id);
-    int64_t begin_ns = st.column_int(5);
-    ctx.count_row();
-    ctx.writer.complete(lane.pid, lane.tid, copy_slice_name(direction), "copy", begin_ns, st.column_int(6), args);
-    write_flow(ctx, st, 8, correlation_id, lane, begin_ns);
-  }
+void TimelineEventWriter::copy(const CopyRow& r) {
+  if (!r.device_begin_ns || !r.device_end_ns) return;  // no device time: not drawn
+  Lane lane = place_copy_(r.device, r.direction, r.stream_index);
+  lane.pid += ctx_.pid_base;
+  JsonObject& args = ctx_.args;
+  args.clear();
+  args.add("bytes", r.bytes).add("direction", ctx_.direction_name(r.direction)).add("stream", r.stream_index);
+  args.add("correlation_id", r.correlation_id);
+  ctx_.writer.complete(lane.pid, lane.tid, copy_slice_name(r.direction), "copy", *r.device_begin_ns,
+                       *r.device_end_ns, args);
+  flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns);
 }
 
-void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place) {
-  Statement st = ctx.db.prepare(
-      "SELECT k.correlation_id, k.device, k.stream_index, k.name_id, k.function_address, k.grid_x, k.grid_y,"
-      " k.grid_z, k.block_x, k.block_y, k.block_z, k.shared_mem_bytes, k.device_begin_ns, k.device_end_ns, " +
-      std::string(kApiCallColumns) + " FROM kernels k" + api_call_join("k") +
-      " WHERE k.device_begin_ns IS NOT NULL AND k.device_end_ns IS NOT NULL AND " +
-      ctx.filter.activity_condition("k") + " ORDER BY k.device, k.device_begin_ns, k.correlation_id");
-  ctx.filter.bind(st);
-  std::string text;
-  char unknown[64];
-  auto triple = [&st, &text](int first) -> std::string_view {
-    text.assign("(");
-    append_int(text, st.column_int(first));
-    text.push_back(',');
-    append_int(text, st.column_int(first + 1));
-    text.push_back(',');
-    append_int(text, st.column_int(first + 2));
-    text.push_back(')');
-    return text;
+void TimelineEventWriter::kernel(const KernelRow& r) {
+  if (!r.device_begin_ns || !r.device_end_ns) return;
+  Lane lane = place_kernel_(r.device, r.stream_index);
+  lane.pid += ctx_.pid_base;
+  JsonObject& args = ctx_.args;
+  args.clear();
+  auto triple = [this](const int64_t* v) -> std::string_view {
+    text_.assign("(");
+    append_int(text_, v[0]);
+    text_.push_back(',');
+    append_int(text_, v[1]);
+    text_.push_back(',');
+    append_int(text_, v[2]);
+    text_.push_back(')');
+    return text_;
   };
-  while (st.step()) {
-    int64_t correlation_id = st.column_int(0), stream = st.column_int(2);
-    Lane lane = place(st.column_int(1), stream);
-    lane.pid += ctx.pid_base;
-    JsonObject& args = ctx.args;
-    args.clear();
-    args.add("grid", triple(5));
-    args.add("block", triple(8)).add("shared_mem_bytes", st.column_int(11));
-    args.add("stream", stream).add("correlation_id", correlation_id);
-    int64_t begin_ns = st.column_int(12);
-    std::string_view name;
-    if (st.column_is_null(3)) {
-      std::snprintf(unknown, sizeof unknown, "unknown kernel at 0x%llx",
-                    static_cast<unsigned long long>(st.column_int(4)));
-      name = unknown;
-    } else {
-      name = ctx.kernel_name(st.column_int(3));
-    }
-    ctx.count_row();
-    ctx.writer.complete(lane.pid, lane.tid, name, "kernel", begin_ns, st.column_int(13), args);
-    write_flow(ctx, st, 14, correlation_id, lane, begin_ns);
+  args.add("grid", triple(r.grid));
+  args.add("block", triple(r.block)).add("shared_mem_bytes", r.shared_mem_bytes);
+  args.add("stream", r.stream_index).add("correlation_id", r.correlation_id);
+  std::string_view name;
+  char unknown[64];
+  if (!r.name_id) {
+    std::snprintf(unknown, sizeof unknown, "unknown kernel at 0x%llx",
+                  static_cast<unsigned long long>(r.function_address));
+    name = unknown;
+  } else {
+    name = r.name ? *r.name : ctx_.kernel_name(*r.name_id);
   }
+  ctx_.writer.complete(lane.pid, lane.tid, name, "kernel", *r.device_begin_ns, *r.device_end_ns, args);
+  flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns);
 }
 
 namespace {

@@ -70,9 +70,6 @@ struct TimelineContext {
   std::string process_label;  // appended to process names: "" or " (pid 4242, host h)"
   TimelineLabels labels;      // the runtimes' words for streams and devices
   JsonObject args = {};       // reused for every event
-  // Called with the rows written so far, every kProgressRows rows (a terminal's progress line).
-  const std::function<void(int64_t)>* progress = nullptr;
-  int64_t rows = 0;
   // The lanes, when the report's pass gathered them; otherwise timeline_lanes() makes a pass of its own.
   const TimelineLanes* lanes = nullptr;
   std::unique_ptr<TimelineLanes> own_lanes = {};
@@ -96,15 +93,11 @@ struct TimelineContext {
   std::unordered_map<int64_t, std::string> direction_names = {};
   bool names_read = false;
 
-  static constexpr int64_t kProgressRows = 1 << 16;
   static constexpr int64_t kRuntimeLaneStride = 100'000'000;  // above any Linux thread id
   int64_t lane_tid(int64_t thread_id, int64_t runtime_id) const {
     auto it = thread_first_runtime.find(thread_id);
     return it == thread_first_runtime.end() || it->second == runtime_id ? thread_id
                                                                           : thread_id + runtime_id * kRuntimeLaneStride;
-  }
-  void count_row() {
-    if ((++rows & (kProgressRows - 1)) == 0 && progress) (*progress)(rows);
   }
 
   int64_t api_pid() const { return pid_base + kRuntimeApiPid; }
@@ -122,16 +115,42 @@ JsonObject timeline_other_data(Database& db, std::string_view view, int64_t orig
 JsonObject timeline_drops(Database& db);
 
 // Process "Runtime API" (pid 1) with a lane per OS thread (and per further runtime the thread
-// called: "MPI (Thread N)"), then every covered API call, with its named arguments (api_args).
+// called: "MPI (Thread N)"); has_api_args.
 void write_api_process_metadata(TimelineContext& ctx);
-void write_api_events(TimelineContext& ctx);
 
-// Timed copies and kernels as X slices on the lane `place` gives, each with a flow from its API
-// call (when that call is in the db). Rows with NULL device times are skipped.
-using CopyPlacement = std::function<Lane(int64_t device, int64_t direction, int64_t stream_index)>;
-using KernelPlacement = std::function<Lane(int64_t device, int64_t stream_index)>;
-void write_copy_events(TimelineContext& ctx, const CopyPlacement& place);
-void write_kernel_events(TimelineContext& ctx, const KernelPlacement& place);
+// Reads the names by id (api_names, copy_directions) now: after this, ctx's name lookups use no
+// SQL but kernel_name (so a writer on another thread never touches the db).
+void read_names(TimelineContext& ctx);
+
+// The readable name of kernel name `name_id` (strings), from `cache` or the db.
+const std::string& resolve_kernel_name(Database& db, KernelNameCache& cache, int64_t name_id);
+
+// Where a view draws a copy and a kernel.
+using CopyPlacement = Lane (*)(int64_t device, int64_t direction, int64_t stream_index);
+using KernelPlacement = Lane (*)(int64_t device, int64_t stream_index);
+
+// The events of one process's timeline, fed by the pass over its events (report/event_pass.hpp,
+// in correlation id order, ScanOptions::api_args when ctx.has_api_args): every covered API call
+// as an X slice on its thread's lane (with its named arguments), and every timed copy and kernel
+// as an X slice on the lane `place` gives, with a flow arrow from its API call when that call is
+// in the db. Copies and kernels with a NULL device time are not drawn. Kernel names come from
+// KernelRow::name when the pass resolved them, else from ctx (the db).
+class TimelineEventWriter final : public EventConsumer {
+ public:
+  TimelineEventWriter(TimelineContext& ctx, CopyPlacement place_copy, KernelPlacement place_kernel)
+      : ctx_(ctx), place_copy_(place_copy), place_kernel_(place_kernel) {}
+  void api(const ApiRow& r) override;
+  void kernel(const KernelRow& r) override;
+  void copy(const CopyRow& r) override;
+
+ private:
+  void flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call, Lane lane,
+            int64_t device_begin_ns);
+  TimelineContext& ctx_;
+  CopyPlacement place_copy_;
+  KernelPlacement place_kernel_;
+  std::string text_;
+};
 
 // "Memory in use" counter tracks (report/memory.hpp): device and managed memory of device N in
 // the process `device_pid` gives (named `device_process` when no other lane named it), pinned host

@@ -17,18 +17,11 @@ namespace {
 // slice with its args is about 190 bytes plus its name, a kernel slice about 230 plus its name,
 // a flow's two ends about 220, a counter sample about 110). A kernel or copy counts its slice,
 // its arrow's two ends and the API slice the part may have to repeat for the arrow (at most 4).
-struct Weight {
-  int64_t events = 0;
-  int64_t bytes = 0;
-  void add(const Weight& w) {
-    events += w.events;
-    bytes += w.bytes;
-  }
-};
+using Weight = PartPlanner::Weight;
 
 constexpr int64_t kApiBytes = 190, kKernelBytes = 230, kCopyBytes = 230, kFlowBytes = 220, kCounterBytes = 110,
                   kRepeatedBytes = 180, kMarkerBytes = 160;
-constexpr int64_t kBins = 4096;
+constexpr int64_t kBins = PartPlanner::kBins;
 
 using Visit = std::function<void(int64_t at_ns, const Weight& w)>;
 
@@ -146,47 +139,106 @@ void plan_range(EventTimes& events, int64_t lo, int64_t hi, Greedy& greedy) {
   }
 }
 
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// Name lengths by id, for the byte estimate.
+std::unordered_map<int64_t, int64_t> lengths(Database& db, const char* sql) {
+  std::unordered_map<int64_t, int64_t> bytes;
+  Statement st = db.prepare(sql);
+  while (st.step()) bytes[st.column_int(0)] = st.column_int(1);
+  return bytes;
+}
+
 }  // namespace
 
-std::vector<int64_t> plan_timeline_parts(Database& db, const RowFilter& filter,
-                                         const std::vector<SourceProcess>& processes,
-                                         const std::vector<EventExtents>& extents, int64_t max_events,
-                                         int64_t max_bytes) {
-  if (max_events <= 0) return {INT64_MIN};
-  // Small timelines (nearly all) are settled by counting rows: at most 4 events each.
-  int64_t rows = 0, lo = INT64_MAX, hi = INT64_MIN;
+PartPlanner::PartPlanner(int64_t max_events, int64_t max_bytes)
+    : max_events_(max_events), max_bytes_(max_bytes), bins_(static_cast<size_t>(kBins)) {}
+
+void PartPlanner::begin_process(Database& db) {
+  api_name_bytes_ = lengths(db, "SELECT api_id, length(name) FROM api_names");
+  // Every string, not the kernels' distinct names: that was one more scan of the kernels.
+  kernel_name_bytes_ = lengths(db, "SELECT string_id, length(value) FROM strings");
+}
+
+void PartPlanner::api(const ApiRow& r) {
+  auto name = api_name_bytes_.find(r.api_id);
+  add(r.begin_ns, {1, kApiBytes + (name == api_name_bytes_.end() ? 16 : name->second)});
+}
+
+void PartPlanner::kernel(const KernelRow& r) {
+  if (!r.device_begin_ns || !r.device_end_ns) return;
+  int64_t name_bytes = 40;
+  if (r.name_id) {
+    auto name = kernel_name_bytes_.find(*r.name_id);
+    if (name != kernel_name_bytes_.end()) name_bytes = name->second;
+  }
+  add(*r.device_begin_ns, {4, kKernelBytes + kFlowBytes + kRepeatedBytes + name_bytes});
+}
+
+void PartPlanner::copy(const CopyRow& r) {
+  if (!r.device_begin_ns || !r.device_end_ns) return;
+  add(*r.device_begin_ns, {4, kCopyBytes + kFlowBytes + kRepeatedBytes});
+}
+
+void PartPlanner::add(int64_t at_ns, const Weight& w) {
+  ++rows_;
+  int64_t bin = floor_div(at_ns, width_);
+  if (empty_) {
+    base_ = bin;
+    empty_ = false;
+  }
+  while (bin < base_ || bin >= base_ + kBins) {
+    widen();
+    bin = floor_div(at_ns, width_);
+  }
+  bins_[static_cast<size_t>(bin - base_)].add(w);
+}
+
+// Bins twice as wide: bin b of the old width is bin floor(b / 2) of the new one.
+void PartPlanner::widen() {
+  std::vector<Weight> wider(static_cast<size_t>(kBins));
+  const int64_t base = floor_div(base_, 2);
+  for (int64_t i = 0; i < kBins; ++i) wider[static_cast<size_t>(floor_div(base_ + i, 2) - base)].add(bins_[static_cast<size_t>(i)]);
+  bins_.swap(wider);
+  base_ = base;
+  width_ *= 2;
+}
+
+std::vector<int64_t> PartPlanner::plan(Database& db, const RowFilter& filter,
+                                       const std::vector<SourceProcess>& processes) {
+  if (max_events_ <= 0) return {INT64_MIN};
   std::set<std::tuple<int64_t, int, int64_t>> tracks;  // counter tracks: each part may start with a sample of each
-  for (size_t i = 0; i < processes.size(); ++i) {
-    const SourceProcess& p = processes[i];
+  for (const SourceProcess& p : processes) {
     select_process(db, p.process_id);
-    // The rows' count and time range come from the pass over the events (no query of their own).
-    for (const EventExtents::Span* span : {&extents[i].api_calls, &extents[i].kernels, &extents[i].copies}) {
-      if (span->count == 0) continue;
-      rows += span->count;
-      lo = std::min(lo, span->min_ns);
-      hi = std::max(hi, span->max_ns);
-    }
     read_memory(db, [&](const MemorySeries& series, int64_t at_ns, int64_t) {
       tracks.emplace(p.process_id, static_cast<int>(series.kind), series.device);
-      ++rows;
-      lo = std::min(lo, at_ns);
-      hi = std::max(hi, at_ns);
+      add(at_ns, {1, kCounterBytes});
     });
+    // Marks and ranges (--hiptx-trace): an instant, a slice or an async pair, by begin.
     if (db.table_exists("markers")) {
-      Statement st = db.prepare("SELECT COUNT(*), MIN(begin_ns), MAX(begin_ns) FROM markers");
-      if (st.step() && st.column_int(0) > 0) {
-        rows += st.column_int(0);
-        lo = std::min(lo, st.column_int(1));
-        hi = std::max(hi, st.column_int(2));
-      }
+      Statement markers = db.prepare("SELECT begin_ns, length(message) FROM markers");
+      while (markers.step()) add(markers.column_int(0), {2, 2 * kMarkerBytes + markers.column_int(1)});
     }
   }
+  // Small timelines (nearly all) are settled by counting rows: at most 4 events each.
   const int64_t worst_event_bytes = 1024;
-  if (rows == 0 || (rows * 4 <= max_events && rows * 4 * worst_event_bytes <= max_bytes)) return {INT64_MIN};
+  if (rows_ == 0 || (rows_ * 4 <= max_events_ && rows_ * 4 * worst_event_bytes <= max_bytes_)) return {INT64_MIN};
   EventTimes events(db, filter, processes);
   const int64_t reserved = static_cast<int64_t>(tracks.size());
-  Greedy greedy(std::max<int64_t>(1, max_events - reserved), max_bytes - reserved * kCounterBytes);
-  plan_range(events, lo, hi + 1, greedy);
+  Greedy greedy(std::max<int64_t>(1, max_events_ - reserved), max_bytes_ - reserved * kCounterBytes);
+  for (int64_t b = 0; b < kBins; ++b) {
+    const Weight& w = bins_[static_cast<size_t>(b)];
+    if (w.events == 0) continue;
+    const int64_t bin_lo = (base_ + b) * width_;
+    if (greedy.fits(w)) {
+      greedy.add(w);
+    } else if (!greedy.fits_alone(w) && width_ > 1) {
+      plan_range(events, bin_lo, bin_lo + width_, greedy);
+    } else {
+      greedy.cut(bin_lo);
+      greedy.add(w);
+    }
+  }
   return greedy.take();
 }
 

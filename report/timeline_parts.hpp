@@ -3,6 +3,7 @@
 // traces of a few hundred MB at most. prof keeps each part under an event and a byte budget.
 #pragma once
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "collector/sqlite_db.hpp"
@@ -16,16 +17,44 @@ namespace prof::report {
 inline constexpr int64_t kDefaultPartEvents = 500'000;
 inline constexpr int64_t kPartMaxBytes = 128ll << 20;
 
-// The start times of the parts (ascending, the first INT64_MIN): {INT64_MIN} when the whole
-// timeline fits one part. A part holds the events that begin in [start_i, start_i+1): API calls
-// by begin, kernels and copies (with their arrows) by device begin, counter samples by time. Each
-// part's events and estimated bytes stay within the budget unless one nanosecond alone exceeds
-// it. `extents` (one per process, from the report's pass over the events) settle small timelines;
-// a large one costs one more pass over event times (or a few, when a bin alone overflows); memory
-// is a fixed-size histogram.
-std::vector<int64_t> plan_timeline_parts(Database& db, const RowFilter& filter,
-                                         const std::vector<SourceProcess>& processes,
-                                         const std::vector<EventExtents>& extents, int64_t max_events,
-                                         int64_t max_bytes);
+// Plans the parts: a consumer of the report's pass over event times (report/event_pass.hpp
+// scan_event_times, per process after begin_process) that histograms every event time with its
+// weight, then plan() adds memory samples and marks and returns the start times of the parts
+// (ascending, the first INT64_MIN): {INT64_MIN} when the whole timeline fits one part. A part holds
+// the events that begin in [start_i, start_i+1): API calls by begin, kernels and copies (with their
+// arrows) by device begin, counter samples by time. Each part's events and estimated bytes stay
+// within the budget unless one nanosecond alone exceeds it. Memory is a fixed-size histogram whose
+// bins widen as the time span grows; a bin that alone exceeds the budget costs one more query of
+// its own time range.
+class PartPlanner final : public EventConsumer {
+ public:
+  PartPlanner(int64_t max_events, int64_t max_bytes);
+  void begin_process(Database& db);  // the selected process's name lengths
+  void api(const ApiRow& r) override;
+  void kernel(const KernelRow& r) override;
+  void copy(const CopyRow& r) override;
+  std::vector<int64_t> plan(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes);
+
+  struct Weight {
+    int64_t events = 0;
+    int64_t bytes = 0;
+    void add(const Weight& w) {
+      events += w.events;
+      bytes += w.bytes;
+    }
+  };
+  static constexpr int64_t kBins = 4096;
+
+ private:
+  void add(int64_t at_ns, const Weight& w);
+  void widen();
+
+  int64_t max_events_, max_bytes_;
+  std::unordered_map<int64_t, int64_t> api_name_bytes_, kernel_name_bytes_;
+  // bins_[i] holds the events in [(base_ + i) * width_, (base_ + i + 1) * width_).
+  std::vector<Weight> bins_;
+  int64_t base_ = 0, width_ = 1, rows_ = 0;
+  bool empty_ = true;
+};
 
 }  // namespace prof::report

@@ -1,6 +1,6 @@
 // The report's one pass over the events (report/event_pass.hpp) and the order of the timeline's
-// API slices: what the SQL joins and ORDER BY clauses they replaced gave, on small dbs whose
-// correlation ids, sequences and times disagree.
+// slices (the pass's: correlation id), on small dbs whose correlation ids, sequences and times
+// disagree.
 #include <catch2/catch.hpp>
 
 #include <regex>
@@ -43,26 +43,22 @@ struct EventDb {
     auto st = db.prepare("INSERT INTO copies VALUES (?1, 0, 0, 1, 64, NULL, NULL)");
     st.bind(1, correlation_id).run();
   }
-  // Correlation ids of the API slices write_api_events writes, in file order.
-  std::vector<int64_t> api_slice_order(const RowFilter& filter = {}) {
+  // Correlation ids of the slices the timeline writes, in file order.
+  std::vector<int64_t> slice_order(const RowFilter& filter = {}) {
     StringSink sink;
     ChromeJsonWriter writer(sink, 0);
     writer.begin();
     TimelineContext ctx{db, filter, writer, {}};
-    write_api_events(ctx);
+    read_names(ctx);
+    TimelineEventWriter events(ctx, [](int64_t, int64_t, int64_t) { return Lane{2, 1}; },
+                               [](int64_t, int64_t) { return Lane{3, 1}; });
+    scan_events(db, filter, {&events});
     writer.end();
     std::vector<int64_t> ids;
-    static const std::regex id("\"correlation_id\":([0-9]+)");
+    static const std::regex id("\"ph\":\"X\".*\"correlation_id\":([0-9]+)");
     const std::string& text = sink.text();
     for (auto it = std::sregex_iterator(text.begin(), text.end(), id); it != std::sregex_iterator(); ++it)
       ids.push_back(std::stoll((*it)[1]));
-    return ids;
-  }
-  // The order the timeline promises (docs/formats.md): sequence, then begin, thread, correlation id.
-  std::vector<int64_t> sql_order() {
-    std::vector<int64_t> ids;
-    auto st = db.prepare("SELECT correlation_id FROM api_calls ORDER BY sequence, begin_ns, thread_id, correlation_id");
-    while (st.step()) ids.push_back(st.column_int(0));
     return ids;
   }
 };
@@ -82,40 +78,29 @@ struct Seen final : EventConsumer {
 
 }  // namespace
 
-TEST_CASE("API slices follow sequence order, not correlation order", "[report][timeline]") {
+TEST_CASE("slices follow correlation order, whatever sequences and times say", "[report][timeline]") {
   EventDb m;
   m.call(1, 3, 7, 300);
   m.call(2, 1, 8, 100);
+  m.kernel(2);
   m.call(3, 4, 7, 400);
   m.call(4, 2, 8, 200);
-  CHECK(m.api_slice_order() == std::vector<int64_t>{2, 4, 1, 3});
-  CHECK(m.api_slice_order() == m.sql_order());
+  m.kernel(4);
+  // A kernel's slice comes before its call's (the pass feeds device work up to a call's id first).
+  CHECK(m.slice_order() == std::vector<int64_t>{1, 2, 2, 3, 4, 4});
+  // A range is a range of sequences; a kernel goes with its call.
+  CHECK(m.slice_order(RowFilter{std::pair<int64_t, int64_t>{1, 2}}) == std::vector<int64_t>{2, 2, 4, 4});
 }
 
-TEST_CASE("API slices that share a sequence are ordered by begin, thread, correlation id", "[report][timeline]") {
-  for (bool with_index : {true, false}) {
-    EventDb m(with_index);
-    m.call(1, 1, 7, 100);
-    m.call(2, 2, 9, 250);  // sequence 2 three times: begin 250, 200, 200 (thread 8 before 9)
-    m.call(3, 2, 9, 200);
-    m.call(4, 2, 8, 200);
-    m.call(5, 3, 7, 50);
-    m.call(6, 2, 8, 200);
-    CHECK(m.api_slice_order() == std::vector<int64_t>{1, 4, 6, 3, 2, 5});
-    CHECK(m.api_slice_order() == m.sql_order());
-  }
-}
-
-TEST_CASE("API slices of calls without a sequence come first, by begin", "[report][timeline]") {
+TEST_CASE("calls without a sequence are drawn, and a range leaves them out", "[report][timeline]") {
   EventDb m;
   m.call(1, 1, 7, 100);
   m.call(2, -1, 7, 300);
   m.call(3, -1, 7, 200);
   m.call(4, 2, 7, 400);
-  CHECK(m.api_slice_order() == std::vector<int64_t>{3, 2, 1, 4});
-  CHECK(m.api_slice_order() == m.sql_order());
-  // A range covers only sequenced calls.
-  CHECK(m.api_slice_order(RowFilter{std::pair<int64_t, int64_t>{2, 2}}) == std::vector<int64_t>{4});
+  m.copy(4);  // no device times: not drawn
+  CHECK(m.slice_order() == std::vector<int64_t>{1, 2, 3, 4});
+  CHECK(m.slice_order(RowFilter{std::pair<int64_t, int64_t>{2, 2}}) == std::vector<int64_t>{4});
 }
 
 TEST_CASE("a db numbered by id is read in rowid order, and a range is a range of ids", "[report][timeline]") {
@@ -128,11 +113,10 @@ TEST_CASE("a db numbered by id is read in rowid order, and a range is a range of
   CHECK(calls_numbered_by_id(m.db));
   RowFilter by_id;
   by_id.calls_numbered_by_id = true;
-  CHECK(m.api_slice_order(by_id) == std::vector<int64_t>{1, 2, 3, 4});
-  CHECK(m.api_slice_order(by_id) == m.sql_order());
+  CHECK(m.slice_order(by_id) == std::vector<int64_t>{1, 2, 3, 4});
   by_id.sequence_range = std::pair<int64_t, int64_t>{2, 3};
-  CHECK(m.api_slice_order(by_id) == std::vector<int64_t>{2, 3});
-  // Renumbered at the end (the sequence index), or an older schema: sequence order.
+  CHECK(m.slice_order(by_id) == std::vector<int64_t>{2, 3});
+  // Renumbered at the end (the sequence index), or an older schema: not numbered by id.
   m.db.exec(prof::schema::kSequenceIndexSql);
   CHECK_FALSE(calls_numbered_by_id(m.db));
   m.db.exec("DROP INDEX api_calls_sequence; UPDATE meta SET value = '4' WHERE key = 'schema_version'");

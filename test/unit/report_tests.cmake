@@ -11,4 +11,5 @@ prof_add_catch_test(report_unit_test unit
     ${CMAKE_CURRENT_LIST_DIR}/report_memory_curve_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_html_report_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_event_order_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/report_event_pipe_test.cpp
   LIBS prof::report)
