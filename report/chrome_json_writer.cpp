@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 
 #include "report/json_escape.hpp"
 
@@ -115,6 +116,70 @@ void ChromeJsonWriter::append_time(int64_t ns) {
   *end++ = static_cast<char>('0' + frac / 10 % 10);
   *end++ = static_cast<char>('0' + frac % 10);
   line_.append(text, static_cast<size_t>(end - text));
+}
+
+namespace {
+
+// Writers through a pointer into a buffer the caller sized for the whole line.
+inline char* put(char* p, std::string_view text) {
+  std::memcpy(p, text.data(), text.size());
+  return p + text.size();
+}
+inline char* put_int(char* p, int64_t value) { return std::to_chars(p, p + 24, value).ptr; }
+// Microseconds with three decimals from integer ns, as append_time.
+inline char* put_time(char* p, int64_t ns) {
+  uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  if (ns < 0) *p++ = '-';
+  p = std::to_chars(p, p + 24, magnitude / 1000).ptr;
+  const unsigned frac = static_cast<unsigned>(magnitude % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + frac / 100);
+  p[2] = static_cast<char>('0' + frac / 10 % 10);
+  p[3] = static_cast<char>('0' + frac % 10);
+  return p + 4;
+}
+// The longest text of a number (put_int: 20) and of a time (put_time: 1 + 20 + 4).
+constexpr size_t kIntChars = 20, kTimeChars = 25;
+
+}  // namespace
+
+char* ChromeJsonWriter::raw_buffer(size_t most) {
+  if (raw_.size() < most) raw_.resize(std::max(most, 2 * raw_.size()));
+  return raw_.data();
+}
+
+void ChromeJsonWriter::raw_line(Part& part, const char* begin, const char* end) {
+  if (part.first) begin += kSeparator.size();
+  part.first = false;
+  part.sink->write(std::string_view(begin, static_cast<size_t>(end - begin)));
+}
+
+void ChromeJsonWriter::complete_raw(int64_t pid, int64_t tid, std::string_view name_json,
+                                    std::string_view category_json, int64_t begin_ns, int64_t end_ns,
+                                    std::string_view args_json) {
+  Part& part = parts_[part_of(begin_ns)];
+  static constexpr std::string_view kHead = ",\n{\"ph\":\"X\",\"name\":", kCat = ",\"cat\":", kPid = ",\"pid\":",
+                                    kTid = ",\"tid\":", kTs = ",\"ts\":", kDur = ",\"dur\":", kArgs = ",\"args\":";
+  char* const line = raw_buffer(kHead.size() + name_json.size() + kCat.size() + category_json.size() + kPid.size() +
+                                kTid.size() + kTs.size() + kDur.size() + kArgs.size() + args_json.size() + 1 +
+                                2 * kIntChars + 2 * kTimeChars);
+  char* p = put(line, kHead);
+  p = put(p, name_json);
+  p = put(p, kCat);
+  p = put(p, category_json);
+  p = put(p, kPid);
+  p = put_int(p, pid);
+  p = put(p, kTid);
+  p = put_int(p, tid);
+  p = put(p, kTs);
+  p = put_time(p, begin_ns - origin_ns_);
+  p = put(p, kDur);
+  p = put_time(p, end_ns - begin_ns);
+  p = put(p, kArgs);
+  p = put(p, args_json);
+  *p++ = '}';
+  raw_line(part, line, p);
+  count(part, 1, begin_ns, end_ns);
 }
 
 bool ChromeJsonWriter::process_named(int64_t pid) const {
@@ -267,19 +332,23 @@ void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int6
     event_line(part);
     count(part, 1, source.begin_ns, source.end_ns);
   }
+  static constexpr std::string_view kStart = ",\n{\"ph\":\"s\",", kFinish = ",\n{\"ph\":\"f\",\"bp\":\"e\",",
+                                    kId = "\"cat\":\"flow\",\"name\":\"launch\",\"id\":", kPid = ",\"pid\":",
+                                    kTid = ",\"tid\":", kTs = ",\"ts\":";
+  char* const line = raw_buffer(kFinish.size() + kId.size() + kPid.size() + kTid.size() + kTs.size() + 1 +
+                                3 * kIntChars + kTimeChars);
   for (int end = 0; end < 2; ++end) {
-    line_.assign(kSeparator);
-    line_.append(end == 0 ? "{\"ph\":\"s\"," : "{\"ph\":\"f\",\"bp\":\"e\",");
-    line_.append("\"cat\":\"flow\",\"name\":\"launch\",\"id\":");
-    append_int(line_, id);
-    line_.append(",\"pid\":");
-    append_int(line_, end == 0 ? pid_from : pid_to);
-    line_.append(",\"tid\":");
-    append_int(line_, end == 0 ? tid_from : tid_to);
-    line_.append(",\"ts\":");
-    append_time((end == 0 ? from_ns : to_ns) - origin_ns_);
-    line_.push_back('}');
-    event_line(part);
+    char* p = put(line, end == 0 ? kStart : kFinish);
+    p = put(p, kId);
+    p = put_int(p, id);
+    p = put(p, kPid);
+    p = put_int(p, end == 0 ? pid_from : pid_to);
+    p = put(p, kTid);
+    p = put_int(p, end == 0 ? tid_from : tid_to);
+    p = put(p, kTs);
+    p = put_time(p, (end == 0 ? from_ns : to_ns) - origin_ns_);
+    *p++ = '}';
+    raw_line(part, line, p);
   }
   count(part, 2, from_ns, to_ns);
 }

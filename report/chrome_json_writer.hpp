@@ -78,6 +78,11 @@ class ChromeJsonWriter {
   // A complete ("X") event.
   void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
                 int64_t end_ns, const JsonObject& args);
+  // complete() with the name and category already JSON strings (json_string: quotes included)
+  // and `args_json` already a JSON object's text: the timeline's hot path, which escapes nothing
+  // and builds each line in place.
+  void complete_raw(int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
+                    int64_t begin_ns, int64_t end_ns, std::string_view args_json);
   // An instant ("i", thread scope) event at `at_ns`: a marker.
   void instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t at_ns,
                const JsonObject& args);
@@ -131,11 +136,14 @@ class ChromeJsonWriter {
                     int64_t value);
   void count(Part& part, int64_t events, int64_t begin_ns, int64_t end_ns);
   void append_time(int64_t ns);
+  char* raw_buffer(size_t most);                                 // raw_, at least `most` bytes
+  void raw_line(Part& part, const char* begin, const char* end);  // as event_line, from raw_
 
   std::vector<Part> parts_;
   int64_t origin_ns_;
   int64_t events_written_ = 0;
   std::string line_;  // the event being written, after kSeparator
+  std::vector<char> raw_;  // the same for the raw paths (complete_raw, flow): written through a pointer
   std::string metadata_;  // every metadata event so far (process_named looks here)
   std::string other_data_ = "{}";
   // Each counter track's last sample: (pid, name, series) -> its part and value, so a later part

@@ -4,25 +4,26 @@
 
 namespace prof::report {
 
-EventPipe::EventPipe(Database& db, std::vector<EventConsumer*> consumers)
-    : db_(db), consumers_(std::move(consumers)), batches_(kBatches) {
+EventPipe::EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups)
+    : db_(db), groups_(std::move(groups)), batches_(kBatches), full_(groups_.size()) {
   for (Batch& b : batches_) {
     b.kinds.reserve(kBatchRows);
     free_.push_back(&b);
   }
   current_ = free_.front();
   free_.pop_front();
-  thread_ = std::thread([this] { run(); });
+  for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { run(g); });
 }
 
 EventPipe::~EventPipe() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     closing_ = true;
-    full_.clear();  // an abandoned pass: the consumers see no more rows
+    for (auto& queue : full_) queue.clear();  // an abandoned pass: the consumers see no more rows
   }
   changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  for (std::thread& t : threads_)
+    if (t.joinable()) t.join();
 }
 
 void EventPipe::api(const ApiRow& r) {
@@ -38,7 +39,7 @@ void EventPipe::kernel(const KernelRow& r) {
   if (b.kernel_count == b.kernels.size()) b.kernels.emplace_back();
   KernelRow& row = b.kernels[b.kernel_count++];
   row = r;
-  if (r.name_id && r.device_begin_ns && r.device_end_ns) row.name = &resolve_kernel_name(db_, names_, *r.name_id);
+  if (r.name_id) row.name = &resolve_kernel_name(db_, names_, *r.name_id);
   b.kinds.push_back(Kind::kKernel);
   added();
 }
@@ -58,7 +59,8 @@ void EventPipe::added() {
 void EventPipe::hand_over() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (error_) std::rethrow_exception(error_);
-  full_.push_back(current_);
+  current_->readers = static_cast<int>(groups_.size());
+  for (auto& queue : full_) queue.push_back(current_);
   changed_.notify_all();
   changed_.wait(lock, [this] { return !free_.empty() || error_; });
   if (error_) std::rethrow_exception(error_);
@@ -69,39 +71,44 @@ void EventPipe::hand_over() {
 void EventPipe::finish() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (!current_->kinds.empty()) full_.push_back(current_);
+    if (!current_->kinds.empty()) {
+      current_->readers = static_cast<int>(groups_.size());
+      for (auto& queue : full_) queue.push_back(current_);
+    }
     current_ = nullptr;
     closing_ = true;
   }
   changed_.notify_all();
-  thread_.join();
+  for (std::thread& t : threads_) t.join();
   if (error_) std::rethrow_exception(error_);
 }
 
-void EventPipe::run() {
+void EventPipe::run(size_t group) {
+  const std::vector<EventConsumer*>& consumers = groups_[group];
+  std::deque<Batch*>& full = full_[group];
   for (;;) {
     Batch* b = nullptr;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [this] { return !full_.empty() || closing_; });
-      if (full_.empty()) return;  // closing, and every batch is done
-      b = full_.front();
-      full_.pop_front();
+      changed_.wait(lock, [this, &full] { return !full.empty() || closing_ || error_; });
+      if (full.empty() || error_) return;  // closing and every batch is done, or another group failed
+      b = full.front();
+      full.pop_front();
     }
     try {
       size_t a = 0, k = 0, c = 0;
       for (Kind kind : b->kinds) {
         switch (kind) {
           case Kind::kApi:
-            for (EventConsumer* consumer : consumers_) consumer->api(b->apis[a]);
+            for (EventConsumer* consumer : consumers) consumer->api(b->apis[a]);
             ++a;
             break;
           case Kind::kKernel:
-            for (EventConsumer* consumer : consumers_) consumer->kernel(b->kernels[k]);
+            for (EventConsumer* consumer : consumers) consumer->kernel(b->kernels[k]);
             ++k;
             break;
           case Kind::kCopy:
-            for (EventConsumer* consumer : consumers_) consumer->copy(b->copies[c]);
+            for (EventConsumer* consumer : consumers) consumer->copy(b->copies[c]);
             ++c;
             break;
         }
@@ -112,9 +119,10 @@ void EventPipe::run() {
       changed_.notify_all();
       return;
     }
-    b->clear();
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (--b->readers > 0) continue;  // another group still reads it
+      b->clear();
       free_.push_back(b);
     }
     changed_.notify_all();

@@ -1,10 +1,10 @@
-// Consumers of the pass over the events (report/event_pass.hpp) run on a second thread: the pass
-// reads SQLite and feeds its own consumers (the CSVs, the statistics) on the calling thread, and
-// hands the same rows, in the same order, to the pipe's consumers (the timeline writers) in
-// batches. On a machine with two cores the report then costs about what its larger half costs.
-// Memory is fixed: a few batches of rows, reused. Kernel names are resolved on the pass's thread
-// (KernelRow::name), so the consumers' thread never touches the database; the strings stay valid
-// while the pipe lives.
+// Consumers of the pass over the events (report/event_pass.hpp) run on threads of their own: the
+// pass reads SQLite on the calling thread and hands the rows, in its order, in batches, to each
+// group of consumers (the timeline writers; the CSVs and statistics), one thread per group. Each
+// batch is written once and read by every group. On a machine with two cores the report then
+// costs about what its reading costs, or half its work, whichever is more. Memory is fixed: a few
+// batches of rows, reused. Kernel names are resolved on the pass's thread (KernelRow::name), so
+// the groups' threads never touch the database; the strings stay valid while the pipe lives.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -22,8 +22,8 @@ namespace prof::report {
 
 class EventPipe final : public EventConsumer {
  public:
-  EventPipe(Database& db, std::vector<EventConsumer*> consumers);
-  ~EventPipe() override;  // stops and joins the thread (after an exception on the pass's side)
+  EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups);
+  ~EventPipe() override;  // stops and joins the threads (after an exception on the pass's side)
   EventPipe(const EventPipe&) = delete;
   EventPipe& operator=(const EventPipe&) = delete;
 
@@ -42,6 +42,7 @@ class EventPipe final : public EventConsumer {
     std::vector<KernelRow> kernels;
     std::vector<CopyRow> copies;
     size_t api_count = 0, kernel_count = 0, copy_count = 0;
+    int readers = 0;  // groups that have not read it yet
     void clear() {
       kinds.clear();
       api_count = kernel_count = copy_count = 0;
@@ -52,19 +53,20 @@ class EventPipe final : public EventConsumer {
 
   void added();  // after a row went into current_: hands the batch over when it is full
   void hand_over();
-  void run();
+  void run(size_t group);
 
   Database& db_;
   KernelNameCache names_;
-  std::vector<EventConsumer*> consumers_;
+  std::vector<std::vector<EventConsumer*>> groups_;
   std::vector<Batch> batches_;
   Batch* current_ = nullptr;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Batch*> full_, free_;
+  std::vector<std::deque<Batch*>> full_;  // per group, in the pass's order
+  std::deque<Batch*> free_;
   bool closing_ = false;  // no more batches will come
   std::exception_ptr error_;
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace prof::report

@@ -112,7 +112,9 @@ class ProcessGatherer final : public EventConsumer {
     Gathered*& g = r.name_id ? kernel_names_[id] : kernel_addresses_[id];
     if (!g) {
       std::string text;
-      if (r.name_id) {
+      if (r.name) {
+        text = *r.name;  // resolved by the pass (report/event_pipe.hpp)
+      } else if (r.name_id) {
         Statement name = db_.prepare("SELECT value FROM strings WHERE string_id = ?1");
         name.bind(1, id);
         text = name.step() ? demangle(name.column_text(0)) : "unknown kernel " + std::to_string(id);

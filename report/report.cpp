@@ -322,7 +322,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     std::vector<MemoryReport> memory_parts;
     ProfileBuilder profile;
     // One pass over each process's events feeds every per-event report (report/event_pass.hpp):
-    // the CSVs and statistics on this thread, the timelines on the pipe's (report/event_pipe.hpp).
+    // it reads on this thread, the reports consume on the pipe's (report/event_pipe.hpp).
     for (size_t i = 0; i < processes.size(); ++i) {
       const SourceProcess& p = processes[i];
       select_process(db, p.process_id);
@@ -334,17 +334,16 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       CopyStatsCollector copy_stats(db);
       StreamBusyCollector streams;
       RowProgress rows(opt.progress ? &progress : nullptr, rows_before);
-      std::vector<EventConsumer*> timeline_events;
+      // Groups of consumers, a thread each: the CSVs and statistics, and each timeline view.
+      std::vector<std::vector<EventConsumer*>> groups{{&api_stats, &kernel_stats, &profile.add_process(db), &api_rows,
+                                                       &kernel_rows, &copy_rows, &copy_stats, &streams}};
       for (auto& timeline : timelines) {
         timeline->begin_process(db, filter, p, lanes[i]);
-        timeline_events.push_back(timeline->events());
+        groups.push_back({timeline->events()});
       }
       {
-        EventPipe pipe(db, timeline_events);
-        scan_events(db, filter,
-                    {&api_stats, &kernel_stats, &profile.add_process(db), &api_rows, &kernel_rows, &copy_rows,
-                     &copy_stats, &streams, &rows, &pipe},
-                    ScanOptions{timelines.front()->has_api_args()});
+        EventPipe pipe(db, std::move(groups));
+        scan_events(db, filter, {&rows, &pipe}, ScanOptions{timelines.front()->has_api_args()});
         pipe.finish();
       }
       for (auto& timeline : timelines) timeline->end_process();

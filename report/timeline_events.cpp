@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "common/record.hpp"
+#include "report/json_escape.hpp"
 
 namespace prof::report {
 
@@ -158,23 +160,69 @@ const std::string& resolve_kernel_name(Database& db, KernelNameCache& cache, int
   return cache.get(name_id, "unknown kernel " + std::to_string(name_id));
 }
 
+namespace {
+
+inline char* put(char* p, std::string_view text) {
+  std::memcpy(p, text.data(), text.size());
+  return p + text.size();
+}
+inline char* put_int(char* p, int64_t value) { return std::to_chars(p, p + 24, value).ptr; }
+constexpr size_t kIntChars = 20;
+
+}  // namespace
+
+char* TimelineEventWriter::args_buffer(size_t most) {
+  if (args_.size() < most) args_.resize(std::max(most, 2 * args_.size()));
+  return args_.data();
+}
+
+const std::string& TimelineEventWriter::quoted_api_name(const TimelineContext::ApiName& api, int64_t api_id) {
+  auto [it, added] = quoted_api_names_.try_emplace(api_id);
+  if (added) it->second = json_string(api.name);
+  return it->second;
+}
+
 void TimelineEventWriter::api(const ApiRow& r) {
-  JsonObject& args = ctx_.args;
-  args.clear();
-  if (r.sequence)
-    args.add("sequence", *r.sequence);
-  else
-    args.add_null("sequence");
-  args.add("correlation_id", r.correlation_id).add("result", r.result);
-  if (r.stream_index)
-    args.add("stream", *r.stream_index);
-  else
-    args.add_null("stream");
-  args.add("device", r.device).add("bytes", r.bytes).add("aux", r.aux);
-  if (r.has_args) add_api_args(args, r.args);
+  static constexpr std::string_view kSequence = "{\"sequence\":", kCorrelation = ",\"correlation_id\":",
+                                    kResult = ",\"result\":", kStream = ",\"stream\":", kDevice = ",\"device\":",
+                                    kBytes = ",\"bytes\":", kAux = ",\"aux\":", kNull = "null";
+  char* const args = args_buffer(kSequence.size() + kCorrelation.size() + kResult.size() + kStream.size() +
+                                 kDevice.size() + kBytes.size() + kAux.size() + 1 + 7 * kIntChars);
+  char* p = put(args, kSequence);
+  p = r.sequence ? put_int(p, *r.sequence) : put(p, kNull);
+  p = put(p, kCorrelation);
+  p = put_int(p, r.correlation_id);
+  p = put(p, kResult);
+  p = put_int(p, r.result);
+  p = put(p, kStream);
+  p = r.stream_index ? put_int(p, *r.stream_index) : put(p, kNull);
+  p = put(p, kDevice);
+  p = put_int(p, r.device);
+  p = put(p, kBytes);
+  p = put_int(p, r.bytes);
+  p = put(p, kAux);
+  p = put_int(p, r.aux);
+  std::string_view args_json;
+  if (r.has_args) {
+    // Named arguments (MPI's peer, tag, ...): the general path.
+    JsonObject& named = ctx_.args;
+    named.clear();
+    add_api_args(named, r.args);
+    with_named_.assign(args, p);
+    if (named.empty()) {
+      with_named_.push_back('}');
+    } else {
+      with_named_.push_back(',');
+      with_named_.append(named.text(), 1);  // its members and its closing brace
+    }
+    args_json = with_named_;
+  } else {
+    *p++ = '}';
+    args_json = std::string_view(args, static_cast<size_t>(p - args));
+  }
   const TimelineContext::ApiName& api = ctx_.api_name(r.api_id);
-  ctx_.writer.complete(ctx_.api_pid(), ctx_.lane_tid(r.thread_id, api.runtime_id), api.name, "api", r.begin_ns,
-                       r.end_ns, args);
+  ctx_.writer.complete_raw(ctx_.api_pid(), ctx_.lane_tid(r.thread_id, api.runtime_id), quoted_api_name(api, r.api_id),
+                           "\"api\"", r.begin_ns, r.end_ns, args_json);
 }
 
 void TimelineEventWriter::flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call,
@@ -191,12 +239,24 @@ void TimelineEventWriter::copy(const CopyRow& r) {
   if (!r.device_begin_ns || !r.device_end_ns) return;  // no device time: not drawn
   Lane lane = place_copy_(r.device, r.direction, r.stream_index);
   lane.pid += ctx_.pid_base;
-  JsonObject& args = ctx_.args;
-  args.clear();
-  args.add("bytes", r.bytes).add("direction", ctx_.direction_name(r.direction)).add("stream", r.stream_index);
-  args.add("correlation_id", r.correlation_id);
-  ctx_.writer.complete(lane.pid, lane.tid, copy_slice_name(r.direction), "copy", *r.device_begin_ns,
-                       *r.device_end_ns, args);
+  auto [names, added] = quoted_directions_.try_emplace(r.direction);
+  if (added) names->second = {json_string(copy_slice_name(r.direction)), json_string(ctx_.direction_name(r.direction))};
+  const auto& [slice_name, direction] = names->second;
+  static constexpr std::string_view kBytes = "{\"bytes\":", kDirection = ",\"direction\":", kStream = ",\"stream\":",
+                                    kCorrelation = ",\"correlation_id\":";
+  char* const args = args_buffer(kBytes.size() + kDirection.size() + direction.size() + kStream.size() +
+                                 kCorrelation.size() + 1 + 3 * kIntChars);
+  char* p = put(args, kBytes);
+  p = put_int(p, r.bytes);
+  p = put(p, kDirection);
+  p = put(p, direction);
+  p = put(p, kStream);
+  p = put_int(p, r.stream_index);
+  p = put(p, kCorrelation);
+  p = put_int(p, r.correlation_id);
+  *p++ = '}';
+  ctx_.writer.complete_raw(lane.pid, lane.tid, slice_name, "\"copy\"", *r.device_begin_ns, *r.device_end_ns,
+                           std::string_view(args, static_cast<size_t>(p - args)));
   flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns);
 }
 
@@ -204,31 +264,41 @@ void TimelineEventWriter::kernel(const KernelRow& r) {
   if (!r.device_begin_ns || !r.device_end_ns) return;
   Lane lane = place_kernel_(r.device, r.stream_index);
   lane.pid += ctx_.pid_base;
-  JsonObject& args = ctx_.args;
-  args.clear();
-  auto triple = [this](const int64_t* v) -> std::string_view {
-    text_.assign("(");
-    append_int(text_, v[0]);
-    text_.push_back(',');
-    append_int(text_, v[1]);
-    text_.push_back(',');
-    append_int(text_, v[2]);
-    text_.push_back(')');
-    return text_;
-  };
-  args.add("grid", triple(r.grid));
-  args.add("block", triple(r.block)).add("shared_mem_bytes", r.shared_mem_bytes);
-  args.add("stream", r.stream_index).add("correlation_id", r.correlation_id);
-  std::string_view name;
-  char unknown[64];
+  static constexpr std::string_view kGrid = "{\"grid\":\"(", kBlock = ")\",\"block\":\"(",
+                                    kShared = ")\",\"shared_mem_bytes\":", kStream = ",\"stream\":",
+                                    kCorrelation = ",\"correlation_id\":";
+  char* const args = args_buffer(kGrid.size() + kBlock.size() + kShared.size() + kStream.size() +
+                                 kCorrelation.size() + 1 + 4 + 9 * kIntChars);
+  char* p = put(args, kGrid);
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) *p++ = ',';
+    p = put_int(p, r.grid[i]);
+  }
+  p = put(p, kBlock);
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) *p++ = ',';
+    p = put_int(p, r.block[i]);
+  }
+  p = put(p, kShared);
+  p = put_int(p, r.shared_mem_bytes);
+  p = put(p, kStream);
+  p = put_int(p, r.stream_index);
+  p = put(p, kCorrelation);
+  p = put_int(p, r.correlation_id);
+  *p++ = '}';
+  const std::string_view args_json(args, static_cast<size_t>(p - args));
   if (!r.name_id) {
+    char unknown[64];
     std::snprintf(unknown, sizeof unknown, "unknown kernel at 0x%llx",
                   static_cast<unsigned long long>(r.function_address));
-    name = unknown;
+    ctx_.writer.complete_raw(lane.pid, lane.tid, json_string(unknown), "\"kernel\"", *r.device_begin_ns,
+                             *r.device_end_ns, args_json);
   } else {
-    name = r.name ? *r.name : ctx_.kernel_name(*r.name_id);
+    auto [name, added] = quoted_kernel_names_.try_emplace(*r.name_id);
+    if (added) name->second = json_string(r.name ? *r.name : ctx_.kernel_name(*r.name_id));
+    ctx_.writer.complete_raw(lane.pid, lane.tid, name->second, "\"kernel\"", *r.device_begin_ns, *r.device_end_ns,
+                             args_json);
   }
-  ctx_.writer.complete(lane.pid, lane.tid, name, "kernel", *r.device_begin_ns, *r.device_end_ns, args);
   flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns);
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "collector/sqlite_db.hpp"
 #include "report/chrome_json_writer.hpp"
@@ -146,10 +147,16 @@ class TimelineEventWriter final : public EventConsumer {
  private:
   void flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call, Lane lane,
             int64_t device_begin_ns);
+  char* args_buffer(size_t most);  // args_, at least `most` bytes
+  const std::string& quoted_api_name(const TimelineContext::ApiName& api, int64_t api_id);
   TimelineContext& ctx_;
   CopyPlacement place_copy_;
   KernelPlacement place_kernel_;
-  std::string text_;
+  // Names as JSON strings (escaped once, not per event), by id.
+  std::unordered_map<int64_t, std::string> quoted_api_names_, quoted_kernel_names_;
+  std::unordered_map<int64_t, std::pair<std::string, std::string>> quoted_directions_;  // slice name, lane name
+  std::vector<char> args_;  // each event's args, written through a pointer
+  std::string with_named_;  // args with named arguments (api_args)
 };
 
 // "Memory in use" counter tracks (report/memory.hpp): device and managed memory of device N in

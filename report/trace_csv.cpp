@@ -83,10 +83,14 @@ void KernelTraceWriter::kernel(const KernelRow& r) {
   if (r.name_id) {
     auto it = names_.find(*r.name_id);
     if (it == names_.end()) {
-      Statement stored = db_.prepare("SELECT value FROM strings WHERE string_id = ?1");
-      stored.bind(1, *r.name_id);
-      it = names_.emplace(*r.name_id, csv_field(stored.step() ? demangle(stored.column_text(0))
-                                                              : "unknown kernel " + num(*r.name_id))).first;
+      if (r.name) {  // resolved by the pass (report/event_pipe.hpp)
+        it = names_.emplace(*r.name_id, csv_field(*r.name)).first;
+      } else {
+        Statement stored = db_.prepare("SELECT value FROM strings WHERE string_id = ?1");
+        stored.bind(1, *r.name_id);
+        it = names_.emplace(*r.name_id, csv_field(stored.step() ? demangle(stored.column_text(0))
+                                                                : "unknown kernel " + num(*r.name_id))).first;
+      }
     }
     line_ += it->second;
   } else {

@@ -86,21 +86,25 @@ TEST_CASE("the pipe hands every row over in the pass's order, on its own thread"
   }
   Log direct;
   scan_events(m.db, RowFilter{}, {&direct});
-  Log piped;
+  // Two groups, each on its own thread, read the same batches.
+  Log piped, also;
   {
-    EventPipe pipe(m.db, {&piped});
+    EventPipe pipe(m.db, {{&piped}, {&also}});
     scan_events(m.db, RowFilter{}, {&pipe});
     pipe.finish();
   }
-  REQUIRE(piped.rows.size() == direct.rows.size());
-  // The same rows in the same order; kernels carry their resolved (demangled) name.
-  for (size_t i = 0; i < direct.rows.size(); ++i) {
-    std::string want = direct.rows[i];
-    if (want.rfind("kernel ", 0) == 0) want += " scale(float*)";
-    REQUIRE(piped.rows[i] == want);
+  for (const Log* log : {&piped, &also}) {
+    REQUIRE(log->rows.size() == direct.rows.size());
+    // The same rows in the same order; kernels carry their resolved (demangled) name.
+    for (size_t i = 0; i < direct.rows.size(); ++i) {
+      std::string want = direct.rows[i];
+      if (want.rfind("kernel ", 0) == 0) want += " scale(float*)";
+      REQUIRE(log->rows[i] == want);
+    }
+    CHECK(std::none_of(log->threads.begin(), log->threads.end(),
+                       [](std::thread::id id) { return id == std::this_thread::get_id(); }));
   }
-  CHECK(std::none_of(piped.threads.begin(), piped.threads.end(),
-                     [](std::thread::id id) { return id == std::this_thread::get_id(); }));
+  CHECK(piped.threads.front() != also.threads.front());
 }
 
 TEST_CASE("a consumer's exception comes back to the pass, and nothing hangs", "[report][event_pipe]") {
@@ -108,7 +112,8 @@ TEST_CASE("a consumer's exception comes back to the pass, and nothing hangs", "[
   for (int64_t id = 1; id <= 20000; ++id) m.call(id, id, 100, id * 10);
   for (int64_t at : {5, 19999}) {  // in an early batch (thrown to a later row), in the last (thrown by finish)
     Throws failing(at);
-    EventPipe pipe(m.db, {&failing});
+    Log other;  // a group that does not fail stops too
+    EventPipe pipe(m.db, {{&other}, {&failing}});
     CHECK_THROWS_WITH(
         [&] {
           scan_events(m.db, RowFilter{}, {&pipe});
@@ -120,7 +125,7 @@ TEST_CASE("a consumer's exception comes back to the pass, and nothing hangs", "[
   Log seen;
   Throws failing_pass(15000);
   CHECK_THROWS([&] {
-    EventPipe pipe(m.db, {&seen});
+    EventPipe pipe(m.db, {{&seen}});
     scan_events(m.db, RowFilter{}, {&pipe, &failing_pass});
   }());
 }
