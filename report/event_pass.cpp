@@ -1,7 +1,11 @@
 #include "report/event_pass.hpp"
 
 #include <climits>
+#include <condition_variable>
+#include <deque>
 #include <exception>
+#include <mutex>
+#include <thread>
 
 namespace prof::report {
 
@@ -46,6 +50,164 @@ void read_copy(const Statement& st, CopyRow& r) {  // r.correlation_id is alread
 
 CallOf call_of(const ApiRow& r) { return {r.thread_id, r.begin_ns, r.end_ns, r.api_id}; }
 
+// A kernel or a copy, with its correlation id.
+struct DeviceRow {
+  bool is_kernel = false;
+  KernelRow kernel;
+  CopyRow copy;
+  int64_t id() const { return is_kernel ? kernel.correlation_id : copy.correlation_id; }
+};
+
+// Kernels and copies merged in correlation id order (the kernel first when both share an id),
+// each table walked in its own order by one statement.
+class DeviceStatements {
+ public:
+  explicit DeviceStatements(Database& db)
+      : kernels_(db.prepare("SELECT correlation_id, name_id, function_address, device, stream_index, grid_x, grid_y,"
+                            " grid_z, block_x, block_y, block_z, shared_mem_bytes, device_begin_ns, device_end_ns"
+                            " FROM kernels ORDER BY correlation_id")),
+        copies_(db.prepare("SELECT correlation_id, device, stream_index, direction, bytes, device_begin_ns,"
+                           " device_end_ns FROM copies ORDER BY correlation_id")) {
+    more_kernels_ = kernels_.step();
+    more_copies_ = copies_.step();
+  }
+  // The next row into `row` (its call fields untouched); false after the last.
+  bool next(DeviceRow& row) {
+    if (!more_kernels_ && !more_copies_) return false;
+    if (more_kernels_ && (!more_copies_ || kernels_.column_int(0) <= copies_.column_int(0))) {
+      row.is_kernel = true;
+      row.kernel.correlation_id = kernels_.column_int(0);
+      read_kernel(kernels_, row.kernel);
+      more_kernels_ = kernels_.step();
+    } else {
+      row.is_kernel = false;
+      row.copy.correlation_id = copies_.column_int(0);
+      read_copy(copies_, row.copy);
+      more_copies_ = copies_.step();
+    }
+    return true;
+  }
+
+ private:
+  Statement kernels_, copies_;
+  bool more_kernels_ = false, more_copies_ = false;
+};
+
+// The same rows, read on a thread of its own from a second connection to the same file (in a
+// read transaction of its own), handed over in batches: the reading of the kernels and copies
+// runs beside the reading of the calls.
+class DeviceReader {
+ public:
+  explicit DeviceReader(Database& second) : batches_(kBatches) {
+    for (auto& b : batches_) free_.push_back(&b);
+    thread_ = std::thread([this, &second] { run(second); });
+  }
+  ~DeviceReader() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  DeviceReader(const DeviceReader&) = delete;
+  DeviceReader& operator=(const DeviceReader&) = delete;
+
+  DeviceRow* peek() {
+    if (current_ && position_ < current_->size()) return &(*current_)[position_];
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (current_) {
+      free_.push_back(current_);
+      current_ = nullptr;
+      changed_.notify_all();
+    }
+    changed_.wait(lock, [this] { return !full_.empty() || done_; });
+    if (full_.empty()) {
+      if (error_) std::rethrow_exception(error_);
+      return nullptr;
+    }
+    current_ = full_.front();
+    full_.pop_front();
+    position_ = 0;
+    return &(*current_)[0];
+  }
+  void pop() { ++position_; }
+
+ private:
+  static constexpr size_t kBatchRows = 2048;
+  static constexpr int kBatches = 4;
+  using Batch = std::vector<DeviceRow>;
+
+  void run(Database& second) {
+    try {
+      DeviceStatements rows(second);
+      for (bool more = true; more;) {
+        Batch* b = nullptr;
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          changed_.wait(lock, [this] { return !free_.empty() || stopping_; });
+          if (stopping_) return;
+          b = free_.front();
+          free_.pop_front();
+        }
+        b->resize(kBatchRows);
+        size_t n = 0;
+        while (n < kBatchRows && (more = rows.next((*b)[n]))) ++n;
+        b->resize(n);
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (n > 0) full_.push_back(b);
+        else free_.push_back(b);
+        changed_.notify_all();
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      error_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+    changed_.notify_all();
+  }
+
+  std::vector<Batch> batches_;
+  Batch* current_ = nullptr;
+  size_t position_ = 0;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Batch*> full_, free_;
+  bool done_ = false, stopping_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+// One of the two, as the scan asked.
+class DeviceRows {
+ public:
+  DeviceRows(Database& db, Database* second) {
+    if (second)
+      reader_.emplace(*second);
+    else
+      statements_.emplace(db);
+  }
+  DeviceRow* peek() {
+    if (reader_) return reader_->peek();
+    if (!ready_) {
+      ready_ = true;
+      more_ = statements_->next(row_);
+    }
+    return more_ ? &row_ : nullptr;
+  }
+  void pop() {
+    if (reader_) return reader_->pop();
+    ready_ = false;
+  }
+
+ private:
+  std::optional<DeviceReader> reader_;
+  std::optional<DeviceStatements> statements_;
+  DeviceRow row_;
+  bool ready_ = false, more_ = false;
+};
+
 }  // namespace
 
 void scan_events(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers,
@@ -55,12 +217,7 @@ void scan_events(Database& db, const RowFilter& filter, const std::vector<EventC
   Statement calls = db.prepare(
       "SELECT correlation_id, api_id, thread_id, begin_ns, end_ns, result, device, bytes, sequence, stream_index,"
       " aux FROM api_calls ORDER BY correlation_id");
-  Statement kernels = db.prepare(
-      "SELECT correlation_id, name_id, function_address, device, stream_index, grid_x, grid_y, grid_z, block_x,"
-      " block_y, block_z, shared_mem_bytes, device_begin_ns, device_end_ns FROM kernels ORDER BY correlation_id");
-  Statement copies = db.prepare(
-      "SELECT correlation_id, device, stream_index, direction, bytes, device_begin_ns, device_end_ns FROM copies"
-      " ORDER BY correlation_id");
+  DeviceRows device(db, options.second_connection);
   // The filter in C++ (RowFilter's SQL, without a subquery per table): a call is covered when its
   // sequence is in the range; a kernel or copy when the call that enqueued it is.
   const auto& range = filter.sequence_range;
@@ -88,38 +245,33 @@ void scan_events(Database& db, const RowFilter& filter, const std::vector<EventC
       more_args = args->step();
     }
   };
-  ApiRow call;
-  KernelRow kernel;
-  CopyRow copy;
-  bool more_calls = calls.step(), more_kernels = kernels.step(), more_copies = copies.step();
-  // Device work up to (before, or at) correlation id `until` whose call is `call` when ids match.
+  // Device work up to (before, or at) correlation id `until`, whose call is `with_call` when ids match.
   auto device_work = [&](int64_t until, const ApiRow* with_call) {
-    while (more_kernels && (kernel.correlation_id = kernels.column_int(0)) <= until) {
-      read_kernel(kernels, kernel);
-      const bool has_call = with_call && kernel.correlation_id == with_call->correlation_id;
-      kernel.call_thread_id = has_call ? std::optional<int64_t>(with_call->thread_id) : std::nullopt;
-      if (has_call) kernel.call = call_of(*with_call);
-      if (range ? has_call && covered(*with_call) : true)
-        for (EventConsumer* c : consumers) c->kernel(kernel);
-      more_kernels = kernels.step();
-    }
-    while (more_copies && (copy.correlation_id = copies.column_int(0)) <= until) {
-      read_copy(copies, copy);
-      const bool has_call = with_call && copy.correlation_id == with_call->correlation_id;
-      copy.call_thread_id = has_call ? std::optional<int64_t>(with_call->thread_id) : std::nullopt;
-      if (has_call) copy.call = call_of(*with_call);
-      if (range ? has_call && covered(*with_call) : true)
-        for (EventConsumer* c : consumers) c->copy(copy);
-      more_copies = copies.step();
+    for (DeviceRow* d; (d = device.peek()) && d->id() <= until; device.pop()) {
+      const bool has_call = with_call && d->id() == with_call->correlation_id;
+      const bool wanted = range ? has_call && covered(*with_call) : true;
+      if (d->is_kernel) {
+        KernelRow& kernel = d->kernel;
+        kernel.call_thread_id = has_call ? std::optional<int64_t>(with_call->thread_id) : std::nullopt;
+        if (has_call) kernel.call = call_of(*with_call);
+        if (wanted)
+          for (EventConsumer* c : consumers) c->kernel(kernel);
+      } else {
+        CopyRow& copy = d->copy;
+        copy.call_thread_id = has_call ? std::optional<int64_t>(with_call->thread_id) : std::nullopt;
+        if (has_call) copy.call = call_of(*with_call);
+        if (wanted)
+          for (EventConsumer* c : consumers) c->copy(copy);
+      }
     }
   };
-  while (more_calls) {
+  ApiRow call;
+  for (bool more_calls = calls.step(); more_calls; more_calls = calls.step()) {
     read_api(calls, call);
     read_args(call);
     device_work(call.correlation_id, &call);
     if (covered(call))
       for (EventConsumer* c : consumers) c->api(call);
-    more_calls = calls.step();
   }
   device_work(INT64_MAX, nullptr);
 }
@@ -189,7 +341,8 @@ void no_result(sqlite3_context* c) { sqlite3_result_null(c); }
 
 }  // namespace
 
-void scan_event_times(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers) {
+void scan_event_times(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers,
+                      TimeTables tables) {
   TimesScan scan{&consumers, {}, {}, {}};
   struct Function {
     const char* name;
@@ -225,6 +378,8 @@ void scan_event_times(Database& db, const RowFilter& filter, const std::vector<E
       db.fail(std::string("registering ") + f.name);
   }
   for (const Function& f : functions) {
+    const bool calls = &f == &functions[0];
+    if ((calls && tables == TimeTables::kDeviceWork) || (!calls && tables == TimeTables::kCalls)) continue;
     Statement st = db.prepare(f.sql);
     filter.bind(st);
     st.step();

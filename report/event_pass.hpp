@@ -56,11 +56,15 @@ class EventConsumer {
   virtual void copy(const CopyRow&) {}
 };
 
-// Feeds the selected process's rows that `filter` covers to every consumer: each table's rows in
-// correlation id order (the order of the tables' own scans; rows of different tables interleave).
 struct ScanOptions {
   bool api_args = false;  // fill ApiRow::args from api_args (a merge by correlation id, no lookup per row)
+  // A second connection to the same file, with the same process selected: kernels and copies are
+  // then read from it on a thread of their own (second_connection(), report/report_db.hpp).
+  Database* second_connection = nullptr;
 };
+// Feeds the selected process's rows that `filter` covers to every consumer, in correlation id
+// order: before each call, the kernels and copies up to its id (a kernel before a copy of the same
+// id), each table read in its own order (no sort).
 void scan_events(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers,
                  ScanOptions options = {});
 
@@ -71,7 +75,10 @@ void scan_events(Database& db, const RowFilter& filter, const std::vector<EventC
 // device_begin_ns, device_end_ns. Other fields are 0 or empty. Tables are read one after the
 // other, rows in no promised order; a kernel or copy is covered when its correlation id is
 // in the range (RowFilter::activity_condition), whether or not its call was recorded.
-void scan_event_times(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers);
+// `tables` reads only the calls or only the kernels and copies (two connections, two threads).
+enum class TimeTables { kAll, kCalls, kDeviceWork };
+void scan_event_times(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers,
+                      TimeTables tables = TimeTables::kAll);
 
 // Count, first and last begin of the covered events of one process: API calls by begin_ns, kernels
 // and copies by device_begin_ns (those without one are not counted). A timeline's origin and its
@@ -83,6 +90,12 @@ struct EventExtents final : EventConsumer {
       min_ns = count == 0 ? ns : std::min(min_ns, ns);
       max_ns = count == 0 ? ns : std::max(max_ns, ns);
       ++count;
+    }
+    void absorb(const Span& other) {
+      if (other.count == 0) return;
+      min_ns = count == 0 ? other.min_ns : std::min(min_ns, other.min_ns);
+      max_ns = count == 0 ? other.max_ns : std::max(max_ns, other.max_ns);
+      count += other.count;
     }
   };
   Span api_calls, kernels, copies;
@@ -98,6 +111,13 @@ struct EventExtents final : EventConsumer {
   void copy(const CopyRow& r) override {
     ++rows;
     if (r.device_begin_ns) copies.add(*r.device_begin_ns);
+  }
+  // Adds what another consumer saw of other rows.
+  void absorb(const EventExtents& other) {
+    api_calls.absorb(other.api_calls);
+    kernels.absorb(other.kernels);
+    copies.absorb(other.copies);
+    rows += other.rows;
   }
 };
 

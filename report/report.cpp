@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "collector/sqlite_db.hpp"
 #include "report/event_pass.hpp"
@@ -271,6 +272,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     bool merged = is_merged_db(db);
     filter.calls_numbered_by_id = !merged && calls_numbered_by_id(db);
     std::vector<SourceProcess> processes = read_processes(db);
+    std::unique_ptr<Database> second = second_connection(db);
     std::vector<StatsTable> kernel_parts;
     std::vector<EventExtents> extents;  // per process
     std::vector<TimelineLanes> lanes;   // per process
@@ -302,8 +304,39 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     for (const SourceProcess& p : processes) {
       select_process(db, p.process_id);
       planner.begin_process(db);
-      scan_event_times(db, filter, {&extents.emplace_back(), &lanes.emplace_back(), &planner});
-      total_rows += extents.back().rows;
+      EventExtents& here = extents.emplace_back();
+      TimelineLanes& here_lanes = lanes.emplace_back();
+      if (second) {
+        // The kernels and copies on the second connection, beside the calls on this one.
+        select_process(*second, p.process_id);
+        EventExtents device_extents;
+        TimelineLanes device_lanes;
+        PartPlanner device_planner(opt.json_max_events, kPartMaxBytes);
+        device_planner.begin_process(*second);
+        std::exception_ptr device_error;
+        std::thread device([&] {
+          try {
+            scan_event_times(*second, filter, {&device_extents, &device_lanes, &device_planner},
+                             TimeTables::kDeviceWork);
+          } catch (...) {
+            device_error = std::current_exception();
+          }
+        });
+        try {
+          scan_event_times(db, filter, {&here, &here_lanes, &planner}, TimeTables::kCalls);
+        } catch (...) {
+          device.join();
+          throw;
+        }
+        device.join();
+        if (device_error) std::rethrow_exception(device_error);
+        here.absorb(device_extents);
+        here_lanes.absorb(device_lanes);
+        planner.absorb(device_planner);
+      } else {
+        scan_event_times(db, filter, {&here, &here_lanes, &planner});
+      }
+      total_rows += here.rows;
     }
     const std::vector<int64_t> part_starts = planner.plan(db, filter, processes);
     std::vector<std::unique_ptr<TimelineOutput>> timelines;
@@ -342,8 +375,9 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
         groups.push_back({timeline->events()});
       }
       {
+        if (second) select_process(*second, p.process_id);
         EventPipe pipe(db, std::move(groups));
-        scan_events(db, filter, {&rows, &pipe}, ScanOptions{timelines.front()->has_api_args()});
+        scan_events(db, filter, {&rows, &pipe}, ScanOptions{timelines.front()->has_api_args(), second.get()});
         pipe.finish();
       }
       for (auto& timeline : timelines) timeline->end_process();

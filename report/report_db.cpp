@@ -70,6 +70,23 @@ std::unique_ptr<Database> open_report_db(const std::string& path) {
   return db;
 }
 
+std::unique_ptr<Database> second_connection(Database& db) {
+  const char* file = sqlite3_db_filename(db.handle(), "main");
+  if (!file || !*file) return nullptr;
+  try {
+    auto second = std::make_unique<Database>(file, Database::Mode::kReadOnly);
+    auto version_text = meta_value(*second, "schema_version");
+    long long version = schema::kSchemaVersion;
+    if (version_text && std::sscanf(version_text->c_str(), "%lld", &version) == 1 && version < 2)
+      present_as_current(*second, "main", "");
+    second->exec("BEGIN");
+    second->table_exists("api_calls");  // the first read takes the snapshot
+    return second;
+  } catch (const DbError&) {
+    return nullptr;
+  }
+}
+
 ReportError as_report_error(const DbError& error) {
   std::string message = error.what();
   if (message.find("malformed") != std::string::npos || message.find("not a database") != std::string::npos)

@@ -18,6 +18,12 @@ namespace prof::report {
 // prof::schema::kSchemaVersion, and the tables the report reads. Throws ReportError otherwise.
 std::unique_ptr<Database> open_report_db(const std::string& path);
 
+// A second read-only connection to `db`'s file that presents it as open_report_db does (an older
+// schema as the current one), in a read transaction of its own: the report reads two tables at
+// once on two threads (report/event_pass.hpp). nullptr for a db without a file (":memory:") or
+// one that cannot be opened again; the caller then reads everything on `db`.
+std::unique_ptr<Database> second_connection(Database& db);
+
 // A DbError (which already names the file and carries sqlite3_errmsg) as the report's error,
 // saying "corrupt or truncated" when SQLite found the file damaged.
 ReportError as_report_error(const DbError& error);

@@ -46,6 +46,12 @@ class TimelineLanes final : public EventConsumer {
   const Pairs& kernel_streams() const { return kernel_streams_.pairs; }  // (device, stream) of timed kernels
   const Pairs& copy_directions() const { return copy_directions_.pairs; }  // (device, direction), timed copies
   const Pairs& copy_streams() const { return copy_streams_.pairs; }      // (device, stream) of timed copies
+  // Adds the lanes another consumer saw in other rows.
+  void absorb(const TimelineLanes& other) {
+    for (auto [mine, theirs] : {std::pair{&thread_apis_, &other.thread_apis_}, {&kernel_streams_, &other.kernel_streams_},
+                                {&copy_directions_, &other.copy_directions_}, {&copy_streams_, &other.copy_streams_}})
+      mine->pairs.insert(theirs->pairs.begin(), theirs->pairs.end());
+  }
 
  private:
   struct Set {

@@ -182,6 +182,20 @@ void PartPlanner::copy(const CopyRow& r) {
 
 void PartPlanner::add(int64_t at_ns, const Weight& w) {
   ++rows_;
+  add_weight(at_ns, w);
+}
+
+void PartPlanner::absorb(const PartPlanner& other) {
+  if (other.empty_) return;
+  while (width_ < other.width_) widen();
+  for (int64_t i = 0; i < kBins; ++i) {
+    const Weight& w = other.bins_[static_cast<size_t>(i)];
+    if (w.events > 0) add_weight((other.base_ + i) * other.width_, w);
+  }
+  rows_ += other.rows_;
+}
+
+void PartPlanner::add_weight(int64_t at_ns, const Weight& w) {
   int64_t bin = floor_div(at_ns, width_);
   if (empty_) {
     base_ = bin;

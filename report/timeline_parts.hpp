@@ -34,6 +34,9 @@ class PartPlanner final : public EventConsumer {
   void kernel(const KernelRow& r) override;
   void copy(const CopyRow& r) override;
   std::vector<int64_t> plan(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes);
+  // Adds the events another planner (same budget) histogrammed: exact, since bins of either width
+  // nest in the wider ones.
+  void absorb(const PartPlanner& other);
 
   struct Weight {
     int64_t events = 0;
@@ -47,6 +50,7 @@ class PartPlanner final : public EventConsumer {
 
  private:
   void add(int64_t at_ns, const Weight& w);
+  void add_weight(int64_t at_ns, const Weight& w);  // add() without counting a row
   void widen();
 
   int64_t max_events_, max_bytes_;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <unistd.h>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -15,6 +17,7 @@
 #include "collector/sqlite_db.hpp"
 #include "report/event_pass.hpp"
 #include "report/event_pipe.hpp"
+#include "report/report_db.hpp"
 #include "report/timeline_events.hpp"
 #include "report/timeline_parts.hpp"
 
@@ -24,8 +27,8 @@ using prof::Database;
 namespace {
 
 struct PipeDb {
-  Database db{":memory:", Database::Mode::kCreate};
-  PipeDb() {
+  Database db;
+  explicit PipeDb(const std::string& path = ":memory:") : db(path, Database::Mode::kCreate) {
     db.exec(prof::schema::kCreateSql);
     db.exec(prof::schema::kCopyDirectionsSql);
     db.exec(prof::schema::kIndexSql);
@@ -182,4 +185,54 @@ TEST_CASE("the planner keeps every part within its budget whichever way times ar
   CHECK(*std::min_element(per_part.begin(), per_part.end()) > 0);
   // Few parts: the greedy fill leaves no part less than half full but at the end of a span.
   CHECK(static_cast<int64_t>(starts.size()) <= 2 * static_cast<int64_t>(times.size()) / max_events + 2);
+}
+
+TEST_CASE("kernels and copies read on a second connection come in the same order", "[report][event_pass]") {
+  char path[] = "/tmp/prof-pipe-test-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::remove(path);
+  PipeDb in_memory;
+  CHECK(second_connection(in_memory.db) == nullptr);  // no file to open again
+  {
+    PipeDb m(path);
+    m.db.exec("INSERT INTO meta (key, value) VALUES ('schema_version', '5')");
+    for (int64_t id = 1; id <= 9000; ++id) {
+      if (id % 5 != 0) m.call(id, id, 100 + id % 4, id * 10, id % 3 == 0 ? 2 : 1);
+      if (id % 3 == 0) m.kernel(id, id % 4, id % 9 != 0);
+      if (id % 3 == 0 || id % 7 == 0) m.copy(id, id % 2);  // some share an id with a kernel
+    }
+    std::unique_ptr<Database> second = second_connection(m.db);
+    REQUIRE(second != nullptr);
+    for (const RowFilter& filter : {RowFilter{}, RowFilter{std::pair<int64_t, int64_t>{100, 4000}}}) {
+      Log one, two;
+      scan_events(m.db, filter, {&one});
+      scan_events(m.db, filter, {&two}, ScanOptions{false, second.get()});
+      CHECK(two.rows == one.rows);
+      CHECK(one.rows.size() > 1000);
+    }
+    // The pass over event times split the same way (calls here, kernels and copies there) and
+    // absorbed gives the same extents, lanes and plan.
+    EventExtents whole, calls, device;
+    TimelineLanes whole_lanes, call_lanes, device_lanes;
+    PartPlanner whole_plan(500, INT64_MAX / 4), call_plan(500, INT64_MAX / 4), device_plan(500, INT64_MAX / 4);
+    for (PartPlanner* p : {&whole_plan, &call_plan}) p->begin_process(m.db);
+    device_plan.begin_process(*second);
+    scan_event_times(m.db, RowFilter{}, {&whole, &whole_lanes, &whole_plan});
+    scan_event_times(m.db, RowFilter{}, {&calls, &call_lanes, &call_plan}, TimeTables::kCalls);
+    scan_event_times(*second, RowFilter{}, {&device, &device_lanes, &device_plan}, TimeTables::kDeviceWork);
+    calls.absorb(device);
+    call_lanes.absorb(device_lanes);
+    call_plan.absorb(device_plan);
+    CHECK(calls.rows == whole.rows);
+    CHECK(calls.kernels.count == whole.kernels.count);
+    CHECK(calls.copies.max_ns == whole.copies.max_ns);
+    CHECK(call_lanes.copy_directions() == whole_lanes.copy_directions());
+    CHECK(call_lanes.thread_apis() == whole_lanes.thread_apis());
+    const auto plan = whole_plan.plan(m.db, RowFilter{}, {SourceProcess{}});
+    CHECK(plan.size() > 3);
+    CHECK(call_plan.plan(m.db, RowFilter{}, {SourceProcess{}}) == plan);
+  }
+  std::remove(path);
 }
