@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "report/json_escape.hpp"
+#include "report/text_put.hpp"
 
 namespace prof::report {
 
@@ -120,12 +121,6 @@ void ChromeJsonWriter::append_time(int64_t ns) {
 
 namespace {
 
-// Writers through a pointer into a buffer the caller sized for the whole line.
-inline char* put(char* p, std::string_view text) {
-  std::memcpy(p, text.data(), text.size());
-  return p + text.size();
-}
-inline char* put_int(char* p, int64_t value) { return std::to_chars(p, p + 24, value).ptr; }
 // Microseconds with three decimals from integer ns, as append_time.
 inline char* put_time(char* p, int64_t ns) {
   uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
@@ -138,15 +133,10 @@ inline char* put_time(char* p, int64_t ns) {
   p[3] = static_cast<char>('0' + frac % 10);
   return p + 4;
 }
-// The longest text of a number (put_int: 20) and of a time (put_time: 1 + 20 + 4).
-constexpr size_t kIntChars = 20, kTimeChars = 25;
+// The longest text of a time (put_time: 1 + 20 + 4).
+constexpr size_t kTimeChars = 25;
 
 }  // namespace
-
-char* ChromeJsonWriter::raw_buffer(size_t most) {
-  if (raw_.size() < most) raw_.resize(std::max(most, 2 * raw_.size()));
-  return raw_.data();
-}
 
 void ChromeJsonWriter::raw_line(Part& part, const char* begin, const char* end) {
   if (part.first) begin += kSeparator.size();
@@ -160,7 +150,7 @@ void ChromeJsonWriter::complete_raw(int64_t pid, int64_t tid, std::string_view n
   Part& part = parts_[part_of(begin_ns)];
   static constexpr std::string_view kHead = ",\n{\"ph\":\"X\",\"name\":", kCat = ",\"cat\":", kPid = ",\"pid\":",
                                     kTid = ",\"tid\":", kTs = ",\"ts\":", kDur = ",\"dur\":", kArgs = ",\"args\":";
-  char* const line = raw_buffer(kHead.size() + name_json.size() + kCat.size() + category_json.size() + kPid.size() +
+  char* const line = raw_.at_least(kHead.size() + name_json.size() + kCat.size() + category_json.size() + kPid.size() +
                                 kTid.size() + kTs.size() + kDur.size() + kArgs.size() + args_json.size() + 1 +
                                 2 * kIntChars + 2 * kTimeChars);
   char* p = put(line, kHead);
@@ -335,7 +325,7 @@ void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int6
   static constexpr std::string_view kStart = ",\n{\"ph\":\"s\",", kFinish = ",\n{\"ph\":\"f\",\"bp\":\"e\",",
                                     kId = "\"cat\":\"flow\",\"name\":\"launch\",\"id\":", kPid = ",\"pid\":",
                                     kTid = ",\"tid\":", kTs = ",\"ts\":";
-  char* const line = raw_buffer(kFinish.size() + kId.size() + kPid.size() + kTid.size() + kTs.size() + 1 +
+  char* const line = raw_.at_least(kFinish.size() + kId.size() + kPid.size() + kTid.size() + kTs.size() + 1 +
                                 3 * kIntChars + kTimeChars);
   for (int end = 0; end < 2; ++end) {
     char* p = put(line, end == 0 ? kStart : kFinish);

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/text_put.hpp"
 #include "report/text_sink.hpp"
 
 namespace prof::report {
@@ -136,14 +137,13 @@ class ChromeJsonWriter {
                     int64_t value);
   void count(Part& part, int64_t events, int64_t begin_ns, int64_t end_ns);
   void append_time(int64_t ns);
-  char* raw_buffer(size_t most);                                 // raw_, at least `most` bytes
   void raw_line(Part& part, const char* begin, const char* end);  // as event_line, from raw_
 
   std::vector<Part> parts_;
   int64_t origin_ns_;
   int64_t events_written_ = 0;
   std::string line_;  // the event being written, after kSeparator
-  std::vector<char> raw_;  // the same for the raw paths (complete_raw, flow): written through a pointer
+  LineBuffer raw_;    // the same for the raw paths (complete_raw, flow): written through a pointer
   std::string metadata_;  // every metadata event so far (process_named looks here)
   std::string other_data_ = "{}";
   // Each counter track's last sample: (pid, name, series) -> its part and value, so a later part

@@ -10,6 +10,7 @@
 
 #include "common/record.hpp"
 #include "report/json_escape.hpp"
+#include "report/text_put.hpp"
 
 namespace prof::report {
 
@@ -160,22 +161,6 @@ const std::string& resolve_kernel_name(Database& db, KernelNameCache& cache, int
   return cache.get(name_id, "unknown kernel " + std::to_string(name_id));
 }
 
-namespace {
-
-inline char* put(char* p, std::string_view text) {
-  std::memcpy(p, text.data(), text.size());
-  return p + text.size();
-}
-inline char* put_int(char* p, int64_t value) { return std::to_chars(p, p + 24, value).ptr; }
-constexpr size_t kIntChars = 20;
-
-}  // namespace
-
-char* TimelineEventWriter::args_buffer(size_t most) {
-  if (args_.size() < most) args_.resize(std::max(most, 2 * args_.size()));
-  return args_.data();
-}
-
 const std::string& TimelineEventWriter::quoted_api_name(const TimelineContext::ApiName& api, int64_t api_id) {
   auto [it, added] = quoted_api_names_.try_emplace(api_id);
   if (added) it->second = json_string(api.name);
@@ -186,7 +171,7 @@ void TimelineEventWriter::api(const ApiRow& r) {
   static constexpr std::string_view kSequence = "{\"sequence\":", kCorrelation = ",\"correlation_id\":",
                                     kResult = ",\"result\":", kStream = ",\"stream\":", kDevice = ",\"device\":",
                                     kBytes = ",\"bytes\":", kAux = ",\"aux\":", kNull = "null";
-  char* const args = args_buffer(kSequence.size() + kCorrelation.size() + kResult.size() + kStream.size() +
+  char* const args = args_.at_least(kSequence.size() + kCorrelation.size() + kResult.size() + kStream.size() +
                                  kDevice.size() + kBytes.size() + kAux.size() + 1 + 7 * kIntChars);
   char* p = put(args, kSequence);
   p = r.sequence ? put_int(p, *r.sequence) : put(p, kNull);
@@ -244,7 +229,7 @@ void TimelineEventWriter::copy(const CopyRow& r) {
   const auto& [slice_name, direction] = names->second;
   static constexpr std::string_view kBytes = "{\"bytes\":", kDirection = ",\"direction\":", kStream = ",\"stream\":",
                                     kCorrelation = ",\"correlation_id\":";
-  char* const args = args_buffer(kBytes.size() + kDirection.size() + direction.size() + kStream.size() +
+  char* const args = args_.at_least(kBytes.size() + kDirection.size() + direction.size() + kStream.size() +
                                  kCorrelation.size() + 1 + 3 * kIntChars);
   char* p = put(args, kBytes);
   p = put_int(p, r.bytes);
@@ -267,7 +252,7 @@ void TimelineEventWriter::kernel(const KernelRow& r) {
   static constexpr std::string_view kGrid = "{\"grid\":\"(", kBlock = ")\",\"block\":\"(",
                                     kShared = ")\",\"shared_mem_bytes\":", kStream = ",\"stream\":",
                                     kCorrelation = ",\"correlation_id\":";
-  char* const args = args_buffer(kGrid.size() + kBlock.size() + kShared.size() + kStream.size() +
+  char* const args = args_.at_least(kGrid.size() + kBlock.size() + kShared.size() + kStream.size() +
                                  kCorrelation.size() + 1 + 4 + 9 * kIntChars);
   char* p = put(args, kGrid);
   for (int i = 0; i < 3; ++i) {

@@ -17,6 +17,7 @@
 #include "report/event_pass.hpp"
 #include "report/report_db.hpp"
 #include "report/runtime_labels.hpp"
+#include "report/text_put.hpp"
 
 namespace prof::report {
 
@@ -153,7 +154,6 @@ class TimelineEventWriter final : public EventConsumer {
  private:
   void flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call, Lane lane,
             int64_t device_begin_ns);
-  char* args_buffer(size_t most);  // args_, at least `most` bytes
   const std::string& quoted_api_name(const TimelineContext::ApiName& api, int64_t api_id);
   TimelineContext& ctx_;
   CopyPlacement place_copy_;
@@ -161,7 +161,7 @@ class TimelineEventWriter final : public EventConsumer {
   // Names as JSON strings (escaped once, not per event), by id.
   std::unordered_map<int64_t, std::string> quoted_api_names_, quoted_kernel_names_;
   std::unordered_map<int64_t, std::pair<std::string, std::string>> quoted_directions_;  // slice name, lane name
-  std::vector<char> args_;  // each event's args, written through a pointer
+  LineBuffer args_;         // each event's args, written through a pointer
   std::string with_named_;  // args with named arguments (api_args)
 };
 

@@ -6,6 +6,7 @@
 #include "report/chrome_json_writer.hpp"
 #include "report/csv_writer.hpp"
 #include "report/demangle.hpp"
+#include "report/text_put.hpp"
 #include "report/time_format.hpp"
 
 namespace prof::report {
@@ -16,14 +17,27 @@ std::string num(int64_t v) { return std::to_string(v); }
 
 }  // namespace
 
-std::string bandwidth_text(int64_t bytes, int64_t ns) {
-  if (ns <= 0) return "";
-  // bytes / ns = GB/s; three decimals, rounded half up, integer arithmetic.
+namespace {
+
+// bytes / ns = GB/s with three decimals, rounded half up, integer arithmetic; nothing when ns <= 0.
+char* put_bandwidth(char* p, int64_t bytes, int64_t ns) {
+  if (ns <= 0) return p;
   const __int128 milli = (static_cast<__int128>(bytes) * 1000 * 2 + ns) / (2 * static_cast<__int128>(ns));
   const int64_t whole = static_cast<int64_t>(milli / 1000), frac = static_cast<int64_t>(milli % 1000);
-  char text[48];
-  std::snprintf(text, sizeof text, "%lld.%03lld", static_cast<long long>(whole), static_cast<long long>(frac));
-  return text;
+  p = put_int(p, whole);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + frac / 100);
+  p[2] = static_cast<char>('0' + frac / 10 % 10);
+  p[3] = static_cast<char>('0' + frac % 10);
+  return p + 4;
+}
+constexpr size_t kBandwidthChars = 64;  // a 128-bit quotient's digits, a point and three decimals
+
+}  // namespace
+
+std::string bandwidth_text(int64_t bytes, int64_t ns) {
+  char text[kBandwidthChars];
+  return std::string(text, put_bandwidth(text, bytes, ns));
 }
 
 void write_kernel_trace_header(TextSink& out) {
@@ -51,23 +65,28 @@ const std::string& runtime_of(const std::map<int64_t, std::string>& names, int64
 }
 
 // The columns a kernel row and a copy row begin with: Kind,Runtime,Pid,Tid,Device,Stream,Correlation,
+// (`line` is sized for them: device_head_chars).
 template <typename Row>
-void start_device_line(std::string& line, const char* kind, const std::map<int64_t, std::string>& runtimes,
-                       const std::string& pid, const Row& r) {
-  line.assign(kind);
-  line += ',';
-  line += runtime_of(runtimes, r.stream_index);
-  line += ',';
-  line += pid;
-  line += ',';
-  if (r.call_thread_id) append_int(line, *r.call_thread_id);
-  line += ',';
-  append_int(line, r.device);
-  line += ',';
-  append_int(line, r.stream_index);
-  line += ',';
-  append_int(line, r.correlation_id);
-  line += ',';
+char* put_device_head(char* p, std::string_view kind, const std::string& runtime, const std::string& pid,
+                      const Row& r) {
+  p = put(p, kind);
+  *p++ = ',';
+  p = put(p, runtime);
+  *p++ = ',';
+  p = put(p, pid);
+  *p++ = ',';
+  if (r.call_thread_id) p = put_int(p, *r.call_thread_id);
+  *p++ = ',';
+  p = put_int(p, r.device);
+  *p++ = ',';
+  p = put_int(p, r.stream_index);
+  *p++ = ',';
+  p = put_int(p, r.correlation_id);
+  *p++ = ',';
+  return p;
+}
+size_t device_head_chars(std::string_view kind, const std::string& runtime, const std::string& pid) {
+  return kind.size() + runtime.size() + pid.size() + 4 * kIntChars + 7;
 }
 
 }  // namespace
@@ -79,7 +98,10 @@ KernelTraceWriter::KernelTraceWriter(Database& db, int64_t pid, TextSink& out)
 
 void KernelTraceWriter::kernel(const KernelRow& r) {
   // Names and runtimes come from small caches, not joins per row.
-  start_device_line(line_, "KERNEL_DISPATCH", runtimes_, pid_, r);
+  static constexpr std::string_view kKind = "KERNEL_DISPATCH";
+  const std::string& runtime = runtime_of(runtimes_, r.stream_index);
+  std::string_view name;
+  char unknown[64];
   if (r.name_id) {
     auto it = names_.find(*r.name_id);
     if (it == names_.end()) {
@@ -92,24 +114,27 @@ void KernelTraceWriter::kernel(const KernelRow& r) {
                                                                 : "unknown kernel " + num(*r.name_id))).first;
       }
     }
-    line_ += it->second;
+    name = it->second;
   } else {
-    char text[64];
-    std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(r.function_address));
-    line_ += text;
+    name = std::string_view(unknown, static_cast<size_t>(std::snprintf(unknown, sizeof unknown,
+                                                                     "unknown kernel at 0x%llx",
+                                                                     static_cast<unsigned long long>(r.function_address))));
   }
-  line_ += ',';
-  if (r.device_begin_ns) append_int(line_, *r.device_begin_ns);
-  line_ += ',';
-  if (r.device_end_ns) append_int(line_, *r.device_end_ns);
-  line_ += ',';
-  if (r.device_begin_ns && r.device_end_ns) append_int(line_, *r.device_end_ns - *r.device_begin_ns);
+  char* const line = line_.at_least(device_head_chars(kKind, runtime, pid_) + name.size() + 10 * (kIntChars + 1) + 2);
+  char* p = put_device_head(line, kKind, runtime, pid_, r);
+  p = put(p, name);
+  *p++ = ',';
+  if (r.device_begin_ns) p = put_int(p, *r.device_begin_ns);
+  *p++ = ',';
+  if (r.device_end_ns) p = put_int(p, *r.device_end_ns);
+  *p++ = ',';
+  if (r.device_begin_ns && r.device_end_ns) p = put_int(p, *r.device_end_ns - *r.device_begin_ns);
   for (int64_t v : {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2], r.shared_mem_bytes}) {
-    line_ += ',';
-    append_int(line_, v);
+    *p++ = ',';
+    p = put_int(p, v);
   }
-  line_ += '\n';
-  out_.write(line_);
+  *p++ = '\n';
+  out_.write(line_.text(p));
 }
 
 void write_kernel_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
@@ -140,20 +165,24 @@ void CopyTraceWriter::copy(const CopyRow& r) {
   }
   const auto& [direction, direction_field] = it->second;
   const bool timed = r.device_begin_ns && r.device_end_ns;
-  start_device_line(line_, direction == "Memset" ? "MEMORY_SET" : "MEMORY_COPY", runtimes_, pid_, r);
-  line_ += direction_field;
-  line_ += ',';
-  append_int(line_, r.bytes);
-  line_ += ',';
-  if (r.device_begin_ns) append_int(line_, *r.device_begin_ns);
-  line_ += ',';
-  if (r.device_end_ns) append_int(line_, *r.device_end_ns);
-  line_ += ',';
-  if (timed) append_int(line_, *r.device_end_ns - *r.device_begin_ns);
-  line_ += ',';
-  if (timed) line_ += bandwidth_text(r.bytes, *r.device_end_ns - *r.device_begin_ns);  // digits and a point
-  line_ += '\n';
-  out_.write(line_);
+  const std::string_view kind = direction == "Memset" ? "MEMORY_SET" : "MEMORY_COPY";
+  const std::string& runtime = runtime_of(runtimes_, r.stream_index);
+  char* const line = line_.at_least(device_head_chars(kind, runtime, pid_) + direction_field.size() +
+                                    4 * (kIntChars + 1) + kBandwidthChars + 3);
+  char* p = put_device_head(line, kind, runtime, pid_, r);
+  p = put(p, direction_field);
+  *p++ = ',';
+  p = put_int(p, r.bytes);
+  *p++ = ',';
+  if (r.device_begin_ns) p = put_int(p, *r.device_begin_ns);
+  *p++ = ',';
+  if (r.device_end_ns) p = put_int(p, *r.device_end_ns);
+  *p++ = ',';
+  if (timed) p = put_int(p, *r.device_end_ns - *r.device_begin_ns);
+  *p++ = ',';
+  if (timed) p = put_bandwidth(p, r.bytes, *r.device_end_ns - *r.device_begin_ns);  // digits and a point
+  *p++ = '\n';
+  out_.write(line_.text(p));
 }
 
 void write_copy_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {
@@ -181,28 +210,30 @@ void ApiTraceWriter::api(const ApiRow& r) {
   auto it = prefix_.find(r.api_id);
   if (it == prefix_.end())
     it = prefix_.emplace(r.api_id, ",unknown API " + num(r.api_id) + "," + num(pid_) + ",").first;
-  line_.assign(it->second);
-  append_int(line_, r.thread_id);
-  line_ += ',';
-  append_int(line_, r.correlation_id);
-  line_ += ',';
-  if (r.sequence) append_int(line_, *r.sequence);
-  line_ += ',';
-  append_int(line_, r.begin_ns);
-  line_ += ',';
-  append_int(line_, r.end_ns);
-  line_ += ',';
-  append_int(line_, r.end_ns - r.begin_ns);
-  line_ += ',';
-  append_int(line_, r.result);
-  line_ += ',';
-  append_int(line_, r.device);
-  line_ += ',';
-  if (r.stream_index) append_int(line_, *r.stream_index);
-  line_ += ',';
-  append_int(line_, r.bytes);
-  line_ += '\n';
-  out_.write(line_);
+  const std::string& prefix = it->second;
+  char* const line = line_.at_least(prefix.size() + 10 * (kIntChars + 1) + 1);
+  char* p = put(line, prefix);
+  p = put_int(p, r.thread_id);
+  *p++ = ',';
+  p = put_int(p, r.correlation_id);
+  *p++ = ',';
+  if (r.sequence) p = put_int(p, *r.sequence);
+  *p++ = ',';
+  p = put_int(p, r.begin_ns);
+  *p++ = ',';
+  p = put_int(p, r.end_ns);
+  *p++ = ',';
+  p = put_int(p, r.end_ns - r.begin_ns);
+  *p++ = ',';
+  p = put_int(p, r.result);
+  *p++ = ',';
+  p = put_int(p, r.device);
+  *p++ = ',';
+  if (r.stream_index) p = put_int(p, *r.stream_index);
+  *p++ = ',';
+  p = put_int(p, r.bytes);
+  *p++ = '\n';
+  out_.write(line_.text(p));
 }
 
 void write_api_trace(Database& db, const RowFilter& filter, int64_t pid, TextSink& out) {

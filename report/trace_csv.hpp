@@ -11,6 +11,7 @@
 #include "collector/sqlite_db.hpp"
 #include "report/event_pass.hpp"
 #include "report/report_db.hpp"
+#include "report/text_put.hpp"
 #include "report/text_sink.hpp"
 
 namespace prof::report {
@@ -35,7 +36,7 @@ class ApiTraceWriter final : public EventConsumer {
   int64_t pid_;
   TextSink& out_;
   std::map<int64_t, std::string> prefix_;  // api_id -> "domain,function,pid,"
-  std::string line_;
+  LineBuffer line_;
 };
 
 class KernelTraceWriter final : public EventConsumer {
@@ -49,7 +50,7 @@ class KernelTraceWriter final : public EventConsumer {
   std::string pid_;
   std::map<int64_t, std::string> runtimes_;  // stream_index -> runtime name, as a CSV field
   std::map<int64_t, std::string> names_;     // name_id -> demangled name, as a CSV field
-  std::string line_;
+  LineBuffer line_;
 };
 
 class CopyTraceWriter final : public EventConsumer {
@@ -62,7 +63,7 @@ class CopyTraceWriter final : public EventConsumer {
   std::string pid_;
   std::map<int64_t, std::string> runtimes_;    // stream_index -> runtime name, as a CSV field
   std::map<int64_t, std::pair<std::string, std::string>> directions_;  // direction -> name, as a CSV field
-  std::string line_;
+  LineBuffer line_;
 };
 
 // Per copy direction (Memset included): calls, bytes, device time, bandwidth.
