@@ -53,11 +53,14 @@ ChromeJsonWriter::ChromeJsonWriter(std::vector<TextSink*> sinks, std::vector<int
 }
 
 int ChromeJsonWriter::part_of(int64_t ns) const {
-  // The last part whose start is at or before ns (parts are few: a binary search is not worth it
-  // below a few dozen, but costs nothing either).
+  // Events come nearly in time order: most are in the part of the one before.
+  const size_t last = static_cast<size_t>(last_part_);
+  if (ns >= parts_[last].start_ns && (last + 1 == parts_.size() || ns < parts_[last + 1].start_ns)) return last_part_;
+  // The last part whose start is at or before ns.
   auto it = std::upper_bound(parts_.begin(), parts_.end(), ns,
                              [](int64_t t, const Part& p) { return t < p.start_ns; });
-  return it == parts_.begin() ? 0 : static_cast<int>(it - parts_.begin()) - 1;
+  last_part_ = it == parts_.begin() ? 0 : static_cast<int>(it - parts_.begin()) - 1;
+  return last_part_;
 }
 
 std::pair<int64_t, int64_t> ChromeJsonWriter::part_span(int part) const {

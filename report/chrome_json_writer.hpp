@@ -125,6 +125,7 @@ class ChromeJsonWriter {
   static constexpr size_t kRepeatedMemory = 4096;
   static constexpr std::string_view kSeparator = ",\n";
   int part_of(int64_t ns) const;
+  mutable int last_part_ = 0;  // part_of's last answer
   void metadata(const std::string& text);
   void event_line(Part& part);  // writes line_ as the part's next event
   void start_part(Part& part);

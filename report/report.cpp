@@ -107,9 +107,9 @@ class TimelineOutput {
           std::make_unique<OutputFile>(join_path(opt.output_dir, name), kJsonSignature, OutputFile::Tolerant{}));
       outputs_.push_back(files_.back().get());
       sinks.push_back(files_.back().get());
-      // All parts are open at once: their buffers together stay at about 1 MiB.
+      // All parts are open at once: their buffers together stay at about 4 MiB.
       if (part_starts.size() > 1)
-        files_.back()->set_flush_bytes(std::max<size_t>(size_t{64} << 10, (size_t{1} << 20) / part_starts.size()));
+        files_.back()->set_flush_bytes(std::max<size_t>(size_t{64} << 10, (size_t{4} << 20) / part_starts.size()));
     }
     for (size_t i = 0; i < processes.size(); ++i) {
       select_process(db, processes[i].process_id);

@@ -161,9 +161,14 @@ const std::string& resolve_kernel_name(Database& db, KernelNameCache& cache, int
   return cache.get(name_id, "unknown kernel " + std::to_string(name_id));
 }
 
-const std::string& TimelineEventWriter::quoted_api_name(const TimelineContext::ApiName& api, int64_t api_id) {
-  auto [it, added] = quoted_api_names_.try_emplace(api_id);
-  if (added) it->second = json_string(api.name);
+const TimelineEventWriter::Call& TimelineEventWriter::call_kind(int64_t api_id, int64_t thread_id) {
+  if (last_call_ && last_call_->api_id == api_id && last_call_->thread_id == thread_id) return *last_call_;
+  auto [it, added] = calls_.try_emplace({api_id, thread_id});
+  if (added) {
+    const TimelineContext::ApiName& api = ctx_.api_name(api_id);
+    it->second = {api_id, thread_id, &api, json_string(api.name), ctx_.lane_tid(thread_id, api.runtime_id)};
+  }
+  last_call_ = &it->second;
   return it->second;
 }
 
@@ -205,18 +210,16 @@ void TimelineEventWriter::api(const ApiRow& r) {
     *p++ = '}';
     args_json = std::string_view(args, static_cast<size_t>(p - args));
   }
-  const TimelineContext::ApiName& api = ctx_.api_name(r.api_id);
-  ctx_.writer.complete_raw(ctx_.api_pid(), ctx_.lane_tid(r.thread_id, api.runtime_id), quoted_api_name(api, r.api_id),
-                           "\"api\"", r.begin_ns, r.end_ns, args_json);
+  const Call& call = call_kind(r.api_id, r.thread_id);
+  ctx_.writer.complete_raw(ctx_.api_pid(), call.lane, call.quoted_name, "\"api\"", r.begin_ns, r.end_ns, args_json);
 }
 
 void TimelineEventWriter::flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call,
                                Lane lane, int64_t device_begin_ns) {
   if (!call_thread) return;  // the call was not recorded (dropped): no arrow
-  const TimelineContext::ApiName& api = ctx_.api_name(call.api_id);
-  FlowSource source{api.name, "api", call.begin_ns, call.end_ns};
-  const int64_t call_lane = ctx_.lane_tid(*call_thread, api.runtime_id);
-  ctx_.writer.flow(correlation_id, ctx_.api_pid(), call_lane, call.begin_ns, lane.pid, lane.tid, device_begin_ns,
+  const Call& kind = call_kind(call.api_id, *call_thread);
+  FlowSource source{kind.api->name, "api", call.begin_ns, call.end_ns};
+  ctx_.writer.flow(correlation_id, ctx_.api_pid(), kind.lane, call.begin_ns, lane.pid, lane.tid, device_begin_ns,
                    source);
 }
 

@@ -154,12 +154,26 @@ class TimelineEventWriter final : public EventConsumer {
  private:
   void flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call, Lane lane,
             int64_t device_begin_ns);
-  const std::string& quoted_api_name(const TimelineContext::ApiName& api, int64_t api_id);
+  // What a call's slice needs of its API and thread, looked up once per (api, thread).
+  struct Call {
+    int64_t api_id = 0, thread_id = 0;
+    const TimelineContext::ApiName* api = nullptr;
+    std::string quoted_name;  // the API's name as a JSON string
+    int64_t lane = 0;         // lane_tid
+  };
+  struct PairHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& p) const {
+      return std::hash<int64_t>()(p.first * 1000003 ^ p.second);
+    }
+  };
+  const Call& call_kind(int64_t api_id, int64_t thread_id);
   TimelineContext& ctx_;
   CopyPlacement place_copy_;
   KernelPlacement place_kernel_;
+  std::unordered_map<std::pair<int64_t, int64_t>, Call, PairHash> calls_;
+  const Call* last_call_ = nullptr;
   // Names as JSON strings (escaped once, not per event), by id.
-  std::unordered_map<int64_t, std::string> quoted_api_names_, quoted_kernel_names_;
+  std::unordered_map<int64_t, std::string> quoted_kernel_names_;
   std::unordered_map<int64_t, std::pair<std::string, std::string>> quoted_directions_;  // slice name, lane name
   LineBuffer args_;         // each event's args, written through a pointer
   std::string with_named_;  // args with named arguments (api_args)
