@@ -290,6 +290,17 @@ std::optional<int64_t> value_nullable(sqlite3_value* v) {
   return sqlite3_value_int64(v);
 }
 
+// Hands a row to every consumer of the scan; an exception never crosses SQLite's C frames: the
+// step fails with its message instead.
+template <typename Row>
+void feed(sqlite3_context* c, const TimesScan& scan, const Row& r, void (EventConsumer::*method)(const Row&)) {
+  try {
+    for (EventConsumer* consumer : *scan.consumers) (consumer->*method)(r);
+  } catch (const std::exception& e) {
+    sqlite3_result_error(c, e.what(), -1);
+  }
+}
+
 void api_times(sqlite3_context* c, int, sqlite3_value** v) {
   auto* scan = static_cast<TimesScan*>(sqlite3_user_data(c));
   ApiRow& r = scan->api;
@@ -298,11 +309,7 @@ void api_times(sqlite3_context* c, int, sqlite3_value** v) {
   r.thread_id = sqlite3_value_int64(v[2]);
   r.begin_ns = sqlite3_value_int64(v[3]);
   r.end_ns = sqlite3_value_int64(v[4]);
-  try {
-    for (EventConsumer* consumer : *scan->consumers) consumer->api(r);
-  } catch (const std::exception& e) {  // never through SQLite's C frames: the step fails instead
-    sqlite3_result_error(c, e.what(), -1);
-  }
+  feed(c, *scan, r, &EventConsumer::api);
 }
 
 void kernel_times(sqlite3_context* c, int, sqlite3_value** v) {
@@ -314,11 +321,7 @@ void kernel_times(sqlite3_context* c, int, sqlite3_value** v) {
   r.stream_index = sqlite3_value_int64(v[3]);
   r.device_begin_ns = value_nullable(v[4]);
   r.device_end_ns = value_nullable(v[5]);
-  try {
-    for (EventConsumer* consumer : *scan->consumers) consumer->kernel(r);
-  } catch (const std::exception& e) {  // never through SQLite's C frames: the step fails instead
-    sqlite3_result_error(c, e.what(), -1);
-  }
+  feed(c, *scan, r, &EventConsumer::kernel);
 }
 
 void copy_times(sqlite3_context* c, int, sqlite3_value** v) {
@@ -330,11 +333,7 @@ void copy_times(sqlite3_context* c, int, sqlite3_value** v) {
   r.direction = sqlite3_value_int64(v[3]);
   r.device_begin_ns = value_nullable(v[4]);
   r.device_end_ns = value_nullable(v[5]);
-  try {
-    for (EventConsumer* consumer : *scan->consumers) consumer->copy(r);
-  } catch (const std::exception& e) {  // never through SQLite's C frames: the step fails instead
-    sqlite3_result_error(c, e.what(), -1);
-  }
+  feed(c, *scan, r, &EventConsumer::copy);
 }
 
 void no_result(sqlite3_context* c) { sqlite3_result_null(c); }
