@@ -150,7 +150,12 @@ void ChromeJsonWriter::raw_line(Part& part, const char* begin, const char* end) 
 void ChromeJsonWriter::complete_raw(int64_t pid, int64_t tid, std::string_view name_json,
                                     std::string_view category_json, int64_t begin_ns, int64_t end_ns,
                                     std::string_view args_json) {
-  Part& part = parts_[part_of(begin_ns)];
+  slice_raw(parts_[part_of(begin_ns)], pid, tid, name_json, category_json, begin_ns, end_ns, args_json);
+}
+
+void ChromeJsonWriter::slice_raw(Part& part, int64_t pid, int64_t tid, std::string_view name_json,
+                                 std::string_view category_json, int64_t begin_ns, int64_t end_ns,
+                                 std::string_view args_json) {
   static constexpr std::string_view kHead = ",\n{\"ph\":\"X\",\"name\":", kCat = ",\"cat\":", kPid = ",\"pid\":",
                                     kTid = ",\"tid\":", kTs = ",\"ts\":", kDur = ",\"dur\":", kArgs = ",\"args\":";
   char* const line = raw_.at_least(kHead.size() + name_json.size() + kCat.size() + category_json.size() + kPid.size() +
@@ -311,19 +316,24 @@ void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int6
   int index = part_of(to_ns);
   Part& part = parts_[index];
   int from_part = part_of(from_ns);
-  // Several device slices of one call (a graph launch's kernels) share its id and lie close
-  // together: remembering the recent ids is enough, and keeps memory flat.
-  if (from_part != index && part.repeated.size() >= kRepeatedMemory) part.repeated.clear();
-  if (from_part != index && part.repeated.insert(id).second) {
-    // The call lies in an earlier part: repeat its slice here, or this part draws half an arrow.
-    slice_line(pid_from, tid_from, source.name, source.category, source.begin_ns, source.end_ns);
-    line_.append("{\"correlation_id\":");
-    append_int(line_, id);
-    line_.append(",\"repeated_from_part\":");
-    append_int(line_, from_part + 1);
-    line_.append("}}");
-    event_line(part);
-    count(part, 1, source.begin_ns, source.end_ns);
+  if (from_part != index) {
+    // Several device slices of one call share its id and come one after the other: remembering
+    // the recent ids is enough, and keeps memory flat.
+    if (part.repeated.empty()) part.repeated.assign(kRepeatedMemory, INT64_MIN);
+    int64_t& seen = part.repeated[static_cast<uint64_t>(id) % kRepeatedMemory];
+    if (seen != id) {
+      seen = id;
+      // The call lies in an earlier part: repeat its slice here, or this part draws half an arrow.
+      static constexpr std::string_view kId = "{\"correlation_id\":", kFrom = ",\"repeated_from_part\":";
+      char args[kId.size() + kFrom.size() + 2 * kIntChars + 1];
+      char* p = put(args, kId);
+      p = put_int(p, id);
+      p = put(p, kFrom);
+      p = put_int(p, from_part + 1);
+      *p++ = '}';
+      slice_raw(part, pid_from, tid_from, source.name_json, source.category_json, source.begin_ns, source.end_ns,
+                std::string_view(args, static_cast<size_t>(p - args)));
+    }
   }
   static constexpr std::string_view kStart = ",\n{\"ph\":\"s\",", kFinish = ",\n{\"ph\":\"f\",\"bp\":\"e\",",
                                     kId = "\"cat\":\"flow\",\"name\":\"launch\",\"id\":", kPid = ",\"pid\":",

@@ -15,7 +15,6 @@
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -51,10 +50,10 @@ inline void append_int(std::string& out, int64_t value) {
 }
 
 // The slice a flow arrow starts from (the API call), repeated in a later part that holds the
-// arrow's end but not the call.
+// arrow's end but not the call. Its name and category are JSON strings already (json_string).
 struct FlowSource {
-  std::string_view name;
-  std::string_view category;
+  std::string_view name_json;
+  std::string_view category_json;
   int64_t begin_ns;
   int64_t end_ns;
 };
@@ -116,7 +115,9 @@ class ChromeJsonWriter {
     int64_t events = 0;
     int64_t min_ns = INT64_MAX;
     int64_t max_ns = INT64_MIN;
-    std::unordered_set<int64_t> repeated;  // recent ids whose source slice this part repeats
+    // Recent ids whose source slice this part repeats, by id modulo kRepeatedMemory (made at the
+    // part's first repeat).
+    std::vector<int64_t> repeated;
   };
   struct CounterTrack {
     int part;
@@ -139,6 +140,8 @@ class ChromeJsonWriter {
   void count(Part& part, int64_t events, int64_t begin_ns, int64_t end_ns);
   void append_time(int64_t ns);
   void raw_line(Part& part, const char* begin, const char* end);  // as event_line, from raw_
+  void slice_raw(Part& part, int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
+                 int64_t begin_ns, int64_t end_ns, std::string_view args_json);
 
   std::vector<Part> parts_;
   int64_t origin_ns_;

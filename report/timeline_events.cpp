@@ -218,7 +218,7 @@ void TimelineEventWriter::flow(int64_t correlation_id, const std::optional<int64
                                Lane lane, int64_t device_begin_ns) {
   if (!call_thread) return;  // the call was not recorded (dropped): no arrow
   const Call& kind = call_kind(call.api_id, *call_thread);
-  FlowSource source{kind.api->name, "api", call.begin_ns, call.end_ns};
+  FlowSource source{kind.quoted_name, "\"api\"", call.begin_ns, call.end_ns};
   ctx_.writer.flow(correlation_id, ctx_.api_pid(), kind.lane, call.begin_ns, lane.pid, lane.tid, device_begin_ns,
                    source);
 }

@@ -13,7 +13,7 @@ TEST_CASE("Chrome JSON events: metadata, slices, flows and otherData", "[report]
   JsonObject args;
   args.add("bytes", int64_t{16}).add("name", "a\"b").add_null("stream");
   writer.complete(1, 42, "k<\"x\">", "api", 1'001'234, 1'003'000, args);
-  writer.flow(7, 1, 42, 1'001'234, 3, 1, 1'002'000, FlowSource{"k", "api", 1'001'234, 1'003'000});
+  writer.flow(7, 1, 42, 1'001'234, 3, 1, 1'002'000, FlowSource{"\"k\"", "\"api\"", 1'001'234, 1'003'000});
   JsonObject other;
   other.add("pid", "4242");
   writer.end(other);
@@ -57,8 +57,8 @@ TEST_CASE("a timeline split by time: every part names every lane, keeps its arro
   writer.complete(1, 5, "hipMemcpy", "api", 12'000, 13'000, args);       // part 2
   writer.complete(3, 1, "kernel", "kernel", 21'000, 22'000, args);       // part 3
   // The launch in part 1, its kernel in part 3: the call's slice is repeated in part 3, once.
-  writer.flow(8, 1, 5, 1'000, 3, 1, 21'000, FlowSource{"hipLaunchKernel", "api", 1'000, 2'000});
-  writer.flow(8, 1, 5, 1'000, 3, 1, 21'500, FlowSource{"hipLaunchKernel", "api", 1'000, 2'000});
+  writer.flow(8, 1, 5, 1'000, 3, 1, 21'000, FlowSource{"\"hipLaunchKernel\"", "\"api\"", 1'000, 2'000});
+  writer.flow(8, 1, 5, 1'000, 3, 1, 21'500, FlowSource{"\"hipLaunchKernel\"", "\"api\"", 1'000, 2'000});
   writer.counter(2, "Device memory in use", 500, "bytes", 64);  // part 1 only: parts 2 and 3 start at 64
   writer.thread_name(3, 1, "Stream 0", 0);                        // a name after events still reaches every part
   writer.end(JsonObject{});
