@@ -1,5 +1,6 @@
 """integration: a version-1 database (written by prof before schema 2 and the runtimes table) still
-reads, and HIP's outputs from it are byte for byte those the version-1 prof wrote.
+reads, and HIP's outputs from it are those the version-1 prof wrote: byte for byte, but for the
+timelines, which hold the same lines in the report's pass order.
 
 fixtures/v1_multistream/v1.db is the multistream sample's db from a build of prof at schema 1
 (`prof --sim multistream 262144 3`); expected/ and expected_range/ hold what that prof's
