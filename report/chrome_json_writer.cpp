@@ -107,24 +107,10 @@ void ChromeJsonWriter::metadata(const std::string& text) {
   for (Part& part : parts_) event_line(part);
 }
 
-void ChromeJsonWriter::append_time(int64_t ns) {
-  // Microseconds with three decimals from integer ns, as time_format's ns_to_us_text, without
-  // allocating: this runs twice per event.
-  uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  if (ns < 0) line_.push_back('-');
-  char text[24];
-  char* end = std::to_chars(text, text + sizeof text, magnitude / 1000).ptr;
-  unsigned frac = static_cast<unsigned>(magnitude % 1000);
-  *end++ = '.';
-  *end++ = static_cast<char>('0' + frac / 100);
-  *end++ = static_cast<char>('0' + frac / 10 % 10);
-  *end++ = static_cast<char>('0' + frac % 10);
-  line_.append(text, static_cast<size_t>(end - text));
-}
-
 namespace {
 
-// Microseconds with three decimals from integer ns, as append_time.
+// Microseconds with three decimals from integer ns, as time_format's ns_to_us_text, without
+// allocating: this runs twice per event.
 inline char* put_time(char* p, int64_t ns) {
   uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   if (ns < 0) *p++ = '-';
@@ -140,6 +126,11 @@ inline char* put_time(char* p, int64_t ns) {
 constexpr size_t kTimeChars = 25;
 
 }  // namespace
+
+void ChromeJsonWriter::append_time(int64_t ns) {
+  char text[kTimeChars];
+  line_.append(text, static_cast<size_t>(put_time(text, ns) - text));
+}
 
 void ChromeJsonWriter::raw_line(Part& part, const char* begin, const char* end) {
   if (part.first) begin += kSeparator.size();
