@@ -1,11 +1,10 @@
 #include "report/event_pass.hpp"
 
 #include <climits>
-#include <condition_variable>
-#include <deque>
 #include <exception>
-#include <mutex>
 #include <thread>
+
+#include "report/batch_queue.hpp"
 
 namespace prof::report {
 
@@ -48,7 +47,15 @@ void read_copy(const Statement& st, CopyRow& r) {  // r.correlation_id is alread
   r.device_end_ns = column_nullable(st, 6);
 }
 
-CallOf call_of(const ApiRow& r) { return {r.thread_id, r.begin_ns, r.end_ns, r.api_id}; }
+// A kernel or copy with its call (nullptr: not in the db) to every consumer, when `wanted`.
+template <typename Row>
+void hand_over(Row& row, const ApiRow* call, bool wanted, const std::vector<EventConsumer*>& consumers,
+               void (EventConsumer::*method)(const Row&)) {
+  row.call_thread_id = call ? std::optional<int64_t>(call->thread_id) : std::nullopt;
+  if (call) row.call = {call->thread_id, call->begin_ns, call->end_ns, call->api_id};
+  if (wanted)
+    for (EventConsumer* c : consumers) (c->*method)(row);
+}
 
 // A kernel or a copy, with its correlation id.
 struct DeviceRow {
@@ -98,16 +105,9 @@ class DeviceStatements {
 // runs beside the reading of the calls.
 class DeviceReader {
  public:
-  explicit DeviceReader(Database& second) : batches_(kBatches) {
-    for (auto& b : batches_) free_.push_back(&b);
-    thread_ = std::thread([this, &second] { run(second); });
-  }
+  explicit DeviceReader(Database& second) : queue_(kBatches, 1), thread_([this, &second] { run(second); }) {}
   ~DeviceReader() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    changed_.notify_all();
+    queue_.stop();  // an abandoned scan: the thread stops at its next batch
     thread_.join();
   }
   DeviceReader(const DeviceReader&) = delete;
@@ -115,19 +115,12 @@ class DeviceReader {
 
   DeviceRow* peek() {
     if (current_ && position_ < current_->size()) return &(*current_)[position_];
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (current_) {
-      free_.push_back(current_);
-      current_ = nullptr;
-      changed_.notify_all();
-    }
-    changed_.wait(lock, [this] { return !full_.empty() || done_; });
-    if (full_.empty()) {
-      if (error_) std::rethrow_exception(error_);
+    if (current_) queue_.done(current_);
+    current_ = queue_.next(0);
+    if (!current_) {
+      if (std::exception_ptr error = queue_.error()) std::rethrow_exception(error);
       return nullptr;
     }
-    current_ = full_.front();
-    full_.pop_front();
     position_ = 0;
     return &(*current_)[0];
   }
@@ -135,48 +128,34 @@ class DeviceReader {
 
  private:
   static constexpr size_t kBatchRows = 2048;
-  static constexpr int kBatches = 4;
+  static constexpr size_t kBatches = 4;
   using Batch = std::vector<DeviceRow>;
 
   void run(Database& second) {
     try {
       DeviceStatements rows(second);
       for (bool more = true; more;) {
-        Batch* b = nullptr;
-        {
-          std::unique_lock<std::mutex> lock(mutex_);
-          changed_.wait(lock, [this] { return !free_.empty() || stopping_; });
-          if (stopping_) return;
-          b = free_.front();
-          free_.pop_front();
-        }
+        Batch* b = queue_.take_free();
+        if (!b) break;  // stopped
         b->resize(kBatchRows);
         size_t n = 0;
         while (n < kBatchRows && (more = rows.next((*b)[n]))) ++n;
         b->resize(n);
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (n > 0) full_.push_back(b);
-        else free_.push_back(b);
-        changed_.notify_all();
+        if (n > 0)
+          queue_.publish(b);
+        else
+          queue_.give_back(b);
       }
     } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      error_ = std::current_exception();
+      queue_.fail(std::current_exception());
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    done_ = true;
-    changed_.notify_all();
+    queue_.close();
   }
 
-  std::vector<Batch> batches_;
+  BatchQueue<Batch> queue_;
   Batch* current_ = nullptr;
   size_t position_ = 0;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Batch*> full_, free_;
-  bool done_ = false, stopping_ = false;
-  std::exception_ptr error_;
-  std::thread thread_;
+  std::thread thread_;  // last: it starts once the queue exists
 };
 
 // One of the two, as the scan asked.
@@ -248,21 +227,12 @@ void scan_events(Database& db, const RowFilter& filter, const std::vector<EventC
   // Device work up to (before, or at) correlation id `until`, whose call is `with_call` when ids match.
   auto device_work = [&](int64_t until, const ApiRow* with_call) {
     for (DeviceRow* d; (d = device.peek()) && d->id() <= until; device.pop()) {
-      const bool has_call = with_call && d->id() == with_call->correlation_id;
-      const bool wanted = range ? has_call && covered(*with_call) : true;
-      if (d->is_kernel) {
-        KernelRow& kernel = d->kernel;
-        kernel.call_thread_id = has_call ? std::optional<int64_t>(with_call->thread_id) : std::nullopt;
-        if (has_call) kernel.call = call_of(*with_call);
-        if (wanted)
-          for (EventConsumer* c : consumers) c->kernel(kernel);
-      } else {
-        CopyRow& copy = d->copy;
-        copy.call_thread_id = has_call ? std::optional<int64_t>(with_call->thread_id) : std::nullopt;
-        if (has_call) copy.call = call_of(*with_call);
-        if (wanted)
-          for (EventConsumer* c : consumers) c->copy(copy);
-      }
+      const ApiRow* call = with_call && d->id() == with_call->correlation_id ? with_call : nullptr;
+      const bool wanted = range ? call && covered(*call) : true;
+      if (d->is_kernel)
+        hand_over(d->kernel, call, wanted, consumers, &EventConsumer::kernel);
+      else
+        hand_over(d->copy, call, wanted, consumers, &EventConsumer::copy);
     }
   };
   ApiRow call;
@@ -348,17 +318,18 @@ void scan_event_times(Database& db, const RowFilter& filter, const std::vector<E
     int args;
     void (*step)(sqlite3_context*, int, sqlite3_value**);
     std::string sql;
+    bool calls;  // of the calls table (else of the kernels or copies)
   };
   const Function functions[] = {
       {"prof_api_times", 5, api_times,
        "SELECT prof_api_times(c.correlation_id, c.api_id, c.thread_id, c.begin_ns, c.end_ns) FROM api_calls c"
-       " WHERE " + filter.api_condition("c")},
+       " WHERE " + filter.api_condition("c"), true},
       {"prof_kernel_times", 6, kernel_times,
        "SELECT prof_kernel_times(k.correlation_id, k.name_id, k.device, k.stream_index, k.device_begin_ns,"
-       " k.device_end_ns) FROM kernels k WHERE " + filter.activity_condition("k")},
+       " k.device_end_ns) FROM kernels k WHERE " + filter.activity_condition("k"), false},
       {"prof_copy_times", 6, copy_times,
        "SELECT prof_copy_times(m.correlation_id, m.device, m.stream_index, m.direction, m.device_begin_ns,"
-       " m.device_end_ns) FROM copies m WHERE " + filter.activity_condition("m")},
+       " m.device_end_ns) FROM copies m WHERE " + filter.activity_condition("m"), false},
   };
   // An aggregate function per table: SQLite calls it for every row inside one step. The
   // functions exist only for this scan (they point at it).
@@ -377,8 +348,7 @@ void scan_event_times(Database& db, const RowFilter& filter, const std::vector<E
       db.fail(std::string("registering ") + f.name);
   }
   for (const Function& f : functions) {
-    const bool calls = &f == &functions[0];
-    if ((calls && tables == TimeTables::kDeviceWork) || (!calls && tables == TimeTables::kCalls)) continue;
+    if (tables == (f.calls ? TimeTables::kDeviceWork : TimeTables::kCalls)) continue;
     Statement st = db.prepare(f.sql);
     filter.bind(st);
     st.step();

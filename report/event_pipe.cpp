@@ -5,23 +5,14 @@
 namespace prof::report {
 
 EventPipe::EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups)
-    : db_(db), groups_(std::move(groups)), batches_(kBatches), full_(groups_.size()) {
-  for (Batch& b : batches_) {
-    b.kinds.reserve(kBatchRows);
-    free_.push_back(&b);
-  }
-  current_ = free_.front();
-  free_.pop_front();
+    : db_(db), groups_(std::move(groups)), queue_(kBatches, groups_.size()) {
+  for (Batch& b : queue_.batches()) b.kinds.reserve(kBatchRows);
+  current_ = queue_.take_free();
   for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { run(g); });
 }
 
 EventPipe::~EventPipe() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    closing_ = true;
-    for (auto& queue : full_) queue.clear();  // an abandoned pass: the consumers see no more rows
-  }
-  changed_.notify_all();
+  queue_.stop();  // an abandoned pass (after finish, the threads are done already)
   for (std::thread& t : threads_)
     if (t.joinable()) t.join();
 }
@@ -57,44 +48,26 @@ void EventPipe::added() {
 }
 
 void EventPipe::hand_over() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (error_) std::rethrow_exception(error_);
-  current_->readers = static_cast<int>(groups_.size());
-  for (auto& queue : full_) queue.push_back(current_);
-  changed_.notify_all();
-  changed_.wait(lock, [this] { return !free_.empty() || error_; });
-  if (error_) std::rethrow_exception(error_);
-  current_ = free_.front();
-  free_.pop_front();
+  queue_.publish(current_);
+  current_ = queue_.take_free();
+  if (!current_) std::rethrow_exception(queue_.error());  // a group failed
+  current_->clear();
 }
 
 void EventPipe::finish() {
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (!current_->kinds.empty()) {
-      current_->readers = static_cast<int>(groups_.size());
-      for (auto& queue : full_) queue.push_back(current_);
-    }
-    current_ = nullptr;
-    closing_ = true;
-  }
-  changed_.notify_all();
+  if (current_->kinds.empty())
+    queue_.give_back(current_);
+  else
+    queue_.publish(current_);
+  current_ = nullptr;
+  queue_.close();
   for (std::thread& t : threads_) t.join();
-  if (error_) std::rethrow_exception(error_);
+  if (std::exception_ptr error = queue_.error()) std::rethrow_exception(error);
 }
 
 void EventPipe::run(size_t group) {
   const std::vector<EventConsumer*>& consumers = groups_[group];
-  std::deque<Batch*>& full = full_[group];
-  for (;;) {
-    Batch* b = nullptr;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [this, &full] { return !full.empty() || closing_ || error_; });
-      if (full.empty() || error_) return;  // closing and every batch is done, or another group failed
-      b = full.front();
-      full.pop_front();
-    }
+  while (Batch* b = queue_.next(group)) {
     try {
       size_t a = 0, k = 0, c = 0;
       for (Kind kind : b->kinds) {
@@ -114,18 +87,10 @@ void EventPipe::run(size_t group) {
         }
       }
     } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      error_ = std::current_exception();
-      changed_.notify_all();
+      queue_.fail(std::current_exception());
       return;
     }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--b->readers > 0) continue;  // another group still reads it
-      b->clear();
-      free_.push_back(b);
-    }
-    changed_.notify_all();
+    queue_.done(b);
   }
 }
 

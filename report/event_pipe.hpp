@@ -6,15 +6,12 @@
 // batches of rows, reused. Kernel names are resolved on the pass's thread (KernelRow::name), so
 // the groups' threads never touch the database; the strings stay valid while the pipe lives.
 #pragma once
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <exception>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "collector/sqlite_db.hpp"
+#include "report/batch_queue.hpp"
 #include "report/demangle.hpp"
 #include "report/event_pass.hpp"
 
@@ -42,7 +39,6 @@ class EventPipe final : public EventConsumer {
     std::vector<KernelRow> kernels;
     std::vector<CopyRow> copies;
     size_t api_count = 0, kernel_count = 0, copy_count = 0;
-    int readers = 0;  // groups that have not read it yet
     void clear() {
       kinds.clear();
       api_count = kernel_count = copy_count = 0;
@@ -58,14 +54,8 @@ class EventPipe final : public EventConsumer {
   Database& db_;
   KernelNameCache names_;
   std::vector<std::vector<EventConsumer*>> groups_;
-  std::vector<Batch> batches_;
+  BatchQueue<Batch> queue_;
   Batch* current_ = nullptr;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<std::deque<Batch*>> full_;  // per group, in the pass's order
-  std::deque<Batch*> free_;
-  bool closing_ = false;  // no more batches will come
-  std::exception_ptr error_;
   std::vector<std::thread> threads_;
 };
 
