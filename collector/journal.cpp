@@ -138,14 +138,10 @@ uint64_t JournalWriter::append_at(uint64_t offset, const Record* a, uint64_t a_c
     buffer_.reset(new unsigned char[bound]);
     buffer_bytes_ = bound;
   }
-  unsigned char* end = buffer_.get();
-  for (uint64_t done = 0; done < count; done += kJournalBlockRecords) {
-    const uint64_t first = done;
-    end = encode_journal_block(end, std::min<uint64_t>(kJournalBlockRecords, count - done), [&](uint64_t k) -> const Record& {
-      const uint64_t i = first + k;
-      return i < a_count ? a[i] : b[i - a_count];
-    });
-  }
+  uint64_t encoded = 0;
+  unsigned char* end = encode_journal_blocks(buffer_.get(), buffer_.get() + buffer_bytes_, count, kJournalBlockRecords,
+                                             [&](uint64_t i) -> const Record& { return i < a_count ? a[i] : b[i - a_count]; },
+                                             encoded);
   const size_t bytes = static_cast<size_t>(end - buffer_.get());
   try {
     write_all_at(fd_, buffer_.get(), bytes, static_cast<off_t>(next_offset_), path_);

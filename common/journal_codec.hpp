@@ -36,6 +36,12 @@ unsigned char* encode_journal_block(unsigned char* out, uint64_t count, Get get)
 inline constexpr size_t journal_block_bound(uint64_t count) {
   return sizeof(JournalBlock) + count * kJournalMaxRecordBytes;
 }
+// Records get(0) .. get(count - 1) as blocks of at most `block_records` records, as many whole
+// blocks as fit their bound in [out, out_end): returns the end of what it wrote and sets `done` to
+// the records it encoded (the mover's and a thread's moves, and a journal's own appends).
+template <typename Get>
+unsigned char* encode_journal_blocks(unsigned char* out, const unsigned char* out_end, uint64_t count,
+                                     uint64_t block_records, Get get, uint64_t& done);
 // Decodes one block's payload into `out` (appending); false if it is not a valid block.
 bool decode_journal_block(const unsigned char* payload, size_t bytes, uint32_t records, std::vector<Record>& out);
 
@@ -149,6 +155,20 @@ unsigned char* encode_journal_block(unsigned char* out, uint64_t count, Get get)
   const JournalBlock block{static_cast<uint32_t>(p - payload), static_cast<uint32_t>(count)};
   __builtin_memcpy(out, &block, sizeof block);
   return p;
+}
+
+template <typename Get>
+unsigned char* encode_journal_blocks(unsigned char* out, const unsigned char* out_end, uint64_t count,
+                                     uint64_t block_records, Get get, uint64_t& done) {
+  done = 0;
+  while (done < count) {
+    const uint64_t n = count - done < block_records ? count - done : block_records;
+    if (static_cast<size_t>(out_end - out) < journal_block_bound(n)) break;
+    const uint64_t first = done;
+    out = encode_journal_block(out, n, [&get, first](uint64_t k) -> const Record& { return get(first + k); });
+    done += n;
+  }
+  return out;
 }
 
 }  // namespace prof

@@ -392,12 +392,11 @@ bool ThreadBuffer::move_own_records() noexcept {
       uint64_t at = journal_end;
       bool ok = true;
       for (uint64_t i = begin; ok && i < end;) {
-        unsigned char* p = move_buffer_;
-        while (i < end && static_cast<size_t>(p - move_buffer_) + journal_block_bound(kMoveBlockRecords) <= kMoveBufferBytes) {
-          const uint64_t n = end - i < kMoveBlockRecords ? end - i : kMoveBlockRecords;
-          p = encode_journal_block(p, n, [this, i](uint64_t k) -> const Record& { return records_[(i + k) & mask_]; });
-          i += n;
-        }
+        uint64_t n = 0;
+        unsigned char* p = encode_journal_blocks(
+            move_buffer_, move_buffer_ + kMoveBufferBytes, end - i, kMoveBlockRecords,
+            [this, i](uint64_t k) -> const Record& { return records_[(i + k) & mask_]; }, n);
+        i += n;
         ok = pwrite_all(fd, move_buffer_, static_cast<size_t>(p - move_buffer_), at);
         at += static_cast<uint64_t>(p - move_buffer_);
       }
