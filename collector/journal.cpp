@@ -25,7 +25,7 @@ constexpr uint64_t kWindowRecords = (uint64_t{4} << 20) / kRecordBytes;
 
 bool valid_block(const JournalBlock& block) {
   return block.records > 0 && block.records <= kJournalBlockRecords &&
-         block.payload_bytes >= 2 * block.records && block.payload_bytes <= block.records * kJournalMaxRecordBytes;
+         block.payload_bytes >= kJournalMinRecordBytes * block.records && block.payload_bytes <= block.records * kJournalMaxRecordBytes;
 }
 
 void write_all_at(int fd, const void* data, size_t bytes, off_t offset, const std::string& path) {
@@ -53,9 +53,34 @@ bool prof::decode_journal_block(const unsigned char* p, size_t bytes, uint32_t r
   constexpr int kSlots = journal_codec::kTypeSlots;
   uint64_t prev[kSlots][8] = {};
   const unsigned char* const end = p + bytes;
+  const auto unzigzag = [](uint64_t v) { return (v >> 1) ^ (~(v & 1) + 1); };
   for (uint32_t k = 0; k < records; ++k) {
     if (end - p < 2) return false;
-    const unsigned char type = *p++;
+    unsigned char type = *p++;
+    if (type & 0x80) {  // a step from the previous record of its type
+      const unsigned n2 = 1 + ((type >> 3) & 1), n3 = 1 + ((type >> 4) & 1);
+      uint64_t* last = prev[type & (kSlots - 1)];
+      const unsigned char previous_type = static_cast<unsigned char>(last[0]);
+      if ((type & 0x60) != 0 || static_cast<unsigned char>(previous_type - 1) >= 0x7F ||
+          (previous_type & (kSlots - 1)) != (type & (kSlots - 1)) || end - p < static_cast<ptrdiff_t>(n2 + n3))
+        return false;
+      uint64_t z2 = p[0], z3 = 0;
+      if (n2 == 2) z2 |= uint64_t{p[1]} << 8;
+      p += n2;
+      z3 = p[0];
+      if (n3 == 2) z3 |= uint64_t{p[1]} << 8;
+      p += n3;
+      last[1] += 1;
+      last[2] += unzigzag(z2);
+      last[3] += unzigzag(z3);
+      Record& r = out.emplace_back();
+      std::memcpy(r.raw, last, sizeof r.raw);
+      continue;
+    }
+    if (type == 0) {  // escaped: a type outside 1..0x7F
+      type = *p++;
+      if (end - p < 1 || static_cast<unsigned char>(type - 1) < 0x7F) return false;
+    }
     const unsigned mask = *p++;
     uint64_t* last = prev[type & (kSlots - 1)];
     uint64_t w[8];
@@ -76,7 +101,7 @@ bool prof::decode_journal_block(const unsigned char* p, size_t bytes, uint32_t r
           v |= static_cast<uint64_t>(byte & 0x7F) << shift;
           if (!(byte & 0x80)) break;
         }
-        w[i] = last[i] + ((v >> 1) ^ (~(v & 1) + 1));  // zigzag back to the signed difference
+        w[i] = last[i] + unzigzag(v);  // zigzag back to the signed difference
       }
     }
     if (static_cast<unsigned char>(w[0]) != type) return false;
@@ -95,8 +120,12 @@ JournalWriter::JournalWriter(const std::string& path, const BufferHeader& ring, 
   struct stat st {};
   if (fstat(fd_, &st) != 0) fail(path, "cannot read the journal");
   if (static_cast<size_t>(st.st_size) >= kJournalHeaderBytes &&
-      pread(fd_, &header_, sizeof header_, 0) == static_cast<ssize_t>(sizeof header_) && header_.magic == kJournalMagic) {
-    // Reopened (recovery): whole blocks only.
+      pread(fd_, &header_, sizeof header_, 0) == static_cast<ssize_t>(sizeof header_) && is_journal_magic(header_.magic)) {
+    // Reopened (recovery): whole blocks only; what follows may use steps.
+    if (header_.magic != kJournalMagic) {
+      header_.magic = kJournalMagic;
+      write_all_at(fd_, &header_.magic, sizeof header_.magic, 0, path_);
+    }
     uint64_t records = 0;
     const uint64_t end = complete_blocks(fd_, static_cast<uint64_t>(st.st_size), &records);
     if (ftruncate(fd_, static_cast<off_t>(end)) != 0) fail(path, "cannot cut the journal's partial block");
@@ -193,7 +222,7 @@ bool JournalReader::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
   JournalHeader header{};
-  if (pread(fd, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) || header.magic != kJournalMagic ||
+  if (pread(fd, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) || !is_journal_magic(header.magic) ||
       header.record_bytes != kRecordBytes) {
     ::close(fd);
     return false;

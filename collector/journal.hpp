@@ -6,7 +6,7 @@
 // builds the database from it (docs/design.md, "Journal and recovery").
 //
 // File: a 4096-byte JournalHeader, then blocks of encoded records (common/journal_codec.hpp:
-// 6-10 bytes for a typical call instead of its 64). Ring index `start_index + k` is the journal's
+// 3-10 bytes for a typical call instead of its 64). Ring index `start_index + k` is the journal's
 // record k: a move writes the records first and releases them from the ring after, so after a
 // kill the journal may hold records the ring still lists as unread, never fewer.
 #pragma once
@@ -19,7 +19,11 @@
 
 namespace prof::collector {
 
-inline constexpr uint64_t kJournalMagic = 0x324e524a464f5250ull;  // "PROFJRN2": encoded blocks
+inline constexpr uint64_t kJournalMagic = 0x334e524a464f5250ull;  // "PROFJRN3": encoded blocks with steps
+// An earlier prof's journal (no step form): its blocks decode as they are, so a run it left is
+// recovered; a journal reopened to append to becomes version 3.
+inline constexpr uint64_t kJournalMagicV2 = 0x324e524a464f5250ull;  // "PROFJRN2"
+inline bool is_journal_magic(uint64_t magic) { return magic == kJournalMagic || magic == kJournalMagicV2; }
 inline constexpr size_t kJournalHeaderBytes = 4096;
 
 struct JournalHeader {

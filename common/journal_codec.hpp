@@ -1,10 +1,19 @@
-// The journal's record encoding: a record is 8 little-endian 64-bit words, written as its type
-// byte, a byte whose bit k says word k differs from the previous record of the same type in the
-// block, and for each such word the zigzag varint of the difference (0xFF as that byte: the 64
-// bytes follow as they are). A run's records differ from their predecessors in a few small
-// steps (the next correlation id, a begin some ns later), so a call takes 6-10 bytes instead of
-// 64: the mover writes a tenth of the bytes, and fresh page-cache pages are what a journal write
-// costs (docs/performance.md, "The journal's bytes").
+// The journal's record encoding. A record is 8 little-endian 64-bit words; each is written
+// against the previous record of the same type in the block (`last`), in one of three forms:
+//
+// - step: a byte 0x80 | b3 << 4 | b2 << 3 | (type & 7), then the zigzag differences of words 2
+//   and 3 (a call's begin and end) in 1 + b2 and 1 + b3 little-endian bytes. It says that word 1
+//   (the correlation id) is one more than last's and every other word is last's. A busy thread's
+//   calls are nearly all steps: 3 bytes for a hipStreamQuery, written without a data-dependent
+//   branch (the mover runs this once per record, on the program's CPUs when it moves its own).
+// - mask: the type byte (1..0x7F), a byte whose bit k says word k differs from last's, and for
+//   each such word the zigzag varint of the difference (0xFF as that byte: the 64 bytes follow
+//   as they are).
+// - escaped mask: a 0 byte, then the type byte (0 or 0x80..0xFF), then the mask form's rest.
+//   Rings hold types 1..7 only; this keeps every record exact whatever its bytes.
+//
+// A call takes 3-10 bytes instead of 64: the mover writes a tenth of the bytes or less, and fresh
+// page-cache pages are what a journal write costs (docs/performance.md, "The journal's bytes").
 //
 // Blocks: a JournalBlock header, then `payload_bytes` of encoded records. The state (previous
 // record per type) starts from zeros in every block, so each block decodes on its own and a
@@ -27,7 +36,8 @@ struct JournalBlock {
   uint32_t records;
 };
 inline constexpr uint32_t kJournalBlockRecords = 16384;            // at most, per block
-inline constexpr size_t kJournalMaxRecordBytes = 2 + kRecordBytes;  // one record's worst case (raw)
+inline constexpr size_t kJournalMaxRecordBytes = 3 + kRecordBytes;  // one record's worst case (escaped, raw)
+inline constexpr size_t kJournalMinRecordBytes = 3;                 // one record's least (a step)
 
 // Writes one block holding records `get(0) .. get(count - 1)` (count <= kJournalBlockRecords) at
 // `out`, which has room for journal_block_bound(count) bytes; returns the end of what it wrote.
@@ -68,6 +78,51 @@ inline unsigned char* put_zigzag(unsigned char* p, uint64_t z) {
   return put_varint(p, z);
 }
 
+inline uint64_t zigzag(uint64_t difference) {
+  return (difference << 1) ^ static_cast<uint64_t>(static_cast<int64_t>(difference) >> 63);
+}
+inline void store16(unsigned char* p, uint64_t v) {
+  const uint16_t half = static_cast<uint16_t>(v);
+  __builtin_memcpy(p, &half, sizeof half);
+}
+
+// The step form, when it applies (see the top of this file): its bytes at `p`, `last` updated,
+// and the end of what it wrote; nullptr when the record is not a step from `last`.
+inline uint64_t word(const unsigned char* raw, int i) {
+  uint64_t w;
+  __builtin_memcpy(&w, raw + 8 * i, sizeof w);
+  return w;
+}
+
+// The step form, when it applies (see the top of this file): its bytes at `p`, `last` updated,
+// and the end of what it wrote; nullptr when the record is not a step from `last`. Each word is
+// loaded from the record itself: copied into an array first, the words were reloaded from
+// stores of another width, which costs a stalled load per record.
+inline unsigned char* encode_step(unsigned char* p, const unsigned char* raw, uint64_t* last) {
+  const uint64_t w1 = word(raw, 1), w2 = word(raw, 2), w3 = word(raw, 3);
+  const uint64_t others = (word(raw, 0) ^ last[0]) | (word(raw, 4) ^ last[4]) | (word(raw, 5) ^ last[5]) |
+                          (word(raw, 6) ^ last[6]) | (word(raw, 7) ^ last[7]);
+  const uint64_t z2 = zigzag(w2 - last[2]), z3 = zigzag(w3 - last[3]);
+  const unsigned type = raw[0];
+  if ((others | ((z2 | z3) >> 16) | ((w1 - last[1]) ^ 1)) != 0 || type - 1 >= 0x7F) return nullptr;
+  const unsigned b2 = z2 > 0xFF, b3 = z3 > 0xFF;
+  p[0] = static_cast<unsigned char>(0x80 | b3 << 4 | b2 << 3 | (type & 7));
+  store16(p + 1, z2);  // (a 1-byte difference's second byte is overwritten next, or lies past the end)
+  p += 2 + b2;
+  store16(p, z3);
+  last[1] = w1;
+  last[2] = w2;
+  last[3] = w3;
+  return p + 1 + b3;
+}
+
+// The mask forms' first bytes: the type, escaped unless it is 1..0x7F.
+inline unsigned char* put_type(unsigned char* p, unsigned char type) {
+  if (static_cast<unsigned char>(type - 1) >= 0x7F) *p++ = 0;
+  *p++ = type;
+  return p;
+}
+
 // Writes one record: its type, the mask of the words that differ from the previous record of
 // its type (`last`), and their zigzag differences (or the raw record when all 8 differ); `last`
 // becomes the record. Word by word: the definition, and the encoder where SSE2 is missing.
@@ -76,7 +131,7 @@ inline unsigned char* encode_record_portable(unsigned char* p, const unsigned ch
   __builtin_memcpy(w, raw, sizeof w);
   unsigned mask = 0;
   for (int i = 0; i < 8; ++i) mask |= static_cast<unsigned>(w[i] != last[i]) << i;
-  *p++ = raw[0];
+  p = put_type(p, raw[0]);
   *p++ = static_cast<unsigned char>(mask);
   if (mask == 0xFF) {
     __builtin_memcpy(p, raw, kRecordBytes);
@@ -116,7 +171,7 @@ inline unsigned char* encode_record_sse2(unsigned char* p, const unsigned char* 
   same = (same | (same >> 2)) & 0x0f0f;
   same = (same | (same >> 4)) & 0x00ff;
   const unsigned mask = ~same & 0xffu;
-  *p++ = raw[0];
+  p = put_type(p, raw[0]);
   *p++ = static_cast<unsigned char>(mask);
   if (mask == 0xFF) {
     __builtin_memcpy(p, raw, kRecordBytes);
@@ -132,6 +187,7 @@ inline unsigned char* encode_record_sse2(unsigned char* p, const unsigned char* 
 #endif
 
 inline unsigned char* encode_record(unsigned char* p, const unsigned char* raw, uint64_t* last) {
+  if (unsigned char* end = encode_step(p, raw, last)) [[likely]] return end;
 #if defined(__SSE2__)
   return encode_record_sse2(p, raw, last);
 #else

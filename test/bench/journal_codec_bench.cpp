@@ -2,8 +2,10 @@
 // (common/journal_codec.hpp). A second thread fills a 4 MiB ring (the default ring: 65,536
 // records) with the records of back-to-back hipStreamQuery calls, as a program's thread does; the
 // main thread then encodes the ring into journal blocks, as the mover does, and decodes them
-// again, as the builder does. Prints one markdown row: ns per record to encode and to decode,
-// and journal bytes per record (the best of the rounds: the machine is shared).
+// again, as the builder does. Prints one markdown row: ns per record to encode the ring as the
+// mover finds it (its lines last written by another CPU) and again from this CPU's cache (the
+// encoder's own work), to decode, and journal bytes per record (the best of the rounds: the
+// machine is shared).
 //
 //   journal_codec_bench [ROUNDS]
 #include <algorithm>
@@ -47,19 +49,26 @@ int main(int argc, char** argv) {
                                  (kRing / prof::kJournalBlockRecords));
   std::vector<prof::Record> decoded;
   decoded.reserve(kRing);
-  double best_encode = 1e9, best_decode = 1e9;
+  double best_encode = 1e9, best_hot = 1e9, best_decode = 1e9;
   size_t bytes = 0;
   for (int r = 0; r < rounds; ++r) {
     std::thread producer(fill, ring.get(), static_cast<uint64_t>(r) * kRing, uint64_t{1} << 32);
     producer.join();  // the ring's lines were last written by another CPU, as the mover finds them
-    const double t0 = now_s();
-    unsigned char* p = out.data();
     std::vector<unsigned char*> blocks;
-    for (uint64_t done = 0; done < kRing; done += prof::kJournalBlockRecords) {
-      blocks.push_back(p);
-      p = prof::encode_journal_block(p, prof::kJournalBlockRecords,
-                                                [&](uint64_t k) -> const prof::Record& { return ring[done + k]; });
-    }
+    unsigned char* p = nullptr;
+    const auto encode = [&] {
+      p = out.data();
+      blocks.clear();
+      for (uint64_t done = 0; done < kRing; done += prof::kJournalBlockRecords) {
+        blocks.push_back(p);
+        p = prof::encode_journal_block(p, prof::kJournalBlockRecords,
+                                       [&](uint64_t k) -> const prof::Record& { return ring[done + k]; });
+      }
+    };
+    const double t0 = now_s();
+    encode();
+    const double t_cold = now_s();
+    encode();  // the same records, now in this CPU's cache
     const double t1 = now_s();
     bytes = static_cast<size_t>(p - out.data());
     decoded.clear();
@@ -76,10 +85,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "journal_codec_bench: the round trip changed the records\n");
       return 1;
     }
-    best_encode = std::min(best_encode, (t1 - t0) / kRing);
+    best_encode = std::min(best_encode, (t_cold - t0) / kRing);
+    best_hot = std::min(best_hot, (t1 - t_cold) / kRing);
     best_decode = std::min(best_decode, (t2 - t1) / kRing);
   }
-  std::printf("| %llu | %.1f | %.1f | %.2f |\n", static_cast<unsigned long long>(kRing), best_encode * 1e9,
-              best_decode * 1e9, static_cast<double>(bytes) / kRing);
+  std::printf("| %llu | %.1f | %.1f | %.1f | %.2f |\n", static_cast<unsigned long long>(kRing), best_encode * 1e9,
+              best_hot * 1e9, best_decode * 1e9, static_cast<double>(bytes) / kRing);
   return 0;
 }

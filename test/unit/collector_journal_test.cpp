@@ -121,7 +121,86 @@ TEST_CASE("journal: every record decodes to its exact bytes, and a call takes a 
   }
   const size_t bytes = encode(calls).size();
   INFO(bytes << " bytes for " << calls.size() << " calls");
-  REQUIRE(bytes < calls.size() * 8);
+  // Each call after the first is a step of 3 bytes (a tag and two 1-byte differences).
+  REQUIRE(bytes <= sizeof(JournalBlock) + 2 + 8 * 9 + (calls.size() - 1) * 3);
+}
+
+TEST_CASE("journal: steps stand only for the records they fit, at every boundary", "[journal]") {
+  // A call, then calls that are steps or just miss being one: differences at the edges of 1 and
+  // 2 bytes, a correlation id that skips, another word that changes, and type bytes a step must
+  // not take (0, 0x80 and above: escaped).
+  Record base{};
+  base.api.type = static_cast<uint8_t>(RecordType::kApi);
+  base.api.api_id = 5;
+  base.api.correlation_id = (uint64_t{3} << 40) + 10;
+  base.api.begin_ns = 5'000'000'000ull;
+  base.api.end_ns = 5'000'000'100ull;
+  std::vector<Record> records{base};
+  auto next = [&](int64_t begin_step, int64_t end_step, uint64_t corr_step = 1) {
+    Record r = records.back();
+    r.api.correlation_id += corr_step;
+    r.api.begin_ns += static_cast<uint64_t>(begin_step);
+    r.api.end_ns += static_cast<uint64_t>(end_step);
+    records.push_back(r);
+  };
+  for (int64_t d : {0, 1, -1, 127, -128, 128, -129, 32767, -32768, 32768, -32769, 1 << 20})
+    for (int64_t e : {0, 127, 128, 32767, 32768, -32769}) next(d, e);
+  next(10, 10, 2);    // not a step: the id skips
+  next(10, 10, 0);    // nor the same id
+  next(10, 10);
+  records.back().api.stream = 77;  // nor another stream
+  next(10, 10);
+  for (uint8_t type : {0, 0x80, 0xFF, 0x87}) {
+    Record r = records.back();
+    r.raw[0] = type;  // (slot type & 7, shared with the calls)
+    records.push_back(r);
+    next(10, 10);
+    records.back().raw[0] = type;
+  }
+  next(10, 10);
+  const std::vector<unsigned char> block = encode(records);
+  JournalBlock header;
+  std::memcpy(&header, block.data(), sizeof header);
+  std::vector<Record> back;
+  REQUIRE(decode_journal_block(block.data() + sizeof header, header.payload_bytes, header.records, back));
+  REQUIRE(same(back, records));
+
+  // A step is its tag and 1 or 2 bytes per difference.
+  auto bytes_of_second = [](const Record& first, const Record& second) {
+    return encode({first, second}).size() - encode({first}).size();
+  };
+  Record one = base, two = base;
+  one.api.correlation_id += 1;
+  one.api.begin_ns += 127;  // zigzag 254: one byte
+  one.api.end_ns += 128;    // zigzag 256: two
+  REQUIRE(bytes_of_second(base, one) == 4);
+  two.api.correlation_id += 1;
+  two.api.begin_ns -= 32768;  // zigzag 65535: the largest step
+  two.api.end_ns += 32767;
+  REQUIRE(bytes_of_second(base, two) == 5);
+}
+
+TEST_CASE("journal: a step with nothing to step from is refused", "[journal]") {
+  std::vector<Record> back;
+  // The first record of its type in the block cannot be a step.
+  const unsigned char orphan[] = {0x81, 0x02, 0x02};
+  REQUIRE_FALSE(decode_journal_block(orphan, sizeof orphan, 1, back));
+  // A call, then a step whose unused tag bits are set.
+  Record call{};
+  call.api.type = static_cast<uint8_t>(RecordType::kApi);
+  call.api.correlation_id = 9;
+  std::vector<unsigned char> block = encode({call});
+  std::vector<unsigned char> payload(block.begin() + sizeof(JournalBlock), block.end());
+  const unsigned char bad_step[] = {0xA1, 0x02, 0x02};
+  payload.insert(payload.end(), bad_step, bad_step + sizeof bad_step);
+  back.clear();
+  REQUIRE_FALSE(decode_journal_block(payload.data(), payload.size(), 2, back));
+  payload.back() = 0x02;
+  payload[payload.size() - 3] = 0x81;  // the same step, well formed: accepted
+  back.clear();
+  REQUIRE(decode_journal_block(payload.data(), payload.size(), 2, back));
+  REQUIRE(back[1].api.correlation_id == 10);
+  REQUIRE(back[1].api.begin_ns == 1);
 }
 
 TEST_CASE("journal: a damaged payload is refused, not decoded into other records", "[journal]") {
