@@ -78,6 +78,7 @@ void make_key() { pthread_key_create(&g_exit_key, on_thread_exit); }
 // while the thread is gone), and operator new is avoided so a program with its own allocator
 // is not called from inside a hook.
 alignas(ThreadBuffer) unsigned char g_storage[4096][sizeof(ThreadBuffer)];
+static_assert(sizeof(ThreadBuffer) % 64 == 0, "each buffer on cache lines of its own");
 std::atomic<uint32_t> g_storage_used{0};
 
 }  // namespace
