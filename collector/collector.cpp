@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -125,6 +126,21 @@ void Collector::start() {
   // The mover is light (a memory copy per cycle) and polls often while rings are busy: batch
   // priority, so its wake-ups never preempt the program's threads (a preempted thread between a
   // copy and prof's event after it would see the copy end late).
+  // The collector's threads take no asynchronous signal. One sent to prof (SIGTERM to its pid, a
+  // shell's job control) must reach the main thread, which passes it on to the program and keeps it
+  // blocked until it can (cli/launcher.cpp): taken by one of these threads before then, a signal
+  // whose handler was not in place yet ended prof (seen in e2e:signals on a loaded machine).
+  // They inherit the mask they are created with.
+  struct BlockAsyncSignals {
+    sigset_t previous;
+    BlockAsyncSignals() {
+      sigset_t async;
+      sigfillset(&async);
+      for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT}) sigdelset(&async, sig);
+      pthread_sigmask(SIG_BLOCK, &async, &previous);
+    }
+    ~BlockAsyncSignals() { pthread_sigmask(SIG_SETMASK, &previous, nullptr); }
+  } block_async_signals;
   mover_ = std::thread([this] { run_mover(); });
   builder_ = std::thread([this] {
     // The database is built on CPU the program leaves idle: it never competes with the program's
