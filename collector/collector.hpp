@@ -80,7 +80,7 @@ class Collector {
     uint64_t owned_since_ns = 0;    // since when the ring is left to its producer (0: it is not)
     uint64_t grew_ns = 0;           // when it last saw the write index move
   };
-  bool claim_ring(Ring& ring);
+  bool claim_ring(Ring& ring, bool found_now = false);
   // A journal being built into its process's database (the builder's side).
   struct Source {
     JournalReader reader;

@@ -158,9 +158,12 @@ void JournalWriter::append(const Record* a, uint64_t a_count, const Record* b, u
 }
 
 uint64_t JournalWriter::append_at(uint64_t offset, const Record* a, uint64_t a_count, const Record* b, uint64_t b_count) {
-  next_offset_ = offset;
+  encode(a, a_count, b, b_count);
+  return write_encoded_at(offset);
+}
+
+void JournalWriter::encode(const Record* a, uint64_t a_count, const Record* b, uint64_t b_count) {
   const uint64_t count = a_count + b_count;
-  if (count == 0) return next_offset_;
   const uint64_t blocks = (count + kJournalBlockRecords - 1) / kJournalBlockRecords;
   const size_t bound = blocks * sizeof(JournalBlock) + count * kJournalMaxRecordBytes;
   if (bound > buffer_bytes_) {  // grown only, never cleared: the mover writes every byte it sends
@@ -171,16 +174,23 @@ uint64_t JournalWriter::append_at(uint64_t offset, const Record* a, uint64_t a_c
   unsigned char* end = encode_journal_blocks(buffer_.get(), buffer_.get() + buffer_bytes_, count, kJournalBlockRecords,
                                              [&](uint64_t i) -> const Record& { return i < a_count ? a[i] : b[i - a_count]; },
                                              encoded);
-  const size_t bytes = static_cast<size_t>(end - buffer_.get());
+  encoded_bytes_ = static_cast<size_t>(end - buffer_.get());
+  encoded_records_ = count;
+}
+
+uint64_t JournalWriter::write_encoded_at(uint64_t offset, bool cut_on_failure) {
+  next_offset_ = offset;
+  if (encoded_records_ == 0) return next_offset_;
   try {
-    write_all_at(fd_, buffer_.get(), bytes, static_cast<off_t>(next_offset_), path_);
+    write_all_at(fd_, buffer_.get(), encoded_bytes_, static_cast<off_t>(next_offset_), path_);
   } catch (...) {
     // Whole blocks only: a later reopen must not find half of one.
-    (void)ftruncate(fd_, static_cast<off_t>(next_offset_));
+    if (cut_on_failure) (void)ftruncate(fd_, static_cast<off_t>(next_offset_));
     throw;
   }
-  next_offset_ += bytes;
-  next_index_ += count;
+  next_offset_ += encoded_bytes_;
+  next_index_ += encoded_records_;
+  encoded_records_ = 0;
   return next_offset_;
 }
 

@@ -68,6 +68,14 @@ class JournalWriter {
   // The same at `offset` (the ring's journal_end: its producer may have appended since this
   // writer last did); returns the journal's new end.
   uint64_t append_at(uint64_t offset, const Record* a, uint64_t a_count, const Record* b, uint64_t b_count);
+  // append_at in two steps, for a span the ring's producer may take over (kMoverCollectorSpan):
+  // encode the records (at most kJournalBlockRecords: one block, the bytes
+  // encode_journal_block gives), then write them at `offset` and return the new end.
+  // A failed write is cut off (whole blocks only) unless `cut_on_failure` is false: then the
+  // caller cuts it if the span is still its own (a producer may have written the same bytes and
+  // more after them).
+  void encode(const Record* a, uint64_t a_count, const Record* b, uint64_t b_count);
+  uint64_t write_encoded_at(uint64_t offset, bool cut_on_failure = true);
   // Drops whatever follows `offset` (a block that a producer killed while writing left half-way).
   void cut_at(uint64_t offset);
   // Copies the ring's producer counters into the header.
@@ -85,6 +93,8 @@ class JournalWriter {
   JournalHeader header_{};
   std::unique_ptr<unsigned char[]> buffer_;  // one append's blocks
   size_t buffer_bytes_ = 0;
+  size_t encoded_bytes_ = 0;     // of buffer_, by the last encode()
+  uint64_t encoded_records_ = 0;
 };
 
 // The builder's end: the records appended so far, decoded a window at a time (whole blocks, about

@@ -20,6 +20,7 @@
 #include "common/clock.hpp"
 #include "collector/process_info.hpp"
 #include "collector/run_files.hpp"
+#include "common/journal_codec.hpp"
 
 namespace prof::collector {
 
@@ -30,9 +31,51 @@ namespace {
 // the look. The same margin for rings the last scan did not find. A call that still comes
 // earlier is numbered by finalize()'s renumbering pass instead (slower, as correct).
 constexpr uint64_t kInCallMarginNs = 10'000'000;
-// The mover appends a ring's records this many at a time (one block, about 40 KB), taking the
-// ring's move lock for each span (common/record.hpp, BufferHeader::mover).
-constexpr uint64_t kMoveSpanRecords = 8192;
+// The mover appends a ring's records kMoverSpanRecords at a time (one block, about 25 KB of a
+// busy thread's calls), taking the ring's move lock for each span (common/record.hpp,
+// BufferHeader::mover).
+static_assert(kMoverSpanRecords <= kJournalBlockRecords, "a span is one block");
+
+enum class SpanMove { kMoved, kTakenOver };
+
+// Moves records [from, to) of a ring whose move lock the collector holds (kMoverCollector) into
+// its journal at `shared_end`, the journal's end the ring's producer also appends at (0: the
+// producer does not move records; the journal's own end then). While the producer may move, the
+// span is offered to it (kMoverCollectorSpan): on a machine whose CPUs the program's threads hold,
+// the mover can be taken off the CPU anywhere, also here, and a thread whose ring fills meanwhile
+// writes the span itself instead of waiting. kTakenOver: it did, and holds the lock now.
+// Otherwise the lock is the collector's again (kMoverCollector) and the span is released.
+SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal, uint64_t from, uint64_t to,
+                   uint64_t shared_end) {
+  const uint64_t capacity = reader.capacity();
+  const uint64_t at = from & (capacity - 1);
+  const uint64_t first = std::min(to - from, capacity - at);
+  const uint32_t offered = kMoverCollectorSpan | static_cast<uint32_t>((to - from) << kMoverSpanShift);
+  if (shared_end) h.mover.store(offered, std::memory_order_release);
+  journal.encode(&reader.record(from), first, &reader.record(from + first), to - from - first);
+  // The bytes are the span's only if its slots were not reused while they were read: a producer
+  // reuses them only after taking the span over (seqlock-style: the reads, a fence, the check).
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (shared_end && h.mover.load(std::memory_order_relaxed) != offered) return SpanMove::kTakenOver;
+  const auto take_back = [&] {
+    uint32_t expected = offered;
+    return !shared_end || h.mover.compare_exchange_strong(expected, kMoverCollector, std::memory_order_acq_rel);
+  };
+  uint64_t new_end = 0;
+  try {
+    // Taken over while writing, the producer writes the same bytes here: a failed write is cut
+    // only once the span is the collector's again.
+    new_end = journal.write_encoded_at(shared_end ? shared_end : journal.end_offset(), !shared_end);
+  } catch (...) {
+    if (!take_back()) return SpanMove::kTakenOver;  // the producer has the span now
+    if (shared_end) journal.cut_at(shared_end);
+    throw;
+  }
+  if (!take_back()) return SpanMove::kTakenOver;  // it wrote the same bytes and says they are moved
+  if (shared_end) h.journal_end.store(new_end, std::memory_order_relaxed);
+  reader.release(to);
+  return SpanMove::kMoved;
+}
 // A ring whose producer moved its own records is left to it (see move_once) for at most
 // kProducersOwnNs at a time, and while it moved them within kProducerQuietNs and brought a record
 // within kProducerQuietNs (a thread among more than there are CPUs can go that long without
@@ -104,7 +147,7 @@ void Collector::scan_rings(const std::string& run_dir) {
     ring->journal_name = name.substr(0, name.size() - 3) + "jrnl";
     // Recovery: the program may still run, its threads moving their own records into the journal
     // the killed prof made; the journal is taken up between two of their moves.
-    if (!claim_ring(*ring)) continue;  // next scan
+    if (!claim_ring(*ring, /*found_now=*/true)) continue;  // next scan
     BufferHeader& shared = ring->reader.shared_header();
     const std::string journal_path = options_.journal_dir + "/" + ring->journal_name;
     try {
@@ -133,11 +176,15 @@ void Collector::scan_rings(const std::string& run_dir) {
 
 // Takes the ring's move lock for the collector: free, or held by a producer that can no longer
 // free it (its thread has exited, or its process has died, perhaps half-way through a block: what
-// follows the journal's end is cut off).
-bool Collector::claim_ring(Ring& ring) {
+// follows the journal's end is cut off), or (`found_now`) by a killed prof's collector.
+bool Collector::claim_ring(Ring& ring, bool found_now) {
   BufferHeader& h = ring.reader.shared_header();
   uint32_t holder = kMoverNone;
   if (h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire)) return true;
+  // A ring this collector has just found, held by a collector: the prof before it, killed while
+  // moving (recovery). Whole blocks it wrote are counted when the journal is reopened.
+  if (found_now && (holder == kMoverCollector || (holder & kMoverStateMask) == kMoverCollectorSpan))
+    return h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire);
   if (holder != kMoverProducer) return false;
   if (h.closed.load(std::memory_order_acquire) != kRingReleased && process_alive(ring.pid)) return false;
   if (!h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire)) return false;
@@ -197,28 +244,23 @@ uint64_t Collector::move_once(bool final) {
       fullest_ = std::max(fullest_, static_cast<double>(end - begin) / static_cast<double>(reader.capacity()));
     if (producers_own && end > begin) journaled = false;
     else if (end > begin) {
-      const uint64_t capacity = reader.capacity();  // as of end(): a ring grows
       bool claimed = false;
       try {
         if (!ring.journal) throw std::runtime_error("");
-        // A span at a time, each under the move lock on its own: a mover held off the CPU while
-        // it holds the lock holds up a producer whose ring is full for that long, and the
-        // shorter the hold, the rarer that is.
+        // A span at a time, each under the move lock on its own (and offered to the producer).
         for (uint64_t from = begin; from < end;) {
-          const uint64_t to = std::min(end, from + kMoveSpanRecords);
+          const uint64_t to = std::min(end, from + kMoverSpanRecords);
           claimed = claim_ring(ring);
           if (!claimed || h.read_index.load(std::memory_order_acquire) != from) {
             journaled = false;  // the producer is moving them, or has: the next cycle takes the rest
             break;
           }
-          const uint64_t at = from & (capacity - 1);
-          const uint64_t first = std::min(to - from, capacity - at);
-          const uint64_t shared_end = h.journal_end.load(std::memory_order_relaxed);
-          const uint64_t new_end = ring.journal->append_at(shared_end ? shared_end : ring.journal->end_offset(),
-                                                           &reader.record(from), first, &reader.record(from + first),
-                                                           to - from - first);
-          if (shared_end) h.journal_end.store(new_end, std::memory_order_relaxed);
-          reader.release(to);
+          if (move_span(h, reader, *ring.journal, from, to, h.journal_end.load(std::memory_order_relaxed)) ==
+              SpanMove::kTakenOver) {
+            claimed = false;  // the producer holds the lock and moves the span and what follows
+            journaled = false;
+            break;
+          }
           moved += to - from;
           h.mover.store(kMoverNone, std::memory_order_release);
           claimed = false;

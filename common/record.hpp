@@ -218,6 +218,19 @@ static_assert(sizeof(Doorbell) <= kDoorbellBytes);
 inline constexpr uint32_t kMoverNone = 0;
 inline constexpr uint32_t kMoverCollector = 1;
 inline constexpr uint32_t kMoverProducer = 2;
+// The collector is moving the ring's oldest `value >> kMoverSpanShift` records (a span: one
+// journal block at journal_end) and may be taken over: a producer whose ring is full CASes this
+// value to kMoverProducer and writes that span itself, the same bytes at the same place, then its
+// own records after it. The collector writes its span only if it still holds this value once it
+// has encoded it (so its bytes come from records not yet reused), takes the lock back as
+// kMoverCollector before it says the span is moved, and stops if either was taken from it. A
+// mover descheduled while it holds the lock then never makes a thread wait (docs/design.md).
+inline constexpr uint32_t kMoverCollectorSpan = 3;
+inline constexpr uint32_t kMoverStateMask = 0xFF;
+inline constexpr int kMoverSpanShift = 8;
+// The collector's span, at most: one journal block (both sides encode it with
+// encode_journal_block, so they write the same bytes).
+inline constexpr uint64_t kMoverSpanRecords = 8192;
 
 // Capture control (--trace-start off, --delay, --duration): every switch of recording on or off, in
 // a page of the run directory each process maps at start-up (<pid>.<image>.capture), read by the

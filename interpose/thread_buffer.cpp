@@ -284,10 +284,11 @@ void ring_doorbell() noexcept {
 }
 
 // move_own_records() encodes blocks of this many records into a buffer of this size, written
-// with one pwrite each time it fills (about 50,000 typical calls).
+// with one pwrite each time it fills (about 80,000 typical calls; only the pages used are touched).
 constexpr uint64_t kMoveBlockRecords = 2048;
-constexpr size_t kMoveBufferBytes = size_t{256} << 10;
+constexpr size_t kMoveBufferBytes = size_t{1} << 20;
 static_assert(journal_block_bound(kMoveBlockRecords) <= kMoveBufferBytes);
+static_assert(journal_block_bound(kMoverSpanRecords) <= kMoveBufferBytes, "a collector's span fits");
 
 // Whether the prof that owns the run has died (SIGKILL, OOM): it holds an exclusive lock on the
 // run manifest (cli/recovery.hpp) for as long as it lives, and a prof --recover holds it while it
@@ -325,6 +326,9 @@ bool ThreadBuffer::wait_for_space() noexcept {
   for (uint64_t spins = 1;; ++spins) {
     cached_read_ = header_->read_index.load(std::memory_order_acquire);
     if (write_ - cached_read_ <= mask_) return true;
+    // The collector may offer the span it is moving by now (it held the lock between two steps).
+    if (g_config.self_move && !self_move_failed_ && move_own_records(/*take_over=*/true) && write_ - cached_read_ <= mask_)
+      return true;
     if (now_ns() > deadline || access(g_config.run_dir, F_OK) != 0 || (spins % 200 == 0 && collector_gone())) {
       stalled_read_ = cached_read_;
       return false;
@@ -363,19 +367,27 @@ void ThreadBuffer::set_limit() noexcept {
 // threads it gets less CPU than moving takes (one thread among many, at batch priority), and a
 // ring left to fill would make this thread wait for it. So the thread moves its records into the
 // ring's journal itself, with the mover's own protocol (common/record.hpp, BufferHeader::mover):
-// the move lock, whole encoded blocks at journal_end, then journal_end and read_index. Only while
-// prof is alive (a killed prof's program stops recording, as before), and unseen by the program
-// (errno kept; cancellation held off while the lock is held). False when it could not (the mover
-// holds the lock, no journal yet, or writing it failed: then never again).
-bool ThreadBuffer::move_own_records() noexcept {
+// the move lock, whole encoded blocks at journal_end, then journal_end and read_index. With
+// `take_over` (the ring is full) a span the collector is moving is taken from it
+// (kMoverCollectorSpan) and written first, as the collector writes it: one block of those records
+// at journal_end. Only while prof is alive (a killed prof's program stops recording, as before),
+// and unseen by the program (errno kept; cancellation held off while the lock is held). False
+// when it could not (the mover holds the lock, no journal yet, or writing it failed: then never
+// again).
+bool ThreadBuffer::move_own_records(bool take_over) noexcept {
   BufferHeader& h = *header_;
   if (h.journal_end.load(std::memory_order_acquire) == 0) {
     ring_doorbell();  // the collector has not made the journal yet: this ring is waiting for it
     return false;
   }
   uint32_t holder = kMoverNone;
-  if (!h.mover.compare_exchange_strong(holder, kMoverProducer, std::memory_order_acquire, std::memory_order_relaxed))
-    return false;
+  uint64_t collector_span = 0;
+  if (!h.mover.compare_exchange_strong(holder, kMoverProducer, std::memory_order_acquire, std::memory_order_relaxed)) {
+    if (!take_over || (holder & kMoverStateMask) != kMoverCollectorSpan ||
+        !h.mover.compare_exchange_strong(holder, kMoverProducer, std::memory_order_acq_rel, std::memory_order_relaxed))
+      return false;
+    collector_span = holder >> kMoverSpanShift;  // the records at read_index it had encoded, or was encoding
+  }
   const int saved_errno = errno;
   int cancel_state = 0;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
@@ -383,7 +395,7 @@ bool ThreadBuffer::move_own_records() noexcept {
   const uint64_t end = write_;
   const uint64_t journal_end = h.journal_end.load(std::memory_order_relaxed);
   bool moved = false;
-  if (journal_end != 0 && end > begin && !collector_gone()) {
+  if (journal_end != 0 && end > begin && collector_span <= end - begin && !collector_gone()) {
     if (!move_buffer_) {
       void* map = mmap(nullptr, kMoveBufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       move_buffer_ = map == MAP_FAILED ? nullptr : static_cast<unsigned char*>(map);
@@ -392,11 +404,18 @@ bool ThreadBuffer::move_own_records() noexcept {
     if (fd >= 0) {
       uint64_t at = journal_end;
       bool ok = true;
-      for (uint64_t i = begin; ok && i < end;) {
+      const auto record = [this](uint64_t index) -> const Record& { return records_[index & mask_]; };
+      if (collector_span) {
+        const unsigned char* p = encode_journal_block(
+            move_buffer_, collector_span, [&record, begin](uint64_t k) -> const Record& { return record(begin + k); });
+        ok = pwrite_all(fd, move_buffer_, static_cast<size_t>(p - move_buffer_), at);
+        at += static_cast<uint64_t>(p - move_buffer_);
+      }
+      for (uint64_t i = begin + collector_span; ok && i < end;) {
         uint64_t n = 0;
         unsigned char* p = encode_journal_blocks(
             move_buffer_, move_buffer_ + kMoveBufferBytes, end - i, kMoveBlockRecords,
-            [this, i](uint64_t k) -> const Record& { return records_[(i + k) & mask_]; }, n);
+            [&record, i](uint64_t k) -> const Record& { return record(i + k); }, n);
         i += n;
         ok = pwrite_all(fd, move_buffer_, static_cast<size_t>(p - move_buffer_), at);
         at += static_cast<uint64_t>(p - move_buffer_);
@@ -423,7 +442,8 @@ bool ThreadBuffer::move_own_records() noexcept {
 Record* ThreadBuffer::reserve_slow() noexcept {
   if (write_ >= grow_at_) grow();
   cached_read_ = header_->read_index.load(std::memory_order_acquire);
-  if (write_ - cached_read_ > mask_ / 2 && g_config.self_move && !self_move_failed_) move_own_records();
+  if (write_ - cached_read_ > mask_ / 2 && g_config.self_move && !self_move_failed_)
+    move_own_records(/*take_over=*/write_ - cached_read_ > mask_);
   if (write_ - cached_read_ > mask_ && !wait_for_space()) {
     header_->dropped.fetch_add(1, std::memory_order_relaxed);
     set_limit();

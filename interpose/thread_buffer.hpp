@@ -69,7 +69,7 @@ class alignas(64) ThreadBuffer {
   static ThreadBuffer* reuse_released() noexcept;
   bool wait_for_space() noexcept;
   void grow() noexcept;
-  bool move_own_records() noexcept;
+  bool move_own_records(bool take_over) noexcept;
   // The slow path runs when the ring looks full or has reached the size at which it grows, and
   // when it looks half full while this thread may move its own records (move_own_records).
   void set_limit() noexcept;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/clock.hpp"
+#include "common/journal_codec.hpp"
 #include "collector/buffer_reader.hpp"
 #include "collector/collector.hpp"
 #include "collector/sqlite_db.hpp"
@@ -204,6 +205,122 @@ TEST_CASE("the mover takes over a ring whose thread died moving its own records"
   prof::Database db(dbs[0].db_path, prof::Database::Mode::kReadOnly);
   CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 1200);
   CHECK(count(db, "SELECT COUNT(DISTINCT correlation_id) FROM api_calls") == 1200);
+}
+
+// The collector offers the span it is moving (kMoverCollectorSpan) and is then held off the CPU,
+// here for as long as the test likes. The thread whose ring fills meanwhile does not wait for it:
+// it takes the span over, writes it as the collector would have (the same bytes at the same
+// place: the collector, running again, may still write them), then its own records after it.
+TEST_CASE("a thread whose ring fills while the collector is off the CPU takes the collector's span over",
+          "[collector][interpose]") {
+  TempDir run_dir, out_dir;
+  auto& config = record_into(run_dir, 4096, 3000, 6);  // (a thread that waited instead would drop records)
+  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
+  collector.start();
+  std::atomic<int> step{0};
+  std::thread thread([&] {
+    produce(500);
+    step = 1;
+    while (step.load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    produce(1000);  // the span
+    step = 3;
+    while (step.load() != 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    produce(5000);  // fills the ring past its 4096 records
+    step = 5;
+    while (step.load() != 6) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (step.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::string ring_path;
+  for (const auto& entry : fs::directory_iterator(run_dir.path))
+    if (entry.path().extension() == ".buf") ring_path = entry.path().string();
+  prof::collector::BufferReader ring;
+  REQUIRE(ring.open(ring_path));
+  prof::BufferHeader& h = ring.shared_header();
+  // The journal made and the 500 records in it; then the lock taken as the collector takes it.
+  for (int waited = 0; waited < 20000; ++waited) {
+    ring.sync();
+    if (h.journal_end.load() != 0 && ring.begin() == ring.end()) {
+      uint32_t free = prof::kMoverNone;
+      if (h.mover.compare_exchange_strong(free, prof::kMoverCollector)) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(h.mover.load() == prof::kMoverCollector);
+  step = 2;
+  while (step.load() != 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // The span: the 1000 records the ring holds, at the journal's end.
+  ring.sync();
+  const uint64_t from = ring.begin();
+  REQUIRE(from == 500);
+  REQUIRE(ring.end() == 1500);
+  std::vector<prof::Record> span;
+  for (uint64_t i = from; i < ring.end(); ++i) span.push_back(ring.record(i));
+  const uint64_t at = h.journal_end.load();
+  const uint32_t offered = prof::kMoverCollectorSpan | static_cast<uint32_t>(span.size() << prof::kMoverSpanShift);
+  h.mover.store(offered);
+  step = 4;
+  while (step.load() != 5) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // Taken over, not waited for: the lock is no longer the collector's and the span is moved.
+  CHECK(h.mover.load() != offered);
+  CHECK(h.full_waits.load() == 0);
+  CHECK(h.self_moves.load() >= 1);
+  CHECK(h.read_index.load() > from + span.size());
+  {
+    // Written as the collector writes a span: one block of those records at the journal's end.
+    std::vector<unsigned char> expected(prof::journal_block_bound(span.size()));
+    unsigned char* end = prof::encode_journal_block(expected.data(), span.size(),
+                                                    [&](uint64_t k) -> const prof::Record& { return span[k]; });
+    expected.resize(static_cast<size_t>(end - expected.data()));
+    std::vector<unsigned char> written(expected.size());
+    FILE* f = std::fopen(h.journal_path, "rb");
+    CHECK(f != nullptr);
+    if (f) {  // (CHECK, not REQUIRE: the thread must still be let go and joined)
+      CHECK(std::fseek(f, static_cast<long>(at), SEEK_SET) == 0);
+      CHECK(std::fread(written.data(), 1, written.size(), f) == written.size());
+      std::fclose(f);
+    }
+    CHECK(written == expected);
+  }
+  step = 6;
+  thread.join();
+  std::vector<prof::collector::CollectedProcess> dbs = collector.finish();
+  config.enabled = false;
+  CHECK(collector.errors().empty());
+  REQUIRE(dbs.size() == 1);
+  prof::Database db(dbs[0].db_path, prof::Database::Mode::kReadOnly);
+  CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 6500);
+  CHECK(count(db, "SELECT COUNT(DISTINCT correlation_id) FROM api_calls") == 6500);
+  CHECK(count(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'ring_full_waits'") == 0);
+  CHECK(count(db, "SELECT COUNT(*) FROM (SELECT begin_ns, LAG(begin_ns) OVER (ORDER BY sequence) AS before "
+                  "FROM api_calls) WHERE begin_ns < before") == 0);
+}
+
+// prof killed while its mover held a ring's move lock (between two steps, or with a span
+// offered) leaves the lock held by a collector that is gone: the collector of `prof --recover`
+// takes the ring up all the same.
+TEST_CASE("a ring whose lock a killed prof's collector held is taken up by the next collector",
+          "[collector][interpose]") {
+  for (uint32_t held : {prof::kMoverCollector, prof::kMoverCollectorSpan | (200u << prof::kMoverSpanShift)}) {
+    TempDir run_dir, out_dir;
+    auto& config = record_into(run_dir, 4096, 3000, 8);
+    std::thread([] { produce(300); }).join();  // no collector yet: the records stay in the ring
+    config.enabled = false;
+    {
+      std::string ring_path;
+      for (const auto& entry : fs::directory_iterator(run_dir.path))
+        if (entry.path().extension() == ".buf") ring_path = entry.path().string();
+      prof::collector::BufferReader ring;
+      REQUIRE(ring.open(ring_path));
+      ring.shared_header().mover.store(held);
+    }
+    prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
+    collector.start();
+    std::vector<prof::collector::CollectedProcess> dbs = collector.finish();
+    CHECK(collector.errors().empty());
+    REQUIRE(dbs.size() == 1);
+    prof::Database db(dbs[0].db_path, prof::Database::Mode::kReadOnly);
+    CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 300);
+  }
 }
 
 // A thread of a few calls holds a ring of 256 records (a few pages, allocated at its first call);
