@@ -69,19 +69,32 @@ measure() {
   printf '%s\n' "${values[@]}" | median
 }
 
-# overhead_table TITLE THREADS CALLS MODE: the four configurations side by side.
+# overhead_table TITLE THREADS CALLS MODE: the configurations side by side. They run in rounds
+# (each configuration once per round, one after another), so a busy moment of a shared machine
+# falls on every configuration of a round rather than on all repeats of one of them; the table
+# gives each configuration's median, and the last line the ratio of each round.
 overhead_table() {
   local title=$1 threads=$2 calls=$3 mode=$4
   local common=(--mode "$mode" --calls "$calls" --threads "$threads")
-  local plain noop uft prf clk
+  local plain noop uft prf dflt clk p n u f d
+  local plains=() noops=() ufts=() prfs=() dflts=() rounds=()
   clk=$(measure plain --mode clock --calls $((smoke ? 100000 : 10000000)))
-  plain=$(measure plain "${common[@]}")
-  noop=$(measure noop "${common[@]}")
-  uft=$(measure uftrace "${common[@]}")
-  prf=$(PROF_BUFFER_RECORDS=$(ring_for "$calls") measure prof "${common[@]}")
-  dflt=$(measure prof "${common[@]}")
+  for ((i = 0; i < repeat; i++)); do
+    p=$(run_config plain "${common[@]}" | field ns_per_call)
+    n=$(run_config noop "${common[@]}" | field ns_per_call)
+    u=$(run_config uftrace "${common[@]}" | field ns_per_call)
+    f=$(PROF_BUFFER_RECORDS=$(ring_for "$calls") run_config prof "${common[@]}" | field ns_per_call)
+    d=$(run_config prof "${common[@]}" | field ns_per_call)
+    plains+=("$p") noops+=("$n") ufts+=("$u") prfs+=("$f") dflts+=("$d")
+    rounds+=("$(awk -v p="$p" -v u="$u" -v d="$d" 'BEGIN { if (u == "nan" || u - p <= 0) print "n/a"; else printf "%.2fx", (d - p) / (u - p) }')")
+  done
+  plain=$(printf '%s\n' "${plains[@]}" | median)
+  noop=$(printf '%s\n' "${noops[@]}" | median)
+  uft=$(printf '%s\n' "${ufts[@]}" | median)
+  prf=$(printf '%s\n' "${prfs[@]}" | median)
+  dflt=$(printf '%s\n' "${dflts[@]}" | median)
   echo
-  echo "### $title ($calls calls x $threads thread(s), median of $repeat)"
+  echo "### $title ($calls calls x $threads thread(s), median of $repeat rounds)"
   echo
   awk -v plain="$plain" -v noop="$noop" -v uft="$uft" -v prf="$prf" -v clk="$clk" -v dflt="$dflt" 'BEGIN {
     printf "| configuration | ns/call | added ns/call |\n|---|---:|---:|\n"
@@ -97,6 +110,7 @@ overhead_table() {
     printf "- prof added over the floor: %.1f ns; one clock read (prof::now_ns): %.1f ns;", prf - noop, clk
     printf " target <= 2 x %.1f + 15 = %.1f ns\n", clk, 2 * clk + 15
   }'
+  echo "- each round, prof added / uftrace added with defaults: ${rounds[*]}"
 }
 
 section_api() {
