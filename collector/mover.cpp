@@ -52,17 +52,17 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
   const uint64_t first = std::min(to - from, capacity - at);
   const uint32_t offered = kMoverCollectorSpan | static_cast<uint32_t>((to - from) << kMoverSpanShift);
   if (shared_end) h.mover.store(offered, std::memory_order_release);
-  journal.encode(&reader.record(from), first, &reader.record(from + first), to - from - first);
-  // The bytes are the span's only if its slots were not reused while they were read: a producer
-  // reuses them only after taking the span over (seqlock-style: the reads, a fence, the check).
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (shared_end && h.mover.load(std::memory_order_relaxed) != offered) return SpanMove::kTakenOver;
   const auto take_back = [&] {
     uint32_t expected = offered;
     return !shared_end || h.mover.compare_exchange_strong(expected, kMoverCollector, std::memory_order_acq_rel);
   };
   uint64_t new_end = 0;
   try {
+    journal.encode(&reader.record(from), first, &reader.record(from + first), to - from - first);
+    // The bytes are the span's only if its slots were not reused while they were read: a producer
+    // reuses them only after taking the span over (seqlock-style: the reads, a fence, the check).
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (shared_end && h.mover.load(std::memory_order_relaxed) != offered) return SpanMove::kTakenOver;
     // Taken over while writing, the producer writes the same bytes here: a failed write is cut
     // only once the span is the collector's again.
     new_end = journal.write_encoded_at(shared_end ? shared_end : journal.end_offset(), !shared_end);
@@ -76,6 +76,7 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
   reader.release(to);
   return SpanMove::kMoved;
 }
+
 // A ring whose producer moved its own records is left to it (see move_once) for at most
 // kProducersOwnNs at a time, and while it moved them within kProducerQuietNs and brought a record
 // within kProducerQuietNs (a thread among more than there are CPUs can go that long without
