@@ -1,14 +1,18 @@
 // Makes a known number of HIP calls in two phases, and between them waits for a line on stdin:
 // the fault suite kills prof there (test/e2e/test_recover.py), and the calls of both phases must
 // reach the database that `prof --recover` builds.
-// Usage: prof_killed CALLS_BEFORE CALLS_AFTER. Prints "READY <pid>" after the first phase and
-// "EXPECT api_calls=N" at the end.
+// Usage: prof_killed CALLS_BEFORE CALLS_AFTER [THREADS]. Prints "READY <pid>" after the first
+// phase and "EXPECT api_calls=N" at the end. With THREADS, the second phase runs on that many
+// threads, each making CALLS_AFTER calls as fast as it can.
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "hip_calls.hpp"
 
@@ -32,9 +36,24 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   std::string line;
   std::getline(std::cin, line);
-  if (!query(stream, after)) return 1;
+  const long threads = argc > 3 ? std::atol(argv[3]) : 1;
+  if (threads <= 1) {
+    if (!query(stream, after)) return 1;
+  } else {
+    std::atomic<bool> ok{true};
+    std::vector<std::thread> workers;
+    for (long t = 0; t < threads; ++t)
+      workers.emplace_back([&] {
+        for (long i = 0; i < after; ++i) {  // (not counted through samples::g_api_calls: one counter, many threads)
+          const hipError_t result = hipStreamQuery(stream);
+          if (result != hipSuccess && result != hipErrorNotReady) ok = false;
+        }
+      });
+    for (std::thread& w : workers) w.join();
+    if (!ok) return 1;
+  }
   PROF_HIP(hipStreamDestroy(stream));
   // hipStreamCreate, the queries, hipStreamDestroy.
-  std::printf("EXPECT api_calls=%ld\n", before + after + 2);
+  std::printf("EXPECT api_calls=%ld\n", before + (threads > 1 ? threads : 1) * after + 2);
   return 0;
 }
