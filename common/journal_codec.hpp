@@ -100,8 +100,18 @@ inline uint64_t word(const unsigned char* raw, int i) {
 // stores of another width, which costs a stalled load per record.
 inline unsigned char* encode_step(unsigned char* p, const unsigned char* raw, uint64_t* last) {
   const uint64_t w1 = word(raw, 1), w2 = word(raw, 2), w3 = word(raw, 3);
+#if defined(__SSE2__)
+  // Words 4-7 compared 16 bytes at a time: fewer instructions than four compares and ors.
+  const __m128i same_hi = _mm_and_si128(
+      _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(raw + 32)),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(last + 4))),
+      _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(raw + 48)),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(last + 6))));
+  const uint64_t others = (word(raw, 0) ^ last[0]) | static_cast<uint64_t>(_mm_movemask_epi8(same_hi) ^ 0xFFFF);
+#else
   const uint64_t others = (word(raw, 0) ^ last[0]) | (word(raw, 4) ^ last[4]) | (word(raw, 5) ^ last[5]) |
                           (word(raw, 6) ^ last[6]) | (word(raw, 7) ^ last[7]);
+#endif
   const uint64_t z2 = zigzag(w2 - last[2]), z3 = zigzag(w3 - last[3]);
   const unsigned type = raw[0];
   if ((others | ((z2 | z3) >> 16) | ((w1 - last[1]) ^ 1)) != 0 || type - 1 >= 0x7F) return nullptr;
