@@ -81,6 +81,35 @@ int64_t count(prof::Database& db, const std::string& sql) {
   return st.column_int(0);
 }
 
+// The tests below step a producing thread and the test's own hand on the ring in turns.
+void wait_for(const std::atomic<int>& step, int value) {
+  while (step.load() != value) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// The ring file in `run_dir` (the tests below make one).
+std::string ring_file(const TempDir& run_dir) {
+  std::string path;
+  for (const auto& entry : fs::directory_iterator(run_dir.path))
+    if (entry.path().extension() == ".buf") path = entry.path().string();
+  return path;
+}
+
+// Once the collector has made the ring's journal and moved everything the ring holds, takes the
+// ring's move lock as `holder` (a producer, or a collector), as the collector's mover is not
+// holding it.
+void take_move_lock(prof::collector::BufferReader& ring, uint32_t holder) {
+  prof::BufferHeader& h = ring.shared_header();
+  for (int waited = 0; waited < 20000; ++waited) {
+    ring.sync();
+    if (h.journal_end.load() != 0 && ring.begin() == ring.end()) {
+      uint32_t free = prof::kMoverNone;
+      if (h.mover.compare_exchange_strong(free, holder)) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(h.mover.load() == holder);
+}
+
 }  // namespace
 
 // Four threads through rings of 1024 records: the producers outrun the collector's mover.
@@ -163,30 +192,19 @@ TEST_CASE("the mover takes over a ring whose thread died moving its own records"
   std::thread thread([&] {
     produce(500);
     step = 1;
-    while (step.load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wait_for(step, 2);
     produce(700);  // left in the ring: its mover "died"
     step = 3;
-    while (step.load() != 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wait_for(step, 4);
   });
-  while (step.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  std::string ring_path;
-  for (const auto& entry : fs::directory_iterator(run_dir.path))
-    if (entry.path().extension() == ".buf") ring_path = entry.path().string();
+  wait_for(step, 1);
   prof::collector::BufferReader ring;
-  REQUIRE(ring.open(ring_path));
+  REQUIRE(ring.open(ring_file(run_dir)));
   prof::BufferHeader& h = ring.shared_header();
   // The journal made and the 500 records in it, then the lock taken as the thread would take it.
-  for (int waited = 0; waited < 20000; ++waited) {
-    ring.sync();
-    if (h.journal_end.load() != 0 && ring.begin() == ring.end()) {
-      uint32_t free = prof::kMoverNone;
-      if (h.mover.compare_exchange_strong(free, prof::kMoverProducer)) break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  REQUIRE(h.mover.load() == prof::kMoverProducer);
+  take_move_lock(ring, prof::kMoverProducer);
   step = 2;
-  while (step.load() != 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  wait_for(step, 3);
   {
     // What the thread had written of its block when it died.
     const std::string journal = h.journal_path;
@@ -221,33 +239,22 @@ TEST_CASE("a thread whose ring fills while the collector is off the CPU takes th
   std::thread thread([&] {
     produce(500);
     step = 1;
-    while (step.load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wait_for(step, 2);
     produce(1000);  // the span
     step = 3;
-    while (step.load() != 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wait_for(step, 4);
     produce(5000);  // fills the ring past its 4096 records
     step = 5;
-    while (step.load() != 6) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wait_for(step, 6);
   });
-  while (step.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  std::string ring_path;
-  for (const auto& entry : fs::directory_iterator(run_dir.path))
-    if (entry.path().extension() == ".buf") ring_path = entry.path().string();
+  wait_for(step, 1);
   prof::collector::BufferReader ring;
-  REQUIRE(ring.open(ring_path));
+  REQUIRE(ring.open(ring_file(run_dir)));
   prof::BufferHeader& h = ring.shared_header();
   // The journal made and the 500 records in it; then the lock taken as the collector takes it.
-  for (int waited = 0; waited < 20000; ++waited) {
-    ring.sync();
-    if (h.journal_end.load() != 0 && ring.begin() == ring.end()) {
-      uint32_t free = prof::kMoverNone;
-      if (h.mover.compare_exchange_strong(free, prof::kMoverCollector)) break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  REQUIRE(h.mover.load() == prof::kMoverCollector);
+  take_move_lock(ring, prof::kMoverCollector);
   step = 2;
-  while (step.load() != 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  wait_for(step, 3);
   // The span: the 1000 records the ring holds, at the journal's end.
   ring.sync();
   const uint64_t from = ring.begin();
@@ -259,7 +266,7 @@ TEST_CASE("a thread whose ring fills while the collector is off the CPU takes th
   const uint32_t offered = prof::kMoverCollectorSpan | static_cast<uint32_t>(span.size() << prof::kMoverSpanShift);
   h.mover.store(offered);
   step = 4;
-  while (step.load() != 5) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  wait_for(step, 5);
   // Taken over, not waited for: the lock is no longer the collector's and the span is moved.
   CHECK(h.mover.load() != offered);
   CHECK(h.full_waits.load() == 0);
@@ -306,11 +313,8 @@ TEST_CASE("a ring whose lock a killed prof's collector held is taken up by the n
     std::thread([] { produce(300); }).join();  // no collector yet: the records stay in the ring
     config.enabled = false;
     {
-      std::string ring_path;
-      for (const auto& entry : fs::directory_iterator(run_dir.path))
-        if (entry.path().extension() == ".buf") ring_path = entry.path().string();
       prof::collector::BufferReader ring;
-      REQUIRE(ring.open(ring_path));
+      REQUIRE(ring.open(ring_file(run_dir)));
       ring.shared_header().mover.store(held);
     }
     prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
@@ -406,7 +410,7 @@ TEST_CASE("the builder builds during the run up to the call a thread is inside, 
     while (step.load() != 10) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     produce(100);  // begun before the other thread's call
     step = 1;
-    while (step.load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wait_for(step, 2);
     produce(100);  // begun after it: held back until that call is recorded
     step = 3;
   });
@@ -418,11 +422,11 @@ TEST_CASE("the builder builds during the run up to the call a thread is inside, 
     for (int waited = 0; waited < 20000 && !journal_of_ring(collector.journal_dir()); waited += 1)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     step = 10;
-    while (step.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wait_for(step, 1);
     inside_since = prof::now_ns();
     buffer->enter_call(inside_since);
     step = 2;
-    while (step.load() != 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wait_for(step, 4);
     prof::Record* r = buffer->reserve();
     REQUIRE(r != nullptr);
     std::memset(r, 0, sizeof *r);
@@ -434,7 +438,7 @@ TEST_CASE("the builder builds during the run up to the call a thread is inside, 
     buffer->commit();
     buffer->leave_call();
   });
-  while (step.load() != 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  wait_for(step, 3);
 
   // The first 100 are built while the run goes on (the thread that made them is between calls).
   int64_t rows = -1, latest = -1;
