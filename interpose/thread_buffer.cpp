@@ -327,7 +327,9 @@ bool ThreadBuffer::wait_for_space() noexcept {
     cached_read_ = header_->read_index.load(std::memory_order_acquire);
     if (write_ - cached_read_ <= mask_) return true;
     // The collector may offer the span it is moving by now (it held the lock between two steps).
-    if (g_config.self_move && !self_move_failed_ && move_own_records(/*take_over=*/true) && write_ - cached_read_ <= mask_)
+    // (Not while it has no journal for the ring: the doorbell was rung when the wait began.)
+    if (g_config.self_move && !self_move_failed_ && header_->journal_end.load(std::memory_order_acquire) != 0 &&
+        move_own_records(/*take_over=*/true) && write_ - cached_read_ <= mask_)
       return true;
     if (now_ns() > deadline || access(g_config.run_dir, F_OK) != 0 || (spins % 200 == 0 && collector_gone())) {
       stalled_read_ = cached_read_;
