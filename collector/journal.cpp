@@ -61,13 +61,13 @@ bool prof::decode_journal_block(const unsigned char* p, size_t bytes, uint32_t r
       const unsigned n2 = 1 + ((type >> 3) & 1), n3 = 1 + ((type >> 4) & 1);
       uint64_t* last = prev[type & (kSlots - 1)];
       const unsigned char previous_type = static_cast<unsigned char>(last[0]);
-      if ((type & 0x60) != 0 || static_cast<unsigned char>(previous_type - 1) >= 0x7F ||
+      if ((type & 0x60) != 0 || !journal_codec::plain_type(previous_type) ||
           (previous_type & (kSlots - 1)) != (type & (kSlots - 1)) || end - p < static_cast<ptrdiff_t>(n2 + n3))
         return false;
-      uint64_t z2 = p[0], z3 = 0;
+      uint64_t z2 = p[0];
       if (n2 == 2) z2 |= uint64_t{p[1]} << 8;
       p += n2;
-      z3 = p[0];
+      uint64_t z3 = p[0];
       if (n3 == 2) z3 |= uint64_t{p[1]} << 8;
       p += n3;
       last[1] += 1;
@@ -79,7 +79,7 @@ bool prof::decode_journal_block(const unsigned char* p, size_t bytes, uint32_t r
     }
     if (type == 0) {  // escaped: a type outside 1..0x7F
       type = *p++;
-      if (end - p < 1 || static_cast<unsigned char>(type - 1) < 0x7F) return false;
+      if (end - p < 1 || journal_codec::plain_type(type)) return false;
     }
     const unsigned mask = *p++;
     uint64_t* last = prev[type & (kSlots - 1)];

@@ -78,6 +78,10 @@ inline unsigned char* put_zigzag(unsigned char* p, uint64_t z) {
   return put_varint(p, z);
 }
 
+// A type byte the mask form writes as it is, and a step may stand for (rings hold 1..7); any
+// other is escaped (see the top of this file).
+inline bool plain_type(unsigned char type) { return static_cast<unsigned>(type) - 1 < 0x7F; }
+
 inline uint64_t zigzag(uint64_t difference) {
   return (difference << 1) ^ static_cast<uint64_t>(static_cast<int64_t>(difference) >> 63);
 }
@@ -86,8 +90,7 @@ inline void store16(unsigned char* p, uint64_t v) {
   __builtin_memcpy(p, &half, sizeof half);
 }
 
-// The step form, when it applies (see the top of this file): its bytes at `p`, `last` updated,
-// and the end of what it wrote; nullptr when the record is not a step from `last`.
+// Word i of a record, loaded from the record itself.
 inline uint64_t word(const unsigned char* raw, int i) {
   uint64_t w;
   __builtin_memcpy(&w, raw + 8 * i, sizeof w);
@@ -114,7 +117,7 @@ inline unsigned char* encode_step(unsigned char* p, const unsigned char* raw, ui
 #endif
   const uint64_t z2 = zigzag(w2 - last[2]), z3 = zigzag(w3 - last[3]);
   const unsigned type = raw[0];
-  if ((others | ((z2 | z3) >> 16) | ((w1 - last[1]) ^ 1)) != 0 || type - 1 >= 0x7F) return nullptr;
+  if ((others | ((z2 | z3) >> 16) | ((w1 - last[1]) ^ 1)) != 0 || !plain_type(raw[0])) return nullptr;
   const unsigned b2 = z2 > 0xFF, b3 = z3 > 0xFF;
   p[0] = static_cast<unsigned char>(0x80 | b3 << 4 | b2 << 3 | (type & 7));
   store16(p + 1, z2);  // (a 1-byte difference's second byte is overwritten next, or lies past the end)
@@ -128,7 +131,7 @@ inline unsigned char* encode_step(unsigned char* p, const unsigned char* raw, ui
 
 // The mask forms' first bytes: the type, escaped unless it is 1..0x7F.
 inline unsigned char* put_type(unsigned char* p, unsigned char type) {
-  if (static_cast<unsigned char>(type - 1) >= 0x7F) *p++ = 0;
+  if (!plain_type(type)) *p++ = 0;
   *p++ = type;
   return p;
 }
@@ -149,8 +152,7 @@ inline unsigned char* encode_record_portable(unsigned char* p, const unsigned ch
   } else {
     for (unsigned m = mask; m != 0; m &= m - 1) {  // the words that differ, in order
       const int i = __builtin_ctz(m);
-      const int64_t d = static_cast<int64_t>(w[i] - last[i]);
-      p = put_zigzag(p, (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63));
+      p = put_zigzag(p, zigzag(w[i] - last[i]));
     }
   }
   __builtin_memcpy(last, w, sizeof w);
