@@ -328,7 +328,7 @@ bool ThreadBuffer::wait_for_space() noexcept {
     if (write_ - cached_read_ <= mask_) return true;
     // The collector may offer the span it is moving by now (it held the lock between two steps).
     // (Not while it has no journal for the ring: the doorbell was rung when the wait began.)
-    if (g_config.self_move && !self_move_failed_ && header_->journal_end.load(std::memory_order_acquire) != 0 &&
+    if (may_move_own_records() && header_->journal_end.load(std::memory_order_acquire) != 0 &&
         move_own_records(/*take_over=*/true) && write_ - cached_read_ <= mask_)
       return true;
     if (now_ns() > deadline || access(g_config.run_dir, F_OK) != 0 || (spins % 200 == 0 && collector_gone())) {
@@ -358,9 +358,11 @@ void ThreadBuffer::grow() noexcept {
   }
 }
 
+bool ThreadBuffer::may_move_own_records() const noexcept { return g_config.self_move && !self_move_failed_; }
+
 void ThreadBuffer::set_limit() noexcept {
   const uint64_t capacity = mask_ + 1;
-  const bool at_half = g_config.self_move && !self_move_failed_ && write_ - cached_read_ < capacity / 2;
+  const bool at_half = may_move_own_records() && write_ - cached_read_ < capacity / 2;
   const uint64_t room = at_half ? capacity / 2 : capacity;
   limit_ = cached_read_ + room < grow_at_ ? cached_read_ + room : grow_at_;
 }
@@ -444,7 +446,7 @@ bool ThreadBuffer::move_own_records(bool take_over) noexcept {
 Record* ThreadBuffer::reserve_slow() noexcept {
   if (write_ >= grow_at_) grow();
   cached_read_ = header_->read_index.load(std::memory_order_acquire);
-  if (write_ - cached_read_ > mask_ / 2 && g_config.self_move && !self_move_failed_)
+  if (write_ - cached_read_ > mask_ / 2 && may_move_own_records())
     move_own_records(/*take_over=*/write_ - cached_read_ > mask_);
   if (write_ - cached_read_ > mask_ && !wait_for_space()) {
     header_->dropped.fetch_add(1, std::memory_order_relaxed);

@@ -70,6 +70,8 @@ class alignas(64) ThreadBuffer {
   bool wait_for_space() noexcept;
   void grow() noexcept;
   bool move_own_records(bool take_over) noexcept;
+  // Whether this thread moves its own records at all (PROF_SELF_MOVE, and no failed write yet).
+  bool may_move_own_records() const noexcept;
   // The slow path runs when the ring looks full or has reached the size at which it grows, and
   // when it looks half full while this thread may move its own records (move_own_records).
   void set_limit() noexcept;
