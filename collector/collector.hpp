@@ -76,9 +76,7 @@ class Collector {
     int pid = 0;
     uint64_t seen_end = 0;          // the producer's write index at the last cycle
     uint64_t seen_self_moves = 0;   // its count of self-moves at the last cycle
-    uint64_t self_moved_ns = 0;     // when the mover last saw that count grow
     uint64_t owned_since_ns = 0;    // since when the ring is left to its producer (0: it is not)
-    uint64_t grew_ns = 0;           // when it last saw the write index move
   };
   bool claim_ring(Ring& ring, bool found_now = false);
   // A journal being built into its process's database (the builder's side).
@@ -142,6 +140,9 @@ class Collector {
   std::map<std::string, std::unique_ptr<Ring>> rings_;  // by ring file name (mover thread)
   std::map<int, uint64_t> unjournaled_;                  // pid -> records the journal could not take
   bool released_last_cycle_ = false;  // (mover thread)
+  // The mover's last cycle: records the rings gained since the cycle before, whoever moved them
+  // (a thread that moves its own keeps the mover's cycles short all the same).
+  uint64_t published_last_cycle_ = 0;
   mutable std::mutex move_mutex_;
   // By journal file name: the earliest begin the thread's calls not yet in its journal can have,
   // as the mover last saw its ring (the begin of the call it was inside, else the time of the

@@ -77,12 +77,12 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
   return SpanMove::kMoved;
 }
 
-// A ring whose producer moved its own records is left to it (see move_once) for at most
-// kProducersOwnNs at a time, and while it moved them within kProducerQuietNs and brought a record
-// within kProducerQuietNs (a thread among more than there are CPUs can go that long without
-// one; a thread that stopped making calls leaves the rest to the mover).
-constexpr uint64_t kProducersOwnNs = 1'000'000'000;
-constexpr uint64_t kProducerQuietNs = 100'000'000;
+// A ring whose producer moved its own records is left to it (see move_once) for this long from
+// the move the mover first saw. 10 ms: on a crowded machine the thread moves again within it and
+// keeps the ring; where one late cycle (a wake-up queued 3-4 ms behind the program's thread on
+// its CPU) made a lone thread move, the mover takes the ring back within 10 ms. With 1 s, a thread making calls flat out moved two thirds of
+// its records itself, at 55 ns a call instead of 49 (docs/performance.md, section 3).
+constexpr uint64_t kProducersOwnNs = 10'000'000;
 }  // namespace
 
 void Collector::open_doorbell() {
@@ -113,7 +113,11 @@ void Collector::run_mover() {
     const uint64_t moved = move_once(/*final=*/false);
     // Threads coming and going (rings opened or released) count as busy too: a released ring
     // is 4 MiB of /dev/shm until the mover unlinks it.
-    const bool busy = moved >= kBusyRecords || rings_.size() != rings_before || released_last_cycle_;
+    // Busy by what the threads published, not by what this cycle moved: a thread that moved its own
+    // records left this cycle little to move, and a mover that then backed off made the thread
+    // move its records for as long as it ran (at 1 thread 55 ns a call instead of 49).
+    const bool busy = moved >= kBusyRecords || published_last_cycle_ >= kBusyRecords ||
+                      rings_.size() != rings_before || released_last_cycle_;
     // A ring found an eighth full (a thread making millions of calls a second), or a new one
     // (which may be): the next cycle comes sooner, so that on a machine with a CPU to spare the
     // mover stays ahead of the thread instead of the thread reaching half its ring and moving
@@ -203,6 +207,7 @@ bool Collector::claim_ring(Ring& ring, bool found_now) {
 uint64_t Collector::move_once(bool final) {
   std::lock_guard lock(move_mutex_);
   released_last_cycle_ = false;
+  published_last_cycle_ = 0;
   // A ring this scan does not find was made after it began, and so was every call of its thread.
   const uint64_t scan_ns = now_ns();
   scan_rings(options_.run_dir);
@@ -222,22 +227,17 @@ uint64_t Collector::move_once(bool final) {
     bool journaled = true;  // every record published before the look is in the journal now
     // A thread that moved its own records (it got half a ring ahead of the mover: on a machine
     // whose CPUs the program's threads hold, the mover gets less CPU than moving takes) keeps its
-    // ring while it goes on making calls. There the mover can be held off the CPU for tens of ms
-    // at any point, also while it holds a ring's move lock, and a thread whose ring filled
-    // meanwhile would wait for it. A thread that stops making calls, or exits, gives it back.
-    // The mover takes the ring back after kProducersOwnNs for a cycle at least: on a machine
-    // with a CPU to spare, where one late cycle made the thread move its records, the mover then
-    // keeps ahead of it again.
+    // ring for kProducersOwnNs, and for another period each time it moves again after the mover
+    // took the ring back: the mover, held off the CPU, does not compete with it for the lock. The
+    // mover then takes the ring back for a cycle at least; one that has a CPU to spare keeps ahead
+    // of the thread from there. A thread that exits gives its ring back at once.
     const uint64_t self_moves = h.self_moves.load(std::memory_order_relaxed);
     if (self_moves != ring.seen_self_moves) {
       ring.seen_self_moves = self_moves;
-      ring.self_moved_ns = look_ns;
       if (ring.owned_since_ns == 0) ring.owned_since_ns = look_ns;
     }
-    if (end != ring.seen_end) ring.grew_ns = look_ns;
+    published_last_cycle_ += end - ring.seen_end;
     const bool producers_own = !final && ring.owned_since_ns != 0 && look_ns - ring.owned_since_ns < kProducersOwnNs &&
-                               look_ns - ring.self_moved_ns < kProducerQuietNs &&
-                               look_ns - ring.grew_ns < kProducerQuietNs &&
                                h.closed.load(std::memory_order_acquire) == 0;
     if (!producers_own) ring.owned_since_ns = 0;
     ring.seen_end = end;
