@@ -206,6 +206,55 @@ inline unsigned char* encode_record(unsigned char* p, const unsigned char* raw, 
   return encode_record_portable(p, raw, last);
 #endif
 }
+
+// Records get(k), get(k + 1), ... while each is a step from the one before it (the same type,
+// every word but the id and the times unchanged): their step bytes at `p`, as encode_step writes
+// them. `last` is the previous record of their type (the one just encoded); its words are held in
+// registers for the run instead of stored and reloaded at every record, and written back at the
+// end. Returns the index of the first record that is not such a step (or `count`); `p` advances.
+template <typename Get>
+uint64_t encode_step_run(unsigned char*& p, uint64_t k, uint64_t count, Get& get, uint64_t* last) {
+  if (!plain_type(static_cast<unsigned char>(last[0]))) return k;  // escaped types take the mask form
+  const uint64_t l0 = last[0];
+  uint64_t l1 = last[1], l2 = last[2], l3 = last[3];
+#if defined(__SSE2__)
+  const __m128i l45 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(last + 4));
+  const __m128i l67 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(last + 6));
+#endif
+  const unsigned char tag = static_cast<unsigned char>(0x80 | (l0 & 7));
+  unsigned char* q = p;
+  for (; k < count; ++k) {
+    const unsigned char* raw = get(k).raw;
+    if (k + kPrefetchRecords < count) __builtin_prefetch(&get(k + kPrefetchRecords));
+    const uint64_t w1 = word(raw, 1), w2 = word(raw, 2), w3 = word(raw, 3);
+#if defined(__SSE2__)
+    const __m128i same_hi =
+        _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(raw + 32)), l45),
+                      _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(raw + 48)), l67));
+    const uint64_t others = (word(raw, 0) ^ l0) | static_cast<uint64_t>(_mm_movemask_epi8(same_hi) ^ 0xFFFF);
+#else
+    const uint64_t others = (word(raw, 0) ^ l0) | (word(raw, 4) ^ last[4]) | (word(raw, 5) ^ last[5]) |
+                            (word(raw, 6) ^ last[6]) | (word(raw, 7) ^ last[7]);
+#endif
+    const uint64_t z2 = zigzag(w2 - l2), z3 = zigzag(w3 - l3);
+    // Word 0 unchanged: the same type byte, so the same slot, and a plain type (checked above).
+    if ((others | ((z2 | z3) >> 16) | ((w1 - l1) ^ 1)) != 0) break;
+    const unsigned b2 = z2 > 0xFF, b3 = z3 > 0xFF;
+    q[0] = static_cast<unsigned char>(tag | b3 << 4 | b2 << 3);
+    store16(q + 1, z2);
+    q += 2 + b2;
+    store16(q, z3);
+    q += 1 + b3;
+    l1 = w1;
+    l2 = w2;
+    l3 = w3;
+  }
+  last[1] = l1;
+  last[2] = l2;
+  last[3] = l3;
+  p = q;
+  return k;
+}
 }  // namespace journal_codec
 
 template <typename Get>
@@ -214,11 +263,14 @@ unsigned char* encode_journal_block(unsigned char* out, uint64_t count, Get get)
   unsigned char* const payload = out + sizeof(JournalBlock);
   unsigned char* p = payload;
   uint64_t prev[kTypeSlots][8] = {};
-  for (uint64_t k = 0; k < count; ++k) {
+  for (uint64_t k = 0; k < count;) {
     const Record& r = get(k);
     // The ring was written by another CPU: ask for the lines a few records ahead.
     if (k + kPrefetchRecords < count) __builtin_prefetch(&get(k + kPrefetchRecords));
-    p = encode_record(p, r.raw, prev[r.type & (kTypeSlots - 1)]);
+    uint64_t* last = prev[r.type & (kTypeSlots - 1)];
+    p = encode_record(p, r.raw, last);
+    // A busy thread's calls follow as steps from this one: encoded in a run.
+    k = encode_step_run(p, k + 1, count, get, last);
   }
   const JournalBlock block{static_cast<uint32_t>(p - payload), static_cast<uint32_t>(count)};
   __builtin_memcpy(out, &block, sizeof block);
