@@ -80,8 +80,9 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
 // A ring whose producer moved its own records is left to it (see move_once) for this long from
 // the move the mover first saw. 10 ms: on a crowded machine the thread moves again within it and
 // keeps the ring; where one late cycle (a wake-up queued 3-4 ms behind the program's thread on
-// its CPU) made a lone thread move, the mover takes the ring back within 10 ms. With 1 s, a thread making calls flat out moved two thirds of
-// its records itself, at 55 ns a call instead of 49 (docs/performance.md, section 3).
+// its CPU) made a lone thread move, the mover takes the ring back within 10 ms. With 1 s, a
+// thread making calls flat out moved two thirds of its records itself, at 55 ns a call instead
+// of 49 (docs/performance.md, section 3).
 constexpr uint64_t kProducersOwnNs = 10'000'000;
 }  // namespace
 

@@ -97,6 +97,22 @@ inline uint64_t word(const unsigned char* raw, int i) {
   return w;
 }
 
+// Whether a record is a step from `last`: no other word differs (`others` is 0), the id is one
+// more than last's (w1, l1), and the zigzag differences of the times fit 2 bytes.
+inline bool is_step(uint64_t others, uint64_t z2, uint64_t z3, uint64_t w1, uint64_t l1) {
+  return (others | ((z2 | z3) >> 16) | ((w1 - l1) ^ 1)) == 0;
+}
+inline unsigned char step_tag(uint64_t type) { return static_cast<unsigned char>(0x80 | (type & 7)); }
+// A step's bytes at `p`: the tag with the differences' lengths, then the differences.
+inline unsigned char* put_step(unsigned char* p, unsigned char tag, uint64_t z2, uint64_t z3) {
+  const unsigned b2 = z2 > 0xFF, b3 = z3 > 0xFF;
+  p[0] = static_cast<unsigned char>(tag | b3 << 4 | b2 << 3);
+  store16(p + 1, z2);  // (a 1-byte difference's second byte is overwritten next, or lies past the end)
+  p += 2 + b2;
+  store16(p, z3);
+  return p + 1 + b3;
+}
+
 // The step form, when it applies (see the top of this file): its bytes at `p`, `last` updated,
 // and the end of what it wrote; nullptr when the record is not a step from `last`. Each word is
 // loaded from the record itself: copied into an array first, the words were reloaded from
@@ -116,17 +132,11 @@ inline unsigned char* encode_step(unsigned char* p, const unsigned char* raw, ui
                           (word(raw, 6) ^ last[6]) | (word(raw, 7) ^ last[7]);
 #endif
   const uint64_t z2 = zigzag(w2 - last[2]), z3 = zigzag(w3 - last[3]);
-  const unsigned type = raw[0];
-  if ((others | ((z2 | z3) >> 16) | ((w1 - last[1]) ^ 1)) != 0 || !plain_type(raw[0])) return nullptr;
-  const unsigned b2 = z2 > 0xFF, b3 = z3 > 0xFF;
-  p[0] = static_cast<unsigned char>(0x80 | b3 << 4 | b2 << 3 | (type & 7));
-  store16(p + 1, z2);  // (a 1-byte difference's second byte is overwritten next, or lies past the end)
-  p += 2 + b2;
-  store16(p, z3);
+  if (!is_step(others, z2, z3, w1, last[1]) || !plain_type(raw[0])) return nullptr;
   last[1] = w1;
   last[2] = w2;
   last[3] = w3;
-  return p + 1 + b3;
+  return put_step(p, step_tag(raw[0]), z2, z3);
 }
 
 // The mask forms' first bytes: the type, escaped unless it is 1..0x7F.
@@ -221,7 +231,7 @@ uint64_t encode_step_run(unsigned char*& p, uint64_t k, uint64_t count, Get& get
   const __m128i l45 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(last + 4));
   const __m128i l67 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(last + 6));
 #endif
-  const unsigned char tag = static_cast<unsigned char>(0x80 | (l0 & 7));
+  const unsigned char tag = step_tag(l0);
   unsigned char* q = p;
   for (; k < count; ++k) {
     const unsigned char* raw = get(k).raw;
@@ -238,13 +248,8 @@ uint64_t encode_step_run(unsigned char*& p, uint64_t k, uint64_t count, Get& get
 #endif
     const uint64_t z2 = zigzag(w2 - l2), z3 = zigzag(w3 - l3);
     // Word 0 unchanged: the same type byte, so the same slot, and a plain type (checked above).
-    if ((others | ((z2 | z3) >> 16) | ((w1 - l1) ^ 1)) != 0) break;
-    const unsigned b2 = z2 > 0xFF, b3 = z3 > 0xFF;
-    q[0] = static_cast<unsigned char>(tag | b3 << 4 | b2 << 3);
-    store16(q + 1, z2);
-    q += 2 + b2;
-    store16(q, z3);
-    q += 1 + b3;
+    if (!is_step(others, z2, z3, w1, l1)) break;
+    q = put_step(q, tag, z2, z3);
     l1 = w1;
     l2 = w2;
     l3 = w3;
