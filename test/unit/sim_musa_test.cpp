@@ -90,13 +90,20 @@ TEST_CASE("musa: the legacy default stream waits for blocking streams, not for n
     CHECK(ms >= 0.0f);
   }
   SECTION("non-blocking stream: the legacy stream does not wait for it") {
-    REQUIRE(musaMemcpyAsync(dev, host.data(), host.size(), musaMemcpyHostToDevice, non_blocking) == musaSuccess);
-    REQUIRE(musaEventRecord(after_copy, non_blocking) == musaSuccess);
-    REQUIRE(musaEventRecord(on_legacy, nullptr) == musaSuccess);
-    REQUIRE(musaStreamSynchronize(non_blocking) == musaSuccess);
-    REQUIRE(musaEventSynchronize(on_legacy) == musaSuccess);
-    REQUIRE(musaEventElapsedTime(&ms, after_copy, on_legacy) == musaSuccess);
-    CHECK(ms < 0.0f);
+    // The legacy stream's marker completes when recorded, before the copy ends, unless this
+    // thread was held off the CPU for longer than the copy between the two calls (a loaded
+    // machine): one attempt of three must show it. A legacy stream that waited never would.
+    bool before_copy_end = false;
+    for (int attempt = 0; attempt < 3 && !before_copy_end; ++attempt) {
+      REQUIRE(musaMemcpyAsync(dev, host.data(), host.size(), musaMemcpyHostToDevice, non_blocking) == musaSuccess);
+      REQUIRE(musaEventRecord(after_copy, non_blocking) == musaSuccess);
+      REQUIRE(musaEventRecord(on_legacy, nullptr) == musaSuccess);
+      REQUIRE(musaStreamSynchronize(non_blocking) == musaSuccess);
+      REQUIRE(musaEventSynchronize(on_legacy) == musaSuccess);
+      REQUIRE(musaEventElapsedTime(&ms, after_copy, on_legacy) == musaSuccess);
+      before_copy_end = ms < 0.0f;
+    }
+    CHECK(before_copy_end);
   }
   CHECK(musaEventDestroy(after_copy) == musaSuccess);
   CHECK(musaEventDestroy(on_legacy) == musaSuccess);
