@@ -213,7 +213,10 @@ def truth_matches_in_one_of_three(test, runtime, app, first_off, mismatches, arg
             truth = os.path.join(out, "truth.jsonl")
             done = run_prof(["--sim", "-d", out, sample(app), *args], cwd=out, env={"PROF_SIM_TRUTH": truth})
             test.assertEqual(done.returncode, 0, describe(done))
-            db = open_db(os.path.join(out, f"{runtime + '-' if runtime else ''}prof-{parse_pid(done.stdout)}.db"))
+            # The run's own directory holds its one db (not every sample prints a PID line).
+            dbs = glob.glob(os.path.join(out, f"{runtime + '-' if runtime else ''}prof-*.db"))
+            test.assertEqual(len(dbs), 1, describe(done))
+            db = open_db(dbs[0])
             try:
                 off = mismatches(db, truth)
             finally:

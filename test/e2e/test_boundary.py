@@ -33,35 +33,39 @@ class BoundaryTest(unittest.TestCase):
         self.assertEqual(e2e.program_stdout(self.profiled.stdout), e2e.program_stdout(self.plain.stdout))
 
     def timing_misses(self, db, truth_path):
-        """The kernels whose device times are off in the run whose db and truth file these are."""
+        """What is wrong in the run whose db and truth file these are: the scenarios the sample
+        did not build, then the kernels whose device times are off."""
         expect = e2e.parse_expect(self.plain.stdout)
         truth = e2e.read_truth(truth_path)
         self.assertEqual(len(truth), expect["kernels"], "kernels in the truth file")
         self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) FROM kernels WHERE device_begin_ns IS NOT NULL"),
                          expect["kernels"], "every kernel has device times")
-        return e2e.truth_mismatches(self, db, truth)
-
-    def test_device_times_match_the_truth(self):
-        self.assertIsNotNone(self.db_path, e2e.describe(self.profiled))
-        truth = e2e.read_truth(self.truth_path)
         # The sample is built so that a borrowed begin across the wait or the other thread's kernel
         # is milliseconds off: the second launch of each pair starts when the long kernel ends.
+        # That takes the program's thread to make its launch within the 4 ms kernel, which a
+        # thread held off the CPU of a loaded host does not always do: such a run does not test a
+        # borrowed begin, and counts as a miss like an op a few us off.
         waited = [op for op in truth if op["kind"] == "kernel" and op["grid"] == [4, 1, 1]]
         longs = [op for op in truth if op["grid"] == [16384, 1, 1]]
         self.assertEqual(len(longs), 2)
-        self.assertTrue(any(op["begin_ns"] == longs[0]["end_ns"] for op in waited), "(a) waits for the long kernel")
-        self.assertTrue(any(op["begin_ns"] == longs[1]["end_ns"] for op in waited), "(b) queues behind it")
+        missing = [f"scenario {name} not built in this run" for name, long in (("(a) waits for the long kernel", longs[0]),
+                                                                             ("(b) queues behind it", longs[1]))
+                   if not any(op["begin_ns"] == long["end_ns"] for op in waited)]
+        return missing + e2e.truth_mismatches(self, db, truth)
+
+    def test_device_times_match_the_truth(self):
+        self.assertIsNotNone(self.db_path, e2e.describe(self.profiled))
         db = e2e.open_db(self.db_path)
         try:
             off = self.timing_misses(db, self.truth_path)
         finally:
             db.close()
         # In this run or one of two fresh ones: CI's sanitizer stage saw one kernel end 1.06 ms late
-        # (past that stage's 1 ms tolerance), the program's threads descheduled under load. A
-        # borrowed begin, what this test is for, is wrong in every run.
+        # (past that stage's 1 ms tolerance), the program's threads descheduled under load; and a
+        # thread held off the CPU for 4 ms leaves a scenario unbuilt. A borrowed begin, what this
+        # test is for, is wrong in every run that builds the scenarios.
         off = e2e.truth_matches_in_one_of_three(self, "hip", "boundary", off, self.timing_misses)
-        self.assertEqual(off, [], f"device times further than {e2e.TOLERANCE_NS} ns from the truth")
-
+        self.assertEqual(off, [], f"in three runs: a scenario not built or device times further than {e2e.TOLERANCE_NS} ns")
 
 if __name__ == "__main__":
     e2e.main()

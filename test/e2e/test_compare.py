@@ -102,9 +102,14 @@ class CompareTest(unittest.TestCase):
             self.assertTrue(row["regression"])
             # Under PROF_E2E_NO_TIMING=1 (sanitizer builds) a kernel's device time is mostly ASan's
             # slowdown of the simulated device, not the modelled 4x: the verdict is checked, not the ratio.
+            # The model's kernels take 5.26 us (base) and 21.4 us (big): 4.07x. A kernel launched on
+            # an idle stream is measured from prof's begin event, placed just before it: its time
+            # also holds the host's gap between the two calls (0 to 1 us on a quiet host; the
+            # median of each name's 4 kernels is its second). The gap lowers the ratio: 3.0 allows
+            # 3 us (a thread held off the CPU of a loaded host), while a wrong size or unit is far off.
             if os.environ.get("PROF_E2E_NO_TIMING") != "1":
                 ratio = row["new"]["median_ns"] / row["base"]["median_ns"]
-                self.assertGreater(ratio, 3.5, row)
+                self.assertGreater(ratio, 3.0, row)
                 self.assertLess(ratio, 4.5, row)
         # Regressions come first, by name.
         flagged = [r["name"] for r in report["entries"] if r["regression"]]
