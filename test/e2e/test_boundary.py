@@ -67,5 +67,6 @@ class BoundaryTest(unittest.TestCase):
         off = e2e.truth_matches_in_one_of_three(self, "hip", "boundary", off, self.timing_misses)
         self.assertEqual(off, [], f"in three runs: a scenario not built or device times further than {e2e.TOLERANCE_NS} ns")
 
+
 if __name__ == "__main__":
     e2e.main()
