@@ -147,17 +147,14 @@ void Collector::start() {
     // threads (a backlog is finished after the program exits, at full speed).
     sched_param idle{};
     sched_setscheduler(0, SCHED_IDLE, &idle);
-    // Its CPU time is CPU the program left spare: the mover counts it so (judge_crowding).
-    if (clockid_t clock; pthread_getcpuclockid(pthread_self(), &clock) == 0) {
-      builder_clock_.store(clock, std::memory_order_relaxed);
-      builder_clock_known_.store(true, std::memory_order_release);
-    }
     // While journals grow it builds every 10 ms, without a pause when it has a backlog (every
     // record built before the program exits is one the finish does not wait for); a quiet run
     // backs off to build_interval_ms.
     int pause_ms = 10;
     while (!stop_.load(std::memory_order_acquire)) {
+      building_.store(true, std::memory_order_relaxed);
       const uint64_t built = build_once(/*final=*/false);
+      building_.store(false, std::memory_order_relaxed);
       if (built >= kBusyRecords) continue;
       pause_ms = built > 0 ? 10 : std::min(pause_ms * 2, std::max(options_.build_interval_ms, 10));
       // Sleeps in short steps, so finish() does not wait a whole interval for it.

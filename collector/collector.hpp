@@ -121,14 +121,7 @@ class Collector {
   void open_doorbell();
   void run_mover();
   void scan_rings(const std::string& dir);
-  struct SpareCpu {
-    int uptime_fd = -1;  // /proc/uptime, kept open
-    uint64_t window_start_ns = 0;
-    double idle_s = 0;
-    uint64_t builder_cpu_ns = 0;
-  };
-  // At most every 50 ms: whether the last window left less than a quarter of a CPU spare.
-  void judge_crowding(SpareCpu& spare);
+  bool machine_crowded();
   // The builder: journals -> databases. Returns the records built.
   uint64_t build_once(bool final);
   static std::optional<CallKey> next_call(const Source& source);
@@ -170,12 +163,12 @@ class Collector {
   std::thread mover_, builder_;
   Doorbell* doorbell_ = nullptr;  // <run dir>/doorbell, mapped (common/record.hpp)
   double fullest_ = 0;            // the mover's last cycle: the largest share of a ring it found filled
-  // Whether the machine had less than a quarter of a CPU to spare over the mover's last 50 ms
-  // (judge_crowding(), mover thread): idle time, and the builder's CPU time, which it takes
-  // only where a CPU would be idle. The builder publishes its CPU clock for that.
+  // Whether every CPU had a task to run besides the mover and the builder at the mover's last look
+  // (machine_crowded(), mover thread), and the builder's "I am building" for that count.
   bool crowded_ = false;
-  std::atomic<clockid_t> builder_clock_{0};
-  std::atomic<bool> builder_clock_known_{false};
+  std::atomic<bool> building_{false};
+  int loadavg_fd_ = -1;  // /proc/loadavg, kept open by the mover
+  int cpus_ = 1;         // the CPUs prof may run on
   std::atomic<bool> stop_{false};
   bool pause_before_commit_ = false;  // PROF_TEST_PAUSE=build (the fault suite only)
 };

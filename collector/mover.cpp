@@ -87,7 +87,7 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
 // thread making calls flat out moved two thirds of its records itself, at 55 ns a call instead
 // of 49 (docs/performance.md, section 3).
 constexpr uint64_t kProducersOwnNs = 10'000'000;
-// On a crowded machine (less than a quarter of a CPU spare: judge_crowding) the CPU
+// On a crowded machine (every CPU has a task to run besides the mover and the builder) the CPU
 // the mover would use is taken from the program, and a record costs the mover about three times
 // what it costs its thread (12 against 4 ns at 8 threads on 2 CPUs: the thread encodes records
 // still in its cache, the mover reads them from another CPU's and maps the ring's pages, and
@@ -109,55 +109,35 @@ void Collector::open_doorbell() {
   }
 }
 
-// Over windows of at least 50 ms: the machine's idle time (/proc/uptime, every CPU's, in
-// hundredths of a second: 12.5 ms, the threshold, is more than its error) plus the builder's CPU time (it runs at idle priority, on CPU nothing
-// else wanted) is the CPU the program left spare. Under a quarter of a CPU: crowded. A lone thread
-// making calls flat out on 2 CPUs leaves most of one (idle or building); 8 such threads leave none.
-// (Not the runnable count of /proc/loadavg: writeback, the simulated device's threads and a
-// moment's build made a lone thread's machine look crowded in a tenth of its cycles.)
-void Collector::judge_crowding(SpareCpu& spare) {
-  constexpr uint64_t kWindowNs = 50'000'000;
-  const uint64_t now = now_ns();
-  if (rings_.empty()) {  // the first window begins with the program's first ring, not before it
-    spare.window_start_ns = 0;
-    crowded_ = false;
-    return;
-  }
-  if (spare.window_start_ns != 0 && now - spare.window_start_ns < kWindowNs) return;
+// Whether every CPU prof may use has a task to run other than the mover and the builder:
+// /proc/loadavg's count of runnable tasks, machine-wide, at this moment (one pread, a few us).
+// False where it cannot be read.
+bool Collector::machine_crowded() {
+  if (loadavg_fd_ < 0) return false;
   char text[128];
-  const ssize_t n = spare.uptime_fd >= 0 ? pread(spare.uptime_fd, text, sizeof text, 0) : -1;
-  const double idle_s = n > 0 ? idle_seconds(std::string_view(text, static_cast<size_t>(n))) : -1;
-  uint64_t builder_ns = 0;
-  if (builder_clock_known_.load(std::memory_order_acquire)) {
-    timespec cpu{};
-    if (clock_gettime(builder_clock_.load(std::memory_order_relaxed), &cpu) == 0)
-      builder_ns = static_cast<uint64_t>(cpu.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(cpu.tv_nsec);
-  }
-  if (idle_s < 0) {
-    crowded_ = false;  // cannot tell: as on a machine with CPUs to spare
-  } else if (spare.window_start_ns != 0) {
-    const double spare_ns = (idle_s - spare.idle_s) * 1e9 + static_cast<double>(builder_ns - spare.builder_cpu_ns);
-    crowded_ = spare_ns < 0.25 * static_cast<double>(now - spare.window_start_ns);
-  }
-  spare.window_start_ns = now;
-  spare.idle_s = idle_s;
-  spare.builder_cpu_ns = builder_ns;
+  const ssize_t n = pread(loadavg_fd_, text, sizeof text, 0);
+  if (n <= 0) return false;
+  const long runnable = runnable_tasks(std::string_view(text, static_cast<size_t>(n)));
+  if (runnable < 0) return false;
+  const long others = runnable - 1 - (building_.load(std::memory_order_relaxed) ? 1 : 0);
+  return others >= cpus_;
 }
 
 void Collector::run_mover() {
   sched_param batch{};
   sched_setscheduler(0, SCHED_BATCH, &batch);
-  SpareCpu spare;
-  spare.uptime_fd = ::open("/proc/uptime", O_RDONLY | O_CLOEXEC);
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) cpus_ = std::max(1, CPU_COUNT(&allowed));
+  loadavg_fd_ = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
   // Busy rings are moved every millisecond (a thread making calls flat out fills a 65536-record
   // ring in about 5 ms); quiet ones back off to drain_interval_ms, so an idle run costs nothing.
   auto pause = std::chrono::microseconds(1000);
   const auto longest = std::chrono::microseconds(int64_t{1000} * options_.drain_interval_ms);
-  uint64_t cycles = 0, moved_total = 0, crowded_cycles = 0;
+  uint64_t cycles = 0, moved_total = 0;
   while (!stop_.load(std::memory_order_acquire)) {
     ++cycles;
-    judge_crowding(spare);
-    crowded_cycles += crowded_ ? 1 : 0;
+    crowded_ = machine_crowded();
     const size_t rings_before = rings_.size();
     // Read before the cycle: a ring made during it rings a bell this wait does not sleep through.
     const uint32_t rung = doorbell_ ? doorbell_->rung.load(std::memory_order_acquire) : 0;
@@ -185,11 +165,11 @@ void Collector::run_mover() {
       std::this_thread::sleep_for(pause);
     }
   }
-  if (spare.uptime_fd >= 0) ::close(spare.uptime_fd);
+  if (loadavg_fd_ >= 0) ::close(loadavg_fd_);
+  loadavg_fd_ = -1;
   timespec cpu{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-  spdlog::debug("mover: {} cycles ({} on a crowded machine), {} records moved, {:.1f} ms of CPU", cycles,
-                crowded_cycles, moved_total,
+  spdlog::debug("mover: {} cycles, {} records moved, {:.1f} ms of CPU", cycles, moved_total,
                 static_cast<double>(cpu.tv_sec) * 1e3 + static_cast<double>(cpu.tv_nsec) / 1e6);
 }
 

@@ -91,22 +91,18 @@ std::string join_command_line(const std::vector<std::string>& argv) {
   return out;
 }
 
-double idle_seconds(std::string_view uptime) {
-  const size_t space = uptime.find(' ');
-  if (space == std::string_view::npos) return -1;
-  // By hand, not strtod: the decimal point is always '.' here, whatever the locale.
-  size_t at = space + 1;
-  double seconds = 0;
-  const size_t whole_from = at;
-  while (at < uptime.size() && uptime[at] >= '0' && uptime[at] <= '9') seconds = seconds * 10 + (uptime[at++] - '0');
-  if (at == whole_from) return -1;
-  if (at < uptime.size() && uptime[at] == '.') {
-    double scale = 0.1;
-    for (++at; at < uptime.size() && uptime[at] >= '0' && uptime[at] <= '9'; ++at, scale /= 10)
-      seconds += (uptime[at] - '0') * scale;
+long runnable_tasks(std::string_view loadavg) {
+  size_t at = 0;
+  for (int field = 0; field < 3; ++field) {  // past the three load averages
+    at = loadavg.find(' ', at);
+    if (at == std::string_view::npos) return -1;
+    ++at;
   }
-  if (at < uptime.size() && uptime[at] != '\n' && uptime[at] != ' ') return -1;
-  return seconds;
+  long runnable = 0;
+  const size_t digits_from = at;
+  while (at < loadavg.size() && loadavg[at] >= '0' && loadavg[at] <= '9') runnable = runnable * 10 + (loadavg[at++] - '0');
+  if (at == digits_from || at >= loadavg.size() || loadavg[at] != '/') return -1;
+  return runnable;
 }
 
 bool process_alive(int pid) {

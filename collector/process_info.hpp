@@ -33,9 +33,9 @@ std::vector<Mapping> read_maps(const std::string& path);
 // parent nor dead (state Z or X in /proc/<pid>/stat; without /proc, whether it can be signalled).
 bool process_alive(int pid);
 
-// The machine's idle time in /proc/uptime's text ("55522.75 39963.41": 39963.41, every CPU's
-// idle seconds summed, in hundredths); -1 when the text is not of that form.
-double idle_seconds(std::string_view uptime);
+// The count of runnable tasks in /proc/loadavg's text ("0.52 0.58 0.59 3/250 12345": 3), the
+// machine's at the moment it was read; -1 when the text is not of that form.
+long runnable_tasks(std::string_view loadavg);
 
 // "a b 'c d'": arguments joined for display, quoted where they contain spaces or quotes.
 std::string join_command_line(const std::vector<std::string>& argv);

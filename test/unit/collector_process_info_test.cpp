@@ -1,4 +1,4 @@
-// The collector's readings of /proc: the idle time the mover judges a crowded machine by.
+// The collector's readings of /proc: the runnable-task count the mover judges a crowded machine by.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
@@ -6,33 +6,28 @@
 
 #include "collector/process_info.hpp"
 
-using prof::collector::idle_seconds;
+using prof::collector::runnable_tasks;
 
-TEST_CASE("process info: idle seconds are /proc/uptime's second field", "[process_info]") {
-  CHECK(idle_seconds("55522.75 39963.41\n") == Approx(39963.41));
-  CHECK(idle_seconds("1.00 0.05") == Approx(0.05));
-  CHECK(idle_seconds("12 7\n") == Approx(7.0));
-  CHECK(idle_seconds("3.5 120.5 \n") == Approx(120.5));
+TEST_CASE("process info: the runnable count is /proc/loadavg's fourth field, before the slash", "[process_info]") {
+  CHECK(runnable_tasks("0.52 0.58 0.59 3/250 12345\n") == 3);
+  CHECK(runnable_tasks("12.00 9.50 8.25 17/1024 99") == 17);
+  CHECK(runnable_tasks("0.00 0.00 0.00 0/1 1") == 0);
 }
 
-TEST_CASE("process info: text not of /proc/uptime's form gives no idle time", "[process_info]") {
-  CHECK(idle_seconds("") == -1);
-  CHECK(idle_seconds("55522.75") == -1);
-  CHECK(idle_seconds("55522.75 ") == -1);
-  CHECK(idle_seconds("55522.75 x") == -1);
-  CHECK(idle_seconds("55522.75 .5") == -1);
-  CHECK(idle_seconds("55522.75 39963,41") == -1);
+TEST_CASE("process info: text not of /proc/loadavg's form gives no count", "[process_info]") {
+  CHECK(runnable_tasks("") == -1);
+  CHECK(runnable_tasks("0.52 0.58 0.59") == -1);
+  CHECK(runnable_tasks("0.52 0.58 0.59 ") == -1);
+  CHECK(runnable_tasks("0.52 0.58 0.59 /250 1") == -1);
+  CHECK(runnable_tasks("0.52 0.58 0.59 x/250 1") == -1);
+  CHECK(runnable_tasks("0.52 0.58 0.59 3") == -1);
+  CHECK(runnable_tasks("0.52 0.58 0.59 3 250") == -1);
 }
 
-TEST_CASE("process info: this machine's idle time only grows", "[process_info]") {
-  const auto read = [] {
-    std::ifstream in("/proc/uptime");
-    std::stringstream text;
-    text << in.rdbuf();
-    return idle_seconds(text.str());
-  };
-  if (!std::ifstream("/proc/uptime")) return;  // no /proc: the mover then never judges the machine crowded
-  const double first = read();
-  REQUIRE(first >= 0);
-  CHECK(read() >= first);
+TEST_CASE("process info: this machine's /proc/loadavg counts at least the thread reading it", "[process_info]") {
+  std::ifstream in("/proc/loadavg");
+  if (!in) return;  // no /proc: the mover then never judges the machine crowded
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(runnable_tasks(text.str()) >= 1);
 }
