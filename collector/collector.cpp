@@ -152,9 +152,7 @@ void Collector::start() {
     // backs off to build_interval_ms.
     int pause_ms = 10;
     while (!stop_.load(std::memory_order_acquire)) {
-      building_.store(true, std::memory_order_relaxed);
       const uint64_t built = build_once(/*final=*/false);
-      building_.store(false, std::memory_order_relaxed);
       if (built >= kBusyRecords) continue;
       pause_ms = built > 0 ? 10 : std::min(pause_ms * 2, std::max(options_.build_interval_ms, 10));
       // Sleeps in short steps, so finish() does not wait a whole interval for it.

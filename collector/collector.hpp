@@ -77,7 +77,6 @@ class Collector {
     uint64_t seen_end = 0;          // the producer's write index at the last cycle
     uint64_t seen_self_moves = 0;   // its count of self-moves at the last cycle
     uint64_t owned_since_ns = 0;    // since when the ring is left to its producer (0: it is not)
-    uint64_t owned_for_ns = 0;      // for how long (chosen when it began: longer on a crowded machine)
   };
   bool claim_ring(Ring& ring, bool found_now = false);
   // A journal being built into its process's database (the builder's side).
@@ -121,7 +120,6 @@ class Collector {
   void open_doorbell();
   void run_mover();
   void scan_rings(const std::string& dir);
-  bool machine_crowded();
   // The builder: journals -> databases. Returns the records built.
   uint64_t build_once(bool final);
   static std::optional<CallKey> next_call(const Source& source);
@@ -163,12 +161,6 @@ class Collector {
   std::thread mover_, builder_;
   Doorbell* doorbell_ = nullptr;  // <run dir>/doorbell, mapped (common/record.hpp)
   double fullest_ = 0;            // the mover's last cycle: the largest share of a ring it found filled
-  // Whether every CPU had a task to run besides the mover and the builder at the mover's last look
-  // (machine_crowded(), mover thread), and the builder's "I am building" for that count.
-  bool crowded_ = false;
-  std::atomic<bool> building_{false};
-  int loadavg_fd_ = -1;  // /proc/loadavg, kept open by the mover
-  int cpus_ = 1;         // the CPUs prof may run on
   std::atomic<bool> stop_{false};
   bool pause_before_commit_ = false;  // PROF_TEST_PAUSE=build (the fault suite only)
 };

@@ -11,14 +11,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
-
-#include <spdlog/spdlog.h>
 
 #include "common/clock.hpp"
 #include "collector/process_info.hpp"
@@ -87,12 +84,6 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
 // thread making calls flat out moved two thirds of its records itself, at 55 ns a call instead
 // of 49 (docs/performance.md, section 3).
 constexpr uint64_t kProducersOwnNs = 10'000'000;
-// On a crowded machine (every CPU has a task to run besides the mover and the builder) the CPU
-// the mover would use is taken from the program, and a record costs the mover about three times
-// what it costs its thread (12 against 4 ns at 8 threads on 2 CPUs: the thread encodes records
-// still in its cache, the mover reads them from another CPU's and maps the ring's pages, and
-// pays a cycle's scans): there a ring that its thread moved stays the thread's for 200 ms.
-constexpr uint64_t kProducersOwnCrowdedNs = 200'000'000;
 }  // namespace
 
 void Collector::open_doorbell() {
@@ -109,40 +100,18 @@ void Collector::open_doorbell() {
   }
 }
 
-// Whether every CPU prof may use has a task to run other than the mover and the builder:
-// /proc/loadavg's count of runnable tasks, machine-wide, at this moment (one pread, a few us).
-// False where it cannot be read.
-bool Collector::machine_crowded() {
-  if (loadavg_fd_ < 0) return false;
-  char text[128];
-  const ssize_t n = pread(loadavg_fd_, text, sizeof text, 0);
-  if (n <= 0) return false;
-  const long runnable = runnable_tasks(std::string_view(text, static_cast<size_t>(n)));
-  if (runnable < 0) return false;
-  const long others = runnable - 1 - (building_.load(std::memory_order_relaxed) ? 1 : 0);
-  return others >= cpus_;
-}
-
 void Collector::run_mover() {
   sched_param batch{};
   sched_setscheduler(0, SCHED_BATCH, &batch);
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) cpus_ = std::max(1, CPU_COUNT(&allowed));
-  loadavg_fd_ = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
   // Busy rings are moved every millisecond (a thread making calls flat out fills a 65536-record
   // ring in about 5 ms); quiet ones back off to drain_interval_ms, so an idle run costs nothing.
   auto pause = std::chrono::microseconds(1000);
   const auto longest = std::chrono::microseconds(int64_t{1000} * options_.drain_interval_ms);
-  uint64_t cycles = 0, moved_total = 0;
   while (!stop_.load(std::memory_order_acquire)) {
-    ++cycles;
-    crowded_ = machine_crowded();
     const size_t rings_before = rings_.size();
     // Read before the cycle: a ring made during it rings a bell this wait does not sleep through.
     const uint32_t rung = doorbell_ ? doorbell_->rung.load(std::memory_order_acquire) : 0;
     const uint64_t moved = move_once(/*final=*/false);
-    moved_total += moved;
     // Threads coming and going (rings opened or released) count as busy too: a released ring
     // is 4 MiB of /dev/shm until the mover unlinks it.
     // Busy by what the threads published, not by what this cycle moved: a thread that moved its own
@@ -165,12 +134,6 @@ void Collector::run_mover() {
       std::this_thread::sleep_for(pause);
     }
   }
-  if (loadavg_fd_ >= 0) ::close(loadavg_fd_);
-  loadavg_fd_ = -1;
-  timespec cpu{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-  spdlog::debug("mover: {} cycles, {} records moved, {:.1f} ms of CPU", cycles, moved_total,
-                static_cast<double>(cpu.tv_sec) * 1e3 + static_cast<double>(cpu.tv_nsec) / 1e6);
 }
 
 // ---- The mover: rings -> journals ----
@@ -272,13 +235,10 @@ uint64_t Collector::move_once(bool final) {
     const uint64_t self_moves = h.self_moves.load(std::memory_order_relaxed);
     if (self_moves != ring.seen_self_moves) {
       ring.seen_self_moves = self_moves;
-      if (ring.owned_since_ns == 0) {
-        ring.owned_since_ns = look_ns;
-        ring.owned_for_ns = crowded_ ? kProducersOwnCrowdedNs : kProducersOwnNs;
-      }
+      if (ring.owned_since_ns == 0) ring.owned_since_ns = look_ns;
     }
     published_last_cycle_ += end - ring.seen_end;
-    const bool producers_own = !final && ring.owned_since_ns != 0 && look_ns - ring.owned_since_ns < ring.owned_for_ns &&
+    const bool producers_own = !final && ring.owned_since_ns != 0 && look_ns - ring.owned_since_ns < kProducersOwnNs &&
                                h.closed.load(std::memory_order_acquire) == 0;
     if (!producers_own) ring.owned_since_ns = 0;
     ring.seen_end = end;

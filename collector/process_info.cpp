@@ -91,20 +91,6 @@ std::string join_command_line(const std::vector<std::string>& argv) {
   return out;
 }
 
-long runnable_tasks(std::string_view loadavg) {
-  size_t at = 0;
-  for (int field = 0; field < 3; ++field) {  // past the three load averages
-    at = loadavg.find(' ', at);
-    if (at == std::string_view::npos) return -1;
-    ++at;
-  }
-  long runnable = 0;
-  const size_t digits_from = at;
-  while (at < loadavg.size() && loadavg[at] >= '0' && loadavg[at] <= '9') runnable = runnable * 10 + (loadavg[at++] - '0');
-  if (at == digits_from || at >= loadavg.size() || loadavg[at] != '/') return -1;
-  return runnable;
-}
-
 bool process_alive(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat;

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace prof::collector {
@@ -32,10 +31,6 @@ std::vector<Mapping> read_maps(const std::string& path);
 // Whether process `pid` can still run code: it exists and is neither a zombie waiting for its
 // parent nor dead (state Z or X in /proc/<pid>/stat; without /proc, whether it can be signalled).
 bool process_alive(int pid);
-
-// The count of runnable tasks in /proc/loadavg's text ("0.52 0.58 0.59 3/250 12345": 3), the
-// machine's at the moment it was read; -1 when the text is not of that form.
-long runnable_tasks(std::string_view loadavg);
 
 // "a b 'c d'": arguments joined for display, quoted where they contain spaces or quotes.
 std::string join_command_line(const std::vector<std::string>& argv);

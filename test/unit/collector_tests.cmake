@@ -5,7 +5,6 @@ prof_add_catch_test(collector_unit_test unit
           ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_runtimes_test.cpp
           ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_markers_test.cpp
           ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_journal_test.cpp
-          ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_process_info_test.cpp
   LIBS prof::collector prof::sqlite)
 
 prof_add_catch_test(collector_ring_test integration
