@@ -14,8 +14,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
 #include <thread>
+
+#include <spdlog/spdlog.h>
 
 #include "common/clock.hpp"
 #include "collector/process_info.hpp"
@@ -107,11 +110,14 @@ void Collector::run_mover() {
   // ring in about 5 ms); quiet ones back off to drain_interval_ms, so an idle run costs nothing.
   auto pause = std::chrono::microseconds(1000);
   const auto longest = std::chrono::microseconds(int64_t{1000} * options_.drain_interval_ms);
+  uint64_t cycles = 0, moved_total = 0;
   while (!stop_.load(std::memory_order_acquire)) {
+    ++cycles;
     const size_t rings_before = rings_.size();
     // Read before the cycle: a ring made during it rings a bell this wait does not sleep through.
     const uint32_t rung = doorbell_ ? doorbell_->rung.load(std::memory_order_acquire) : 0;
     const uint64_t moved = move_once(/*final=*/false);
+    moved_total += moved;
     // Threads coming and going (rings opened or released) count as busy too: a released ring
     // is 4 MiB of /dev/shm until the mover unlinks it.
     // Busy by what the threads published, not by what this cycle moved: a thread that moved its own
@@ -134,6 +140,11 @@ void Collector::run_mover() {
       std::this_thread::sleep_for(pause);
     }
   }
+  // What moving cost the mover while the program ran (the threads' own moves are their self_moves).
+  timespec cpu{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  spdlog::debug("mover: {} cycles, {} records moved, {:.1f} ms of CPU", cycles, moved_total,
+                static_cast<double>(cpu.tv_sec) * 1e3 + static_cast<double>(cpu.tv_nsec) / 1e6);
 }
 
 // ---- The mover: rings -> journals ----
