@@ -272,7 +272,7 @@ void JournalReader::refresh() {
     if (pread(fd_, payload_.data(), block.payload_bytes, static_cast<off_t>(next_offset_ + sizeof block)) !=
         static_cast<ssize_t>(block.payload_bytes))
       break;
-    // A journal with more than a few blocks' worth takes the window's largest size in one step:
+    // A journal past one block's worth takes the window's largest size in one step:
     // grown by doubling, each step's fresh pages were faulted in again (a thread's window went
     // through 16 MiB of new pages to reach 5), most of the live builder's time on a busy run.
     if (const size_t need = window_.size() + block.records; need > window_.capacity() && need > kJournalBlockRecords)

@@ -214,7 +214,7 @@ def truth_matches_in_one_of_three(test, runtime, app, first_off, mismatches, arg
             done = run_prof(["--sim", "-d", out, sample(app), *args], cwd=out, env={"PROF_SIM_TRUTH": truth})
             test.assertEqual(done.returncode, 0, describe(done))
             # The run's own directory holds its one db (not every sample prints a PID line).
-            dbs = glob.glob(os.path.join(out, f"{runtime + '-' if runtime else ''}prof-*.db"))
+            dbs = find_dbs(out, runtime)
             test.assertEqual(len(dbs), 1, describe(done))
             db = open_db(dbs[0])
             try:
@@ -282,8 +282,9 @@ def read_truth(path):
         return [json.loads(line) for line in stream if line.strip()]
 
 
-def find_dbs(directory):
-    return sorted(glob.glob(os.path.join(directory, "hip-prof-*.db")))
+def find_dbs(directory, runtime="hip"):
+    """The dbs in `directory` of a run of `runtime` (None: a run of several runtimes, prof-<pid>.db)."""
+    return sorted(glob.glob(os.path.join(directory, f"{runtime + '-' if runtime else ''}prof-*.db")))
 
 
 def within(difference, early, late):
