@@ -140,6 +140,10 @@ class Collector {
   std::map<std::string, std::unique_ptr<Ring>> rings_;  // by ring file name (mover thread)
   std::map<int, uint64_t> unjournaled_;                  // pid -> records the journal could not take
   bool released_last_cycle_ = false;  // (mover thread)
+  // The mover's last scan of the run directories: when it began, and the doorbell's count read
+  // before it. A ring made since rang the bell (or waits for the next periodic scan).
+  uint64_t last_scan_ns_ = 0;
+  uint32_t scanned_bell_ = 0;
   // The mover's last cycle: records the rings gained since the cycle before, whoever moved them
   // (a thread that moves its own keeps the mover's cycles short all the same).
   uint64_t published_last_cycle_ = 0;
