@@ -39,7 +39,8 @@ else
 fi
 
 field() { sed -n "s/.*\b$1=\([0-9.]*\).*/\1/p" | tail -1; }  # key from the program's result line
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
+# The median of the numbers on stdin; a run that printed no number ("nan", empty) is left out.
+median() { { grep -E '^-?[0-9.]+$' || true; } | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
 ring_for() { echo $(($1 + $1 / 10 + 4096)); }  # records for calls + warm-up + strings
 
 # run_config CONFIG ARGS...: one run of the benchmark program; prints its result line.
@@ -69,6 +70,19 @@ measure() {
   printf '%s\n' "${values[@]}" | median
 }
 
+# ns_of CONFIG ARGS...: one run's ns_per_call. A run that prints none (uftrace failed once in an
+# 8-thread round, and its empty value pulled the uftrace median down) is run again once, then
+# said on stderr and counted as nan: left out of the medians, n/a in its round.
+ns_of() {
+  local v
+  for _ in 1 2; do
+    v=$(run_config "$@" | sed -n 's/.*\bns_per_call=\([0-9.]*\|nan\)\b.*/\1/p' | tail -1)
+    [[ $v =~ ^[0-9.]+$|^nan$ ]] && { echo "$v"; return; }  # nan: no uftrace on this machine
+  done
+  echo "bench: configuration $1 printed no ns_per_call twice (${*:2})" >&2
+  echo nan
+}
+
 # overhead_table TITLE THREADS CALLS MODE: the configurations side by side. They run in rounds
 # (each configuration once per round, one after another), so a busy moment of a shared machine
 # falls on every configuration of a round rather than on all repeats of one of them; the table
@@ -80,13 +94,13 @@ overhead_table() {
   local plains=() noops=() ufts=() prfs=() dflts=() rounds=()
   clk=$(measure plain --mode clock --calls $((smoke ? 100000 : 10000000)))
   for ((i = 0; i < repeat; i++)); do
-    p=$(run_config plain "${common[@]}" | field ns_per_call)
-    n=$(run_config noop "${common[@]}" | field ns_per_call)
-    u=$(run_config uftrace "${common[@]}" | field ns_per_call)
-    f=$(PROF_BUFFER_RECORDS=$(ring_for "$calls") run_config prof "${common[@]}" | field ns_per_call)
-    d=$(run_config prof "${common[@]}" | field ns_per_call)
+    p=$(ns_of plain "${common[@]}")
+    n=$(ns_of noop "${common[@]}")
+    u=$(ns_of uftrace "${common[@]}")
+    f=$(PROF_BUFFER_RECORDS=$(ring_for "$calls") ns_of prof "${common[@]}")
+    d=$(ns_of prof "${common[@]}")
     plains+=("$p") noops+=("$n") ufts+=("$u") prfs+=("$f") dflts+=("$d")
-    rounds+=("$(awk -v p="$p" -v u="$u" -v d="$d" 'BEGIN { if (u == "nan" || u - p <= 0) print "n/a"; else printf "%.2fx", (d - p) / (u - p) }')")
+    rounds+=("$(awk -v p="$p" -v u="$u" -v d="$d" 'BEGIN { if (p == "nan" || u == "nan" || d == "nan" || u - p <= 0) print "n/a"; else printf "%.2fx", (d - p) / (u - p) }')")
   done
   plain=$(printf '%s\n' "${plains[@]}" | median)
   noop=$(printf '%s\n' "${noops[@]}" | median)
