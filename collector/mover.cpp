@@ -87,8 +87,11 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
 // thread making calls flat out moved two thirds of its records itself, at 55 ns a call instead
 // of 49 (docs/performance.md, section 3).
 constexpr uint64_t kProducersOwnNs = 10'000'000;
-// The run directories are read at least this often, whatever the doorbell says.
-constexpr uint64_t kRescanNs = 20'000'000;
+// The run directories are read at least this often, whatever the doorbell says: a producer does
+// not ring it while another thread of its process is mapping it, which is when threads start
+// together; such a thread fills its 65,536 records in 3 ms or more, and its ring needs a journal
+// before that, or it waits (one wait in 10 s of 8 threads with 20 ms here).
+constexpr uint64_t kRescanNs = 2'000'000;
 }  // namespace
 
 void Collector::open_doorbell() {
@@ -226,7 +229,7 @@ uint64_t Collector::move_once(bool final) {
   // The directories are read only when a ring may have been made since the last scan: a producer
   // rings the doorbell after it makes its ring, so the bell's count, read before the scan, moves.
   // (Reading them every cycle was a sixth of the mover's time at 8 threads: opendir, getdents,
-  // close per directory, a thousand times a second.) A producer that could not ring it (another
+  // close per directory, up to 2000 times a second.) A producer that could not ring it (another
   // thread of its process was mapping the bell) is found by the scan every kRescanNs.
   const uint64_t scan_ns = now_ns();
   const uint32_t bell = doorbell_ ? doorbell_->rung.load(std::memory_order_acquire) : 0;
