@@ -87,10 +87,11 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
 // thread making calls flat out moved two thirds of its records itself, at 55 ns a call instead
 // of 49 (docs/performance.md, section 3).
 constexpr uint64_t kProducersOwnNs = 10'000'000;
-// The run directories are read at least this often, whatever the doorbell says: a producer does
-// not ring it while another thread of its process is mapping it, which is when threads start
-// together; such a thread fills its 65,536 records in 3 ms or more, and its ring needs a journal
-// before that, or it waits (one wait in 10 s of 8 threads with 20 ms here).
+// The run directories are read at least this often, whatever the doorbell says: a producer gives
+// up ringing it when another thread of its process holds it long (mapping it, or interrupted by a
+// signal); such a thread fills its 65,536 records in 3 ms or more, and its ring needs a journal
+// before that, or it waits (one wait in 10 s of 8 threads with 20 ms here, before producers
+// yielded to the mapping thread instead of giving up at once).
 constexpr uint64_t kRescanNs = 2'000'000;
 }  // namespace
 

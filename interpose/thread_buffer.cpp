@@ -4,6 +4,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sys/file.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -255,9 +256,14 @@ Doorbell* doorbell() noexcept {
   snprintf(path, sizeof path, "%s/%s", g_config.run_dir, kDoorbellFile);
   struct stat st {};
   if (stat(path, &st) != 0 || static_cast<size_t>(st.st_size) < kDoorbellBytes) return nullptr;
-  // Another thread is mapping it (or this one, interrupted by a signal whose handler made a
-  // call): not rung this time, the mover comes at the end of its pause.
-  if (g_doorbell_lock.test_and_set(std::memory_order_acquire)) return nullptr;
+  // Another thread may be mapping it: threads that start together all ring here, and one that
+  // gave up at once was found only by the mover's next periodic scan. So a few yields (the
+  // mapping takes tens of us) before giving up; a bound, not a wait, since the holder may be
+  // this very thread, interrupted by a signal whose handler made a call.
+  for (int tries = 0; g_doorbell_lock.test_and_set(std::memory_order_acquire); ++tries) {
+    if (tries == 64) return nullptr;  // not rung this time: the mover's periodic scan finds the ring
+    sched_yield();
+  }
   if (!g_doorbell.bell || g_doorbell.device != st.st_dev || g_doorbell.inode != st.st_ino) {
     const int fd = ::open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     struct stat opened {};
