@@ -231,7 +231,7 @@ uint64_t Collector::move_once(bool final) {
   // rings the doorbell after it makes its ring, so the bell's count, read before the scan, moves.
   // (Reading them every cycle was a sixth of the mover's time at 8 threads: opendir, getdents,
   // close per directory, up to 2000 times a second.) A producer that could not ring it (another
-  // thread of its process was mapping the bell) is found by the scan every kRescanNs.
+  // thread of its process held the bell's lock through 64 yields) is found by the scan every kRescanNs.
   const uint64_t scan_ns = now_ns();
   const uint32_t bell = doorbell_ ? doorbell_->rung.load(std::memory_order_acquire) : 0;
   if (final || !doorbell_ || last_scan_ns_ == 0 || bell != scanned_bell_ || scan_ns - last_scan_ns_ >= kRescanNs) {
