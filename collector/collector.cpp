@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <sched.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include <stdexcept>
 
 #include "common/clock.hpp"
+#include "common/quiet_thread.hpp"
 #include "runtimes/runtimes.hpp"
 #include "collector/process_info.hpp"
 #include "collector/run_files.hpp"
@@ -130,17 +130,7 @@ void Collector::start() {
   // shell's job control) must reach the main thread, which passes it on to the program and keeps it
   // blocked until it can (cli/launcher.cpp): taken by one of these threads before then, a signal
   // whose handler was not in place yet ended prof (seen in e2e:signals on a loaded machine).
-  // They inherit the mask they are created with.
-  struct BlockAsyncSignals {
-    sigset_t previous;
-    BlockAsyncSignals() {
-      sigset_t async;
-      sigfillset(&async);
-      for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT}) sigdelset(&async, sig);
-      pthread_sigmask(SIG_BLOCK, &async, &previous);
-    }
-    ~BlockAsyncSignals() { pthread_sigmask(SIG_SETMASK, &previous, nullptr); }
-  } block_async_signals;
+  const BlockAsyncSignals block_async_signals;  // common/quiet_thread.hpp
   mover_ = std::thread([this] { run_mover(); });
   builder_ = std::thread([this] {
     // The database is built on CPU the program leaves idle: it never competes with the program's

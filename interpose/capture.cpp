@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <string_view>
 
 #include "common/clock.hpp"
+#include "common/quiet_thread.hpp"
 #include "interpose/config.hpp"
 #include "interpose/hook_clock.hpp"
 
@@ -114,12 +114,10 @@ void capture_start(uint64_t start_ns) noexcept {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  // The program's signals are the program's: the timer takes none of them.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_create(&thread, &attr, timer_main, nullptr);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  {
+    const BlockAsyncSignals quiet;  // the program's signals are the program's (common/quiet_thread.hpp)
+    pthread_create(&thread, &attr, timer_main, nullptr);
+  }
   pthread_attr_destroy(&attr);
 }
 

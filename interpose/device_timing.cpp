@@ -3,7 +3,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <sys/mman.h>
 
 #include <atomic>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "common/clock.hpp"
+#include "common/quiet_thread.hpp"
 #include "interpose/config.hpp"
 #include "interpose/spsc_ring.hpp"
 #include "interpose/stream_capture.hpp"
@@ -495,9 +495,6 @@ class Harvester {
 };
 
 void* harvester_main(void*) {
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);  // the application's signals are not ours to take
   // Background work: a batch thread never preempts the application's threads when it wakes.
   sched_param batch{};
   sched_setscheduler(0, SCHED_BATCH, &batch);
@@ -519,6 +516,7 @@ void want_calibration(RuntimeId runtime, int device) noexcept {
 
 void harvester_start() {
   sem_init(&g_wake, 0, 0);
+  const BlockAsyncSignals quiet;  // the application's signals are not ours (common/quiet_thread.hpp)
   if (pthread_create(&g_harvester, nullptr, harvester_main, nullptr) == 0)
     g_harvester_running.store(true, std::memory_order_release);
   else

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/clock.hpp"
+#include "common/quiet_thread.hpp"
 #include "sim/runtime.hpp"
 
 namespace prof::sim {
@@ -165,6 +166,8 @@ bool settle_blocking_end(Stream* stream, Op& op) noexcept {
 // pays for a thread creation.
 void start_worker(Stream* stream) {
   stream->worker_started = true;
+  // A device's threads take none of the application's signals (common/quiet_thread.hpp).
+  const BlockAsyncSignals quiet;
   std::thread(worker_main, stream).detach();  // never joined: nothing to order at exit
 }
 
