@@ -17,6 +17,9 @@ if(TARGET prof_sim_hip)
       RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
       SKIP_BUILD_RPATH ON)
   endforeach()
+  # sigcount's pthread_create is every library's (test/apps/sigcount.cpp).
+  set_target_properties(prof_sample_sigcount PROPERTIES ENABLE_EXPORTS ON)
+  target_link_libraries(prof_sample_sigcount PRIVATE ${CMAKE_DL_LIBS})
   install(TARGETS prof_sample_multistream RUNTIME DESTINATION share/prof/samples)
 else()
   message(STATUS "prof samples: no prof_sim_hip target yet, sample programs not built")

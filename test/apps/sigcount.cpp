@@ -2,6 +2,13 @@
 // to force quit". A thread takes them with sigwaitinfo as they arrive, so a duplicate that comes
 // a few microseconds after the first is seen rather than merged with it. It makes a HIP call,
 // prints READY, and after the first signal waits 300 ms more, then prints the counts, exits 0.
+//
+// It also defines pthread_create (exported: ENABLE_EXPORTS), which every library in the process
+// then calls, prof's and the simulated runtime's included: a thread created while SIGINT or
+// SIGTERM is deliverable in its creator could take the signal the program blocked to sigwait it
+// before it had blocked it itself (a window seen in CI). It prints how many threads were created
+// and how many of them were born able to take those signals.
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -13,6 +20,8 @@
 #include "hip_calls.hpp"
 
 namespace {
+std::atomic<int> g_created{0};
+std::atomic<int> g_born_unquiet{0};
 std::atomic<int> g_sigint{0};
 std::atomic<int> g_sigterm{0};
 
@@ -28,6 +37,16 @@ void* take_signals(void* arg) {
 }
 }  // namespace
 
+extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
+  using Create = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  static const Create real = reinterpret_cast<Create>(dlsym(RTLD_NEXT, "pthread_create"));
+  sigset_t mask;
+  pthread_sigmask(SIG_BLOCK, nullptr, &mask);  // the mask the new thread inherits
+  g_created.fetch_add(1);
+  if (!sigismember(&mask, SIGINT) || !sigismember(&mask, SIGTERM)) g_born_unquiet.fetch_add(1);
+  return real(thread, attr, start, arg);
+}
+
 int main() {
   // Blocked before any thread exists (the runtime's too), so only the waiter takes them.
   static sigset_t set;
@@ -42,6 +61,7 @@ int main() {
   std::printf("READY\n");
   std::fflush(stdout);
   pthread_join(waiter, nullptr);
+  std::printf("THREADS %d BORN_UNQUIET %d\n", g_created.load(), g_born_unquiet.load());
   std::printf("SIGINT %d SIGTERM %d\n", g_sigint.load(), g_sigterm.load());
   std::printf("EXPECT api_calls=%ld kernels=0 copies=0\n", samples::g_api_calls);
   std::printf("END\n");
