@@ -25,6 +25,8 @@ inline constexpr uint64_t kWaiterSpinSlackNs = 200000;
 inline constexpr uint64_t kBlockingSettleSlackNs = 100;
 // An idle stream's worker checks for new work at most this far apart (it is not woken by submits).
 inline constexpr long kWorkerMaxPollUs = 1000;
+// After this long without work it stops polling, and the next submit wakes it (scheduler.cpp).
+inline constexpr long kWorkerSleepAfterUs = 50000;
 
 enum class CopyDirection : uint8_t { kH2D, kD2H, kD2D, kH2H, kP2P };
 

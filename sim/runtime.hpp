@@ -81,6 +81,7 @@ struct Stream {
   std::mutex queue_mutex;
   std::condition_variable queue_cv;
   std::deque<Op> queue;
+  bool worker_asleep = false;  // guarded by queue_mutex: the worker stopped polling, a submit wakes it
 
   std::mutex done_mutex;
   std::condition_variable done_cv;
@@ -287,5 +288,7 @@ void flush_deferred_truth() noexcept;
 // modelled end and its return, and an open(O_CREAT) there (0.8 ms in CI on a disk busy writing
 // back) made the call return that much after its end.
 void open_truth_file() noexcept;
+// Whether PROF_SIM_TRUTH names a truth file: its deferred lines need a worker that keeps polling.
+bool truth_recorded() noexcept;
 
 }  // namespace prof::sim

@@ -128,6 +128,8 @@ void write_truth(const Stream& stream, const Op& op) noexcept {
 
 void open_truth_file() noexcept { (void)truth_file(); }
 
+bool truth_recorded() noexcept { return truth_file() != nullptr; }
+
 void defer_truth(const Stream& stream, Op& op, bool end_now) noexcept {
   TruthFile* t = truth_file();
   if (t == nullptr || t->fd < 0) {
