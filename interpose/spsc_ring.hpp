@@ -1,10 +1,14 @@
-// A single-producer, single-consumer ring. push() is called only by the producer thread and
-// pop() only by the consumer; each side writes only its own index (on its own cache line).
+// Single-producer, single-consumer queues between an application thread and prof's harvester.
+// SpscRing: a ring of N items. push() is called only by the producer thread and pop() only by the
+// consumer; each side writes only its own index (on its own cache line).
 #pragma once
+#include <sys/mman.h>
+
 #include <atomic>
-#include <cstring>
-#include <type_traits>
 #include <cstddef>
+#include <cstring>
+#include <new>
+#include <type_traits>
 
 namespace prof::interpose {
 
@@ -38,6 +42,96 @@ class SpscRing {
   // thread inside its first timed iteration). The ring lives in fresh zeroed memory; a slot is
   // written before it is read.
   alignas(64) unsigned char items_[N * sizeof(T)];
+};
+
+}  // namespace prof::interpose
+
+namespace prof::interpose {
+
+// A single-producer, single-consumer queue that grows instead of dropping: a chain of segments of
+// N items. When the consumer falls behind (the harvester, a background thread, held off the CPU
+// for milliseconds while the program launches thousands of kernels back to back) the producer
+// links another segment, up to kMaxSegments; then push() fails as a full ring does. A drained
+// segment goes back to the producer through a one-slot exchange, so a lag that lasts maps memory
+// only in its first laps. The first segment is part of the object. Unlike SpscRing, neither side
+// reads the other's index: the producer never asks how far the consumer is.
+template <typename T, size_t N, size_t kMaxSegments>
+class SpscChain {
+  static_assert(std::is_trivially_copyable_v<T>, "items are copied as bytes");
+  static_assert(kMaxSegments >= 1);
+
+  struct Segment {
+    alignas(64) std::atomic<size_t> written{0};  // items published in this segment (producer)
+    std::atomic<Segment*> next{nullptr};         // the producer's next segment, once this one is full
+    bool mapped = false;                         // mmap'd by push(): unmapped when it is retired
+    // Raw bytes (see SpscRing): a slot is written before it is read.
+    alignas(64) unsigned char items[N * sizeof(T)];
+  };
+
+ public:
+  SpscChain() noexcept : tail_(&first_), head_(&first_) {}
+  SpscChain(const SpscChain&) = delete;
+  SpscChain& operator=(const SpscChain&) = delete;
+
+  bool push(const T& item) noexcept {
+    Segment* seg = tail_;
+    const size_t w = seg->written.load(std::memory_order_relaxed);
+    if (w < N) [[likely]] {
+      std::memcpy(&seg->items[w * sizeof(T)], &item, sizeof(T));
+      seg->written.store(w + 1, std::memory_order_release);  // publish after the item is written
+      return true;
+    }
+    if (segments_.load(std::memory_order_relaxed) >= kMaxSegments) return false;
+    Segment* fresh = spare_.exchange(nullptr, std::memory_order_acquire);
+    if (fresh == nullptr) {
+      void* mem = mmap(nullptr, sizeof(Segment), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (mem == MAP_FAILED) return false;
+      fresh = new (mem) Segment;
+      fresh->mapped = true;
+    } else {
+      fresh->written.store(0, std::memory_order_relaxed);
+      fresh->next.store(nullptr, std::memory_order_relaxed);
+    }
+    segments_.fetch_add(1, std::memory_order_relaxed);
+    std::memcpy(&fresh->items[0], &item, sizeof(T));
+    fresh->written.store(1, std::memory_order_relaxed);
+    seg->next.store(fresh, std::memory_order_release);  // publishes the segment and its first item
+    tail_ = fresh;
+    return true;
+  }
+
+  bool pop(T& item) noexcept {
+    if (read_ == N) {
+      Segment* next = head_->next.load(std::memory_order_acquire);
+      if (next == nullptr) return false;
+      retire(head_);
+      head_ = next;
+      read_ = 0;
+    }
+    if (read_ == head_->written.load(std::memory_order_acquire)) return false;
+    std::memcpy(&item, &head_->items[read_ * sizeof(T)], sizeof(T));
+    ++read_;
+    return true;
+  }
+
+  // Segments in use (1 unless the consumer has fallen a segment behind).
+  size_t segments() const noexcept { return segments_.load(std::memory_order_relaxed); }
+
+ private:
+  // The producer has moved past `seg` (it linked the next one): kept as the spare, or unmapped
+  // when a spare is already there. The embedded first segment is never unmapped.
+  void retire(Segment* seg) noexcept {
+    segments_.fetch_sub(1, std::memory_order_relaxed);
+    Segment* displaced = spare_.exchange(seg, std::memory_order_acq_rel);
+    if (displaced != nullptr && displaced->mapped) munmap(displaced, sizeof(Segment));
+  }
+
+  Segment* tail_;                              // producer only
+  alignas(64) Segment* head_;                  // consumer only
+  size_t read_ = 0;                            // consumer only: items taken from head_
+  alignas(64) std::atomic<size_t> segments_{1};
+  std::atomic<Segment*> spare_{nullptr};
+  Segment first_;
 };
 
 }  // namespace prof::interpose

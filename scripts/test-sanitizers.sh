@@ -54,12 +54,13 @@ run_asan() {
 
 run_tsan() {
   local dir=$parent/build-tsan
-  echo "== TSan: build the collector and ring tests, and the report's threaded passes"
+  echo "== TSan: build the collector and ring tests, the harvester's queue, and the report's threaded passes"
   cmake -S "$root" -B "$dir" "${common[@]}" -DPROF_SANITIZE=thread >/dev/null
-  cmake --build "$dir" -j"$jobs" --target collector_unit_test collector_ring_test report_unit_test >/dev/null
+  cmake --build "$dir" -j"$jobs" --target collector_unit_test collector_ring_test spsc_chain_test report_unit_test >/dev/null
   echo "== TSan: run them"
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
   (cd "$root/test" && "$dir/test-bin/collector_unit_test" && "$dir/test-bin/collector_ring_test" &&
+    "$dir/test-bin/spsc_chain_test" &&
     "$dir/test-bin/report_unit_test" "[event_pipe],[event_pass]")
 }
 

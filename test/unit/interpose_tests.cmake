@@ -41,3 +41,6 @@ endif()
 # The hooks' clock (the TSC read as CLOCK_MONOTONIC) against the kernel's clock.
 prof_add_catch_test(hook_clock_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/hook_clock_test.cpp
                     ${CMAKE_SOURCE_DIR}/interpose/hook_clock.cpp LIBS Threads::Threads)
+
+# The harvester's growing queue (interpose/spsc_ring.hpp).
+prof_add_catch_test(spsc_chain_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/spsc_chain_test.cpp LIBS Threads::Threads)
