@@ -108,6 +108,15 @@ std::atomic<uint32_t> g_flush_done{0};
 std::atomic<bool> g_calibration_wanted[kRuntimeCount][64];
 
 sem_t g_wake;  // posted by requests; the harvester's idle wait
+// Idle this long (nothing in flight, nothing new), the harvester stops polling every 2 ms and
+// waits up to kDeepIdleWaitNs; the first timed op a thread pushes then wakes it (timing_end).
+constexpr uint64_t kDeepIdleAfterNs = 50'000'000;
+constexpr long kDeepIdleWaitNs = 500'000'000;
+std::atomic<bool> g_harvester_asleep{false};
+
+void wake_harvester() noexcept {
+  if (g_harvester_asleep.exchange(false, std::memory_order_relaxed)) sem_post(&g_wake);
+}
 
 struct Anchor {
   void* event = nullptr;
@@ -249,8 +258,9 @@ class Harvester {
  public:
   void run() {
     timespec idle{0, 200000};
+    uint64_t idle_since = now_ns();
     while (!g_stop.load(std::memory_order_acquire)) {
-      collect_pending();
+      const bool collected = collect_pending();
       bool progressed = poll(false);
       uint32_t request = g_flush_request.load(std::memory_order_acquire);
       if (request != g_flush_done.load(std::memory_order_relaxed)) {
@@ -261,14 +271,32 @@ class Harvester {
       calibrate_wanted();
       stock_pools();
       idle.tv_nsec = progressed ? 100000 : (idle.tv_nsec < 2000000 ? idle.tv_nsec * 2 : 2000000);
+      // A program that has stopped timing work (a server between requests, a script's pause)
+      // does not have prof wake in it 500 times a second: after kDeepIdleAfterNs with nothing in
+      // flight the wait is long, and a thread that pushes an op ends it. Asleep is said before
+      // the rings are looked at once more, so an op pushed before that look is seen, and one
+      // pushed after it finds the flag set (a push racing the flag waits at most the long wait).
+      const uint64_t now = now_ns();
+      long wait_ns = idle.tv_nsec;
+      if (collected || progressed || !inflight_.empty()) {
+        idle_since = now;
+      } else if (now - idle_since >= kDeepIdleAfterNs) {
+        g_harvester_asleep.store(true, std::memory_order_seq_cst);
+        if (collect_pending()) {
+          g_harvester_asleep.store(false, std::memory_order_relaxed);
+          continue;
+        }
+        wait_ns = kDeepIdleWaitNs;
+      }
       timespec until{};
       clock_gettime(CLOCK_REALTIME, &until);
-      until.tv_nsec += idle.tv_nsec;
-      if (until.tv_nsec >= 1000000000) {
+      until.tv_nsec += wait_ns;
+      while (until.tv_nsec >= 1000000000) {
         until.tv_sec += 1;
         until.tv_nsec -= 1000000000;
       }
       sem_timedwait(&g_wake, &until);
+      g_harvester_asleep.store(false, std::memory_order_relaxed);
     }
     // Exit: whatever completes within the grace period is still harvested.
     const uint64_t deadline = now_ns() + 200'000'000;
@@ -322,11 +350,17 @@ class Harvester {
     }
   }
 
-  void collect_pending() {
+  // Whether any op was collected.
+  bool collect_pending() {
+    bool collected = false;
     for (ThreadTiming* tt = g_threads.load(std::memory_order_acquire); tt; tt = tt->next) {
       PendingOp op;
-      while (tt->pending.pop(op)) inflight_.push_back(op);
+      while (tt->pending.pop(op)) {
+        inflight_.push_back(op);
+        collected = true;
+      }
     }
+    return collected;
   }
 
   // Returns whether any op completed. Work on a stream completes in the order it was enqueued, so
@@ -624,6 +658,7 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
     give_back_own(tt, ticket.end);
     return;
   }
+  if (g_harvester_asleep.load(std::memory_order_relaxed)) [[unlikely]] wake_harvester();
   // Pushed: the harvester keeps this end event as its stream's tail until the thread's next op
   // on the stream is finished, so the next op may borrow it.
   tt->lend_valid = !blocking;
@@ -644,6 +679,7 @@ void timing_before_device_reset() noexcept {
     return;
   }
   uint32_t request = g_flush_request.fetch_add(1, std::memory_order_acq_rel) + 1;
+  sem_post(&g_wake);  // now, not after a deep-idle wait
   const uint64_t deadline = now_ns() + 5'000'000'000ull;
   while (g_flush_done.load(std::memory_order_acquire) < request && now_ns() < deadline) {
     timespec pause{0, 100000};
@@ -659,6 +695,7 @@ void timing_after_device_reset() noexcept {
 void timing_shutdown() noexcept {
   if (!g_harvester_running.exchange(false, std::memory_order_acq_rel)) return;
   g_stop.store(true, std::memory_order_release);
+  sem_post(&g_wake);
   pthread_join(g_harvester, nullptr);
 }
 

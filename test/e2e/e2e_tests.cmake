@@ -27,6 +27,7 @@ if(TARGET prof)
   # Eight threads flat out: alone, so the timing tests beside it do not run on a saturated host.
   set_tests_properties(e2e:faults PROPERTIES RUN_SERIAL TRUE)
   prof_add_e2e_test(transparency test_transparency.py)
+  prof_add_e2e_test(idle test_idle.py)
   prof_add_e2e_test(mpi test_mpi.py)
   prof_add_e2e_test(mpi_trace test_mpi_trace.py)
   prof_add_e2e_test(processes test_processes.py)
