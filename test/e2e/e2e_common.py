@@ -76,10 +76,11 @@ def sample(name):
     return os.path.join(Config.bin_dir, name)
 
 
-def require_sample(test, name):
+def built_sample(name, why=""):
+    """The sample's path; SkipTest (for a whole class, or one test) when it is not built."""
     path = sample(name)
     if not os.access(path, os.X_OK):
-        test.skipTest(f"sample {path} is not built")
+        raise unittest.SkipTest(f"sample {path} is not built" + (f" {why}" if why else ""))
     return path
 
 
@@ -88,9 +89,7 @@ def mpi_job_or_skip(app):
     mpirun = shutil.which("mpirun")
     if mpirun is None:
         raise unittest.SkipTest("mpirun is not installed (scripts/install-deps.sh --tests installs it)")
-    path = sample(app)
-    if not os.access(path, os.X_OK):
-        raise unittest.SkipTest(f"sample {path} is not built")
+    path = built_sample(app)
     return mpirun, path
 
 
@@ -153,9 +152,7 @@ def plain_and_profiled(cls, name):
     (None unless exactly one db was written). Skips when the sample is not built."""
     cls.tmp = tempfile.TemporaryDirectory(prefix=f"prof-e2e-{name}-")
     tmp = cls.tmp.name
-    cls.app = sample(name)
-    if not os.access(cls.app, os.X_OK):
-        raise unittest.SkipTest(f"sample {cls.app} is not built")
+    cls.app = built_sample(name)
     cls.truth_path = os.path.join(tmp, "profiled.truth.jsonl")
     cls.plain = run_on_sim([cls.app], cwd=tmp)
     cls.profiled = run_prof(["--sim", "-d", tmp, cls.app], cwd=tmp, env={"PROF_SIM_TRUTH": cls.truth_path})
@@ -168,9 +165,7 @@ def profile_sample(cls, app, runtime):
     truth file), and sets cls.tmp, out, truth_path, direct, profiled, expect, pid, paths (db, the
     runtime's API CSV, kernel CSV, timeline) and db (open read-only, or None). Skips when the sample
     is not built."""
-    cls.app = sample(app)
-    if not os.access(cls.app, os.X_OK):
-        raise unittest.SkipTest(f"sample {cls.app} is not built")
+    cls.app = built_sample(app)
     cls.tmp = tempfile.mkdtemp(prefix=f"prof-e2e-{runtime}-")
     cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
     cls.out = os.path.join(cls.tmp, "out")

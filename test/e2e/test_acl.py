@@ -152,7 +152,7 @@ class AclSampleTest(unittest.TestCase):
                              "device timing found aclrtCreateEventWithFlag and friends in libacl_rt.so")
 
     def test_hip_and_acl_in_one_process(self):
-        app = e2e.require_sample(self, "hip_acl")
+        app = e2e.built_sample("hip_acl")
         out = os.path.join(self.tmp, "both")
         os.makedirs(out)
         truth = os.path.join(self.tmp, "both.jsonl")

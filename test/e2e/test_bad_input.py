@@ -42,7 +42,7 @@ class BadInputTest(unittest.TestCase):
     def test_unusable_output_dir_is_73_and_launches_nothing(self):
         # A missing -d is created (issue 16); a path through a file, or a directory that refuses new
         # files (/proc, even to root), cannot be written: prof's "cannot write" status, 73.
-        app = e2e.require_sample(self, "exit_status")
+        app = e2e.built_sample("exit_status")
         a_file = os.path.join(self.tmp, "a-file")
         open(a_file, "w").close()
         for directory in (a_file, os.path.join(a_file, "below"), "/proc"):
@@ -52,7 +52,7 @@ class BadInputTest(unittest.TestCase):
                 self.assertFalse(os.path.exists(marker), "prof launched the program although it cannot write")
 
     def test_unknown_option_is_2(self):
-        app = e2e.require_sample(self, "exit_status")
+        app = e2e.built_sample("exit_status")
         self.assert_failure(["--no-such-option", app, "0"], 2, "--no-such-option")
 
     def test_no_program_is_2(self):

@@ -35,9 +35,7 @@ class BigTimelineTest(unittest.TestCase):
     def setUpClass(cls):
         if os.environ.get("PROF_E2E_NO_TIMING") == "1":
             raise unittest.SkipTest("5M calls under a sanitizer take minutes; the normal stage runs this")
-        app = e2e.sample("churn")
-        if not os.access(app, os.X_OK):
-            raise unittest.SkipTest(f"sample {app} is not built")
+        app = e2e.built_sample("churn")
         cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-big-")
         # Removed also when setUpClass fails half-way (tearDownClass then does not run).
         cls.addClassCleanup(shutil.rmtree, cls.tmp, True)

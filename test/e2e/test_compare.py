@@ -22,9 +22,7 @@ KERNELS = ["blur_shared(float*, float const*, int)", "void scale<float>(float*, 
 
 def profile(directory, *args):
     os.makedirs(directory, exist_ok=True)
-    app = e2e.sample("multistream")
-    if not os.access(app, os.X_OK):
-        raise unittest.SkipTest(f"sample {app} is not built")
+    app = e2e.built_sample("multistream")
     result = e2e.run_prof(["--sim", "-d", directory, app] + [str(a) for a in args], cwd=directory)
     if result.returncode != 0:
         raise AssertionError("profiling the sample failed" + e2e.describe(result))

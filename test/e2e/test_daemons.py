@@ -27,9 +27,7 @@ def read_pid(path, timeout_s=10):
 class DaemonsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample("daemon")
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.app = e2e.built_sample("daemon")
 
     def calls_in(self, tmp, pid):
         path = os.path.join(tmp, f"hip-prof-{pid}.db")

@@ -29,9 +29,7 @@ CTYPES_PROGRAM = ("import ctypes, os\n"
 class DlsymTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample("dlsym_hip")
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.app = e2e.built_sample("dlsym_hip")
         cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-dlsym-")
         cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
 

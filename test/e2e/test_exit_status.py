@@ -12,7 +12,7 @@ import e2e_common as e2e
 
 class ExitStatusTest(unittest.TestCase):
     def profile(self, tmp, *args):
-        app = e2e.require_sample(self, "exit_status")
+        app = e2e.built_sample("exit_status")
         return e2e.run_prof(["--sim", "-d", tmp, app] + list(args), cwd=tmp)
 
     def test_status_passes_through(self):

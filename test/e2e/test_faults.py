@@ -33,7 +33,7 @@ def add_arguments(parser):
 
 class FaultTest(unittest.TestCase):
     def profile(self, tmp, mode, args=None, env=None, prof_args=None):
-        app = e2e.require_sample(self, "fault")
+        app = e2e.built_sample("fault")
         return e2e.run_prof(["--sim"] + (prof_args or []) + ["-d", tmp, app, mode] + (args or []), cwd=tmp, env=env)
 
     def api_counts(self, db_path):
@@ -96,7 +96,7 @@ class FaultTest(unittest.TestCase):
 
     # ---- signals from outside ---------------------------------------------------------------
     def start_waiting(self, tmp):
-        app = e2e.require_sample(self, "fault")
+        app = e2e.built_sample("fault")
         env = dict(os.environ)
         env.pop("PROF_SIM_TRUTH", None)
         proc = subprocess.Popen([e2e.Config.prof, "--sim", "-d", tmp, app, "wait"] + SMALL, cwd=tmp, env=env,
@@ -142,7 +142,7 @@ class FaultTest(unittest.TestCase):
     def test_outputs_follow_the_umask(self):
         for umask, mode in ((0o022, 0o644), (0o077, 0o600)):
             with self.subTest(umask=oct(umask)), tempfile.TemporaryDirectory(prefix="prof-e2e-fault-umask-") as tmp:
-                app = e2e.require_sample(self, "fault")
+                app = e2e.built_sample("fault")
                 old = os.umask(umask)
                 try:
                     completed = e2e.run_prof(["--sim", "-d", tmp, app, "exit0"] + SMALL, cwd=tmp)
@@ -187,7 +187,7 @@ class FaultTest(unittest.TestCase):
         # A tiny ring (1024 records) and calls as fast as the host allows: the producers outrun the
         # collector. With PROF_SELF_MOVE=0 they must wait for it; by default they move their own
         # records into the journal instead. Device timing off: only the call records are in play.
-        app = e2e.require_sample(self, "fault")
+        app = e2e.built_sample("fault")
         # A count, or (negative) a duration in ms. A duration's output grows with the collector's
         # speed: 3 s of waiting producers made 120 s of prof's finish once the mover got faster.
         count = str(calls) if calls else str(-(e2e.Config.options.pressure_ms or 3000))

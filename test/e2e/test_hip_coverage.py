@@ -62,7 +62,7 @@ class HipCoverageTest(unittest.TestCase):
             # As for multistream_hip (scripts/test-sanitizers.sh): a program hipcc built cannot
             # carry the instrumentation, so it cannot load the instrumented simulator.
             self.skipTest("hipcc-built programs do not run on the sanitizer build's simulator")
-        app = e2e.require_sample(self, "hipcc_extras")
+        app = e2e.built_sample("hipcc_extras")
         with tempfile.TemporaryDirectory(prefix="prof-e2e-hipcc-extras-") as tmp:
             direct = e2e.run_on_sim([app], cwd=tmp)
             profiled = e2e.run_prof(["--sim", "-d", tmp, app], cwd=tmp)

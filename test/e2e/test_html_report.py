@@ -78,9 +78,7 @@ def parse(path):
 class HtmlReportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample("multistream")
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.app = e2e.built_sample("multistream")
         cls.browser = os.environ.get("PROF_E2E_NO_TIMING") != "1"
         missing = browser_missing() if cls.browser else None
         if missing and os.environ.get("CI"):

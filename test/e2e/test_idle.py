@@ -8,7 +8,6 @@ the runs.
 
     python3 test/e2e/test_idle.py --prof build/bin/prof --bin-dir build/test-bin
 """
-import os
 import re
 import tempfile
 import unittest
@@ -29,9 +28,7 @@ def idle_switches(done):
 class IdleTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample("idle")
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.app = e2e.built_sample("idle")
         cls.tmp = tempfile.TemporaryDirectory(prefix="prof-e2e-idle-")
         cls.plain = e2e.run_on_sim([cls.app], cwd=cls.tmp.name)
         cls.profiled = e2e.run_prof(["--sim", "-d", cls.tmp.name, cls.app], cwd=cls.tmp.name)

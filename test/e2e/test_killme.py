@@ -15,7 +15,7 @@ CALLS = 1000
 
 class KillmeTest(unittest.TestCase):
     def test_sigkill_exit_status_and_calls_recorded(self):
-        app = e2e.require_sample(self, "killme")
+        app = e2e.built_sample("killme")
         with tempfile.TemporaryDirectory(prefix="prof-e2e-killme-") as tmp:
             profiled = e2e.run_prof(["--sim", "--hip-trace", "-d", tmp, app, str(CALLS)], cwd=tmp)
             self.assertEqual(profiled.returncode, 128 + signal.SIGKILL, "prof reports death by signal N as 128+N"

@@ -188,7 +188,7 @@ class MstxTest(unittest.TestCase):
     """Ascend's mstx markers, on the simulated ACL runtime and a stand-in libms_tools_ext.so."""
 
     def test_mstx_ranges_and_marks(self):
-        app = e2e.require_sample(self, "mstx_sample")
+        app = e2e.built_sample("mstx_sample")
         tmp = tempfile.mkdtemp(prefix="prof-e2e-mstx-")
         self.addCleanup(shutil.rmtree, tmp, True)
         done = e2e.run_prof(["--sim", "--hiptx-trace", "-d", tmp, app], cwd=tmp)

@@ -21,9 +21,7 @@ BLUR_NAME = "blur_shared(float*, float const*, int)"
 class MultistreamTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample(e2e.Config.options.app)
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built (multistream_hip needs hipcc)")
+        cls.app = e2e.built_sample(e2e.Config.options.app, "(multistream_hip needs hipcc)")
         cls.db = None
         cls.tmp = tempfile.mkdtemp(prefix=f"prof-e2e-{e2e.Config.options.app}-")
         cls.addClassCleanup(cls.cleanup)  # runs even when setUpClass fails

@@ -32,9 +32,7 @@ def demangled_or(table, name):
 class MusaSampleTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample(e2e.Config.options.app)
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.app = e2e.built_sample(e2e.Config.options.app)
         cls.db = None
         cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-musa-")
         cls.addClassCleanup(shutil.rmtree, cls.tmp, True)

@@ -32,9 +32,7 @@ MEMSET_NS = 1000 + BYTES // 800
 class MusaSampleOnSimTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample(APP)
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.app = e2e.built_sample(APP)
         cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-musa-sim-")
         cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
         cls.truth_path = os.path.join(cls.tmp, "truth.jsonl")

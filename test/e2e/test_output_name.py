@@ -11,7 +11,7 @@ import e2e_common as e2e
 
 class OutputNameTest(unittest.TestCase):
     def test_base_name(self):
-        app = e2e.require_sample(self, "multistream")
+        app = e2e.built_sample("multistream")
         with tempfile.TemporaryDirectory(prefix="prof-e2e-name-") as tmp:
             profiled = e2e.run_prof(["--sim", "--hip-trace", "-d", tmp, "-o", "my run", app, "256", "1"], cwd=tmp)
             self.assertEqual(profiled.returncode, 0, e2e.describe(profiled))

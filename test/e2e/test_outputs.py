@@ -16,7 +16,7 @@ import e2e_common as e2e
 
 class OutputsTest(unittest.TestCase):
     def setUp(self):
-        self.app = e2e.require_sample(self, "multistream")
+        self.app = e2e.built_sample("multistream")
         self.tmp = tempfile.mkdtemp(prefix="prof-e2e-outputs-")
         self.addCleanup(shutil.rmtree, self.tmp, True)
 

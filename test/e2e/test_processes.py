@@ -19,7 +19,7 @@ def api_calls(block):
 
 class ProcessesTest(unittest.TestCase):
     def test_each_process_named_then_combined(self):
-        app = e2e.require_sample(self, "multistream")
+        app = e2e.built_sample("multistream")
         tmp = tempfile.mkdtemp(prefix="prof-e2e-processes-")
         self.addCleanup(shutil.rmtree, tmp, True)
         script = f"{app} 256 1 >/dev/null; {app} 512 1 >/dev/null"

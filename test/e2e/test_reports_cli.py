@@ -32,9 +32,7 @@ class ReportsCliTest(unittest.TestCase):
     def setUpClass(cls):
         cls.holder = tempfile.TemporaryDirectory(prefix="prof-e2e-reports-")
         cls.root = cls.holder.name
-        app = e2e.sample("multistream")
-        if not os.access(app, os.X_OK):
-            raise unittest.SkipTest(f"sample {app} is not built")
+        app = e2e.built_sample("multistream")
         # Two runs: two processes (two pids) for the merge tests.
         cls.runs = []
         for index in range(2):

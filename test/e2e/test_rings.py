@@ -62,7 +62,7 @@ class RingTest(unittest.TestCase):
                                capture_output=True)
         if probe.returncode != 0:
             self.skipTest(f"unshare -m / mount not permitted: {probe.stderr.decode(errors='replace')}")
-        app = e2e.require_sample(self, "churn")
+        app = e2e.built_sample("churn")
         mounts = f"mount -t tmpfs -o size={size} tmpfs /dev/shm"
         env = None
         if tmpdir_size:
@@ -108,14 +108,14 @@ class RingTest(unittest.TestCase):
     def test_more_threads_than_storage_slots(self):
         # 5000 threads over the run (8 alive at once): more than the 4096 ThreadBuffer slots a
         # process has, so slots of exited threads must be reused for every call to be recorded.
-        app = e2e.require_sample(self, "churn")
+        app = e2e.built_sample("churn")
         with tempfile.TemporaryDirectory() as tmp:
             completed = e2e.run([e2e.Config.prof, "--sim", "--no-device-timing", "-d", tmp, app, "625", "8", "1"],
                                 cwd=tmp)
             self.check_db(tmp, completed)
 
     def test_2000_short_lived_threads_bounded(self):
-        app = e2e.require_sample(self, "churn")
+        app = e2e.built_sample("churn")
         # /dev/shm is shared with the host and other tests: only the growth during the run counts.
         st = os.statvfs("/dev/shm")
         baseline_mb = (st.f_blocks - st.f_bfree) * st.f_frsize // (1024 * 1024)

@@ -28,9 +28,7 @@ def counts(stdout):
 class SignalsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.sample("sigcount")
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.app = e2e.built_sample("sigcount")
 
     def start(self, tmp, **popen):
         proc = subprocess.Popen([e2e.Config.prof, "--sim", "-d", tmp, self.app], cwd=tmp, stdout=subprocess.PIPE,

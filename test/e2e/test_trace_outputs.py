@@ -21,9 +21,7 @@ def rows(path):
 class TraceOutputsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        app = e2e.sample("multistream")
-        if not os.access(app, os.X_OK):
-            raise unittest.SkipTest(f"sample {app} is not built")
+        app = e2e.built_sample("multistream")
         cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-traces-")
         # Removed also when setUpClass fails half-way (tearDownClass then does not run).
         cls.addClassCleanup(shutil.rmtree, cls.tmp, True)

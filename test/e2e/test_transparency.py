@@ -25,9 +25,7 @@ class TransparencyTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="prof-e2e-transparency-")
         tmp = cls.tmp.name
-        cls.app = e2e.sample("transparency")
-        if not os.access(cls.app, os.X_OK):
-            raise unittest.SkipTest(f"sample {cls.app} is not built")
+        cls.app = e2e.built_sample("transparency")
         cls.truth_plain = os.path.join(tmp, "plain.truth.jsonl")
         cls.truth_profiled = os.path.join(tmp, "profiled.truth.jsonl")
         cls.plain = e2e.run_on_sim([cls.app], cwd=tmp, env={"PROF_SIM_TRUTH": cls.truth_plain})

@@ -29,7 +29,7 @@ def run(test, *flags):
 
 class TwoRuntimesTest(unittest.TestCase):
     def setUp(self):
-        e2e.require_sample(self, APP)
+        e2e.built_sample(APP)
 
     def test_one_database_and_one_timeline_hold_both(self):
         out, done, pid, expect, truth_path = run(self)
