@@ -114,8 +114,16 @@ Collector::Collector(CollectorOptions options) : options_(std::move(options)) {
                              std::strerror(errno) + ")");
 }
 
+void Collector::request_stop() {
+  {
+    std::lock_guard lock(stop_mutex_);
+    stop_.store(true, std::memory_order_release);
+  }
+  stop_cv_.notify_all();
+}
+
 Collector::~Collector() {
-  stop_.store(true);
+  request_stop();
   if (mover_.joinable()) mover_.join();
   if (builder_.joinable()) builder_.join();
   if (doorbell_) munmap(doorbell_, kDoorbellBytes);
@@ -145,9 +153,11 @@ void Collector::start() {
       const uint64_t built = build_once(/*final=*/false);
       if (built >= kBusyRecords) continue;
       pause_ms = built > 0 ? 10 : std::min(pause_ms * 2, std::max(options_.build_interval_ms, 10));
-      // Sleeps in short steps, so finish() does not wait a whole interval for it.
-      for (int waited = 0; waited < pause_ms && !stop_.load(std::memory_order_acquire); waited += 10)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      // finish() ends the pause (request_stop): a quiet run's builder wakes 4 times a second, not
+      // every 10 ms to see whether it should stop.
+      std::unique_lock lock(stop_mutex_);
+      stop_cv_.wait_for(lock, std::chrono::milliseconds(pause_ms),
+                        [this] { return stop_.load(std::memory_order_acquire); });
     }
   });
 }
@@ -550,7 +560,7 @@ uint64_t Collector::build_once(bool final) {
 }
 
 std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_short) {
-  stop_.store(true, std::memory_order_release);
+  request_stop();
   if (mover_.joinable()) mover_.join();
   if (builder_.joinable()) builder_.join();
   move_once(/*final=*/true);

@@ -5,6 +5,7 @@
 // collector over the same directories (`recovering`).
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -135,6 +136,8 @@ class Collector {
   void fail_process(Process& proc, const std::exception& e);
   void note_db_path(int pid, const std::string& path) const;
   void add_error(std::string error);
+  // Tells the mover and the builder to stop, and wakes the builder from its pause.
+  void request_stop();
 
   CollectorOptions options_;
   std::map<std::string, std::unique_ptr<Ring>> rings_;  // by ring file name (mover thread)
@@ -166,6 +169,8 @@ class Collector {
   Doorbell* doorbell_ = nullptr;  // <run dir>/doorbell, mapped (common/record.hpp)
   double fullest_ = 0;            // the mover's last cycle: the largest share of a ring it found filled
   std::atomic<bool> stop_{false};
+  std::mutex stop_mutex_;  // with stop_cv_: the builder's pause, ended by request_stop()
+  std::condition_variable stop_cv_;
   bool pause_before_commit_ = false;  // PROF_TEST_PAUSE=build (the fault suite only)
 };
 
