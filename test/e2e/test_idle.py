@@ -1,10 +1,10 @@
 """e2e: a program that idles under prof is not woken by it, and the work after the idle is timed in
 full. The idle sample (test/apps/idle.cpp) times 100 kernels, sleeps 500 ms with nothing in flight
 counting its process's context switches (every thread's: its own, the simulated device's, prof's
-harvester), then launches 20,000 kernels back to back. Polling every 2 ms, prof's harvester alone made about
-240 switches in those 500 ms, and the simulator's two idle stream workers about 1,450. Before its
-queue grew, a harvester held off the CPU during the burst lost 10-40% of its device times in half
-the runs.
+harvester), then launches 20,000 kernels back to back. Polling every 2 ms, prof's harvester alone
+made about 240 switches in those 500 ms, and the simulator's two idle stream workers about 1,450.
+Before its queue grew, a harvester held off the CPU during the burst lost 10-40% of its device
+times in half the runs.
 
     python3 test/e2e/test_idle.py --prof build/bin/prof --bin-dir build/test-bin
 """

@@ -50,29 +50,31 @@ class SignalsTest(unittest.TestCase):
             self.assertEqual(status, 0, err)
             self.assertEqual(counts(out), (0, 1), out)
 
-    def test_to_prof_once(self):
-        with tempfile.TemporaryDirectory(prefix="prof-e2e-sig-pid-") as tmp:
+    def terminate_prof(self, prefix):
+        """SIGTERM to prof's pid once the sample is ready: the sample must take it once and exit 0.
+        Returns its stdout."""
+        with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
             proc = self.start(tmp)
             proc.send_signal(signal.SIGTERM)
             status, out, err = self.finish(proc)
             self.assertEqual(status, 0, err)
             self.assertEqual(counts(out), (0, 1), out)
+            return out
+
+    def test_to_prof_once(self):
+        self.terminate_prof("prof-e2e-sig-pid-")
 
     def test_threads_started_in_the_program_are_born_quiet(self):
         # Every thread prof's library and the simulated runtime start in the program (the harvester,
         # stream workers) is created with the signals blocked: one able to take SIGTERM even for an
         # instant could take the one the program blocked to sigwait it, and the default action
         # would end the program. The sample's own pthread_create sees each creator's mask.
-        with tempfile.TemporaryDirectory(prefix="prof-e2e-sig-quiet-") as tmp:
-            proc = self.start(tmp)
-            proc.send_signal(signal.SIGTERM)
-            status, out, err = self.finish(proc)
-            self.assertEqual(status, 0, err)
-            match = re.search(r"^THREADS (\d+) BORN_UNQUIET (\d+)$", out, re.MULTILINE)
-            self.assertIsNotNone(match, out)
-            # Its waiter, the harvester and the simulated device's stream workers.
-            self.assertGreaterEqual(int(match.group(1)), 3, out)
-            self.assertEqual(int(match.group(2)), 0, out)
+        out = self.terminate_prof("prof-e2e-sig-quiet-")
+        match = re.search(r"^THREADS (\d+) BORN_UNQUIET (\d+)$", out, re.MULTILINE)
+        self.assertIsNotNone(match, out)
+        # Its waiter, the harvester and the simulated device's stream workers.
+        self.assertGreaterEqual(int(match.group(1)), 3, out)
+        self.assertEqual(int(match.group(2)), 0, out)
 
     def test_timeout_once(self):
         # timeout signals its child (prof), then its own process group (prof again).
