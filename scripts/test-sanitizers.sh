@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer stage of CI (scripts/test.sh runs it after the normal suite):
 #   ASan+UBSan: everything built instrumented, every test tier (unit, integration, e2e).
-#   TSan: the collector and the producer/consumer ring tests (the code with cross-thread
-#         ordering), not the e2e tier: a TSan preload library inside uninstrumented programs
+#   TSan: the collector, the producer/consumer ring and the simulated device's tests (the code
+#         with cross-thread ordering), not the e2e tier: a TSan preload library inside uninstrumented programs
 #         reports nothing useful and runs slowly.
 # Build trees: build-asan/ and build-tsan/ (PROF_SANITIZER_BUILD_ROOT overrides the parent).
 #   scripts/test-sanitizers.sh [asan|tsan]   (default: both)
@@ -54,14 +54,16 @@ run_asan() {
 
 run_tsan() {
   local dir=$parent/build-tsan
-  echo "== TSan: build the collector and ring tests, the harvester's queue, and the report's threaded passes"
+  echo "== TSan: build the collector and ring tests, the harvester's queue, the report's threaded passes and the device model"
   cmake -S "$root" -B "$dir" "${common[@]}" -DPROF_SANITIZE=thread >/dev/null
-  cmake --build "$dir" -j"$jobs" --target collector_unit_test collector_ring_test spsc_chain_test report_unit_test >/dev/null
+  cmake --build "$dir" -j"$jobs" --target collector_unit_test collector_ring_test spsc_chain_test report_unit_test \
+    sim_unit_test >/dev/null
   echo "== TSan: run them"
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
   (cd "$root/test" && "$dir/test-bin/collector_unit_test" && "$dir/test-bin/collector_ring_test" &&
     "$dir/test-bin/spsc_chain_test" &&
-    "$dir/test-bin/report_unit_test" "[event_pipe],[event_pass]")
+    "$dir/test-bin/report_unit_test" "[event_pipe],[event_pass]" &&
+    "$dir/test-bin/sim_unit_test")
 }
 
 case "$which" in

@@ -57,7 +57,7 @@ EventState state_of(Event* e) noexcept {
   std::lock_guard<std::mutex> guard(e->mutex);
   if (e->captured_node != nullptr) return {true, false, false, 0, e->flags};
   if (e->stream == nullptr) return {false, false, true, 0, e->flags};
-  const bool complete = e->stream->completed.load(std::memory_order_acquire) >= e->seq;
+  const bool complete = complete_by(e->stream, e->seq, e->time_ns);
   return {false, true, complete, e->time_ns, e->flags};
 }
 

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "runtimes/hip/hip_abi.hpp"
 #include "sim/handle_table.hpp"
 #include "sim/model.hpp"
@@ -76,7 +77,15 @@ struct Stream {
 
   // Written by submitters under the scheduling lock; read lock-free by hipStreamQuery.
   std::atomic<uint64_t> submitted{0};
-  std::atomic<uint64_t> completed{0};  // written only by the worker
+  std::atomic<uint64_t> completed{0};  // by the worker, and by a thread that ran an op inline
+  // The worker's progress through ops with no host-visible work (kernels, markers): every op up
+  // to `passed`, and everything they depend on, has done all it will do but reach its modelled
+  // end. Such an op is complete once the clock passes its end, whoever looks (complete_by): the
+  // worker does not sleep until each kernel's end, only until the last one's when the queue is
+  // empty (a burst of launches cost a wake-up per kernel, most of a CPU). `passed_end_ns` is op
+  // `passed`'s end, stored before it.
+  std::atomic<uint64_t> passed{0};
+  std::atomic<uint64_t> passed_end_ns{0};
 
   std::mutex queue_mutex;
   std::condition_variable queue_cv;
@@ -208,7 +217,21 @@ void start_worker(Stream* stream);
 // Caller holds the scheduling lock. Adds a dependency (time and completion) for later work.
 void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns);
 
-// Blocks until `stream` completed op `seq` (expected at `expected_end_ns`).
+// Whether op `seq` of `stream`, whose modelled end is at or before `end_ns`, is complete now.
+inline bool complete_by(const Stream* stream, uint64_t seq, uint64_t end_ns) noexcept {
+  if (stream->completed.load(std::memory_order_acquire) >= seq) return true;
+  return stream->passed.load(std::memory_order_acquire) >= seq && now_ns() >= end_ns;
+}
+// Whether every op submitted so far on `stream` is complete now (`submitted` read by the caller).
+inline bool stream_complete_by_now(const Stream* stream, uint64_t submitted) noexcept {
+  if (stream->completed.load(std::memory_order_acquire) >= submitted) return true;
+  // passed_end_ns is op `passed`'s end or a later op's: never earlier than op `submitted`'s.
+  return stream->passed.load(std::memory_order_acquire) >= submitted &&
+         now_ns() >= stream->passed_end_ns.load(std::memory_order_acquire);
+}
+
+// Blocks until `stream` completed op `seq` (expected at `expected_end_ns`, which is never before
+// the op's modelled end).
 void wait_completed(Stream* stream, uint64_t seq, uint64_t expected_end_ns) noexcept;
 // Blocks until every op now submitted on `device` (all devices if -1) has completed.
 void synchronize_device(int device) noexcept;

@@ -88,6 +88,34 @@ void complete(Stream* stream, uint64_t seq) noexcept {
   }
 }
 
+// The worker has passed op `seq` (modelled end `end_ns`): see Stream::passed. Waiters are told as
+// complete() tells them: one waiting for the op's end may now see it by the clock.
+void publish_passed(Stream* stream, uint64_t seq, uint64_t end_ns) noexcept {
+  stream->passed_end_ns.store(end_ns, std::memory_order_release);
+  stream->passed.store(seq, std::memory_order_seq_cst);
+  if (stream->waiters.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> guard(stream->done_mutex);
+    stream->done_cv.notify_all();
+  }
+}
+
+uint64_t progress(const Stream* stream) noexcept {
+  return std::max(stream->completed.load(std::memory_order_seq_cst), stream->passed.load(std::memory_order_seq_cst));
+}
+
+// Until op `seq` of `stream` has done its host-visible work (passed or completed), whatever its
+// modelled end: what an op without such work of its own needs of its dependencies.
+void wait_passed(Stream* stream, uint64_t seq) noexcept {
+  if (progress(stream) >= seq) return;
+  stream->queue_cv.notify_one();  // the worker may be between polls: someone is waiting now
+  stream->waiters.fetch_add(1, std::memory_order_seq_cst);
+  {
+    std::unique_lock<std::mutex> guard(stream->done_mutex);
+    stream->done_cv.wait(guard, [&] { return progress(stream) >= seq; });
+  }
+  stream->waiters.fetch_sub(1, std::memory_order_seq_cst);
+}
+
 void worker_main(Stream* stream) noexcept {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   // A batch thread does not preempt the thread that woke it: the submitting application thread
@@ -110,6 +138,18 @@ void worker_main(Stream* stream) noexcept {
       auto poll = std::chrono::microseconds(50);
       long idle_us = 0;
       while (stream->queue.empty()) {
+        // Ops passed and not yet completed: completed at the last one's end (readers see each
+        // one complete at its own end meanwhile; see Stream::passed). Ops queued during the
+        // sleep end no earlier, so none is passed late.
+        if (const uint64_t passed = stream->passed.load(std::memory_order_relaxed);
+            passed > stream->completed.load(std::memory_order_acquire)) {
+          const uint64_t end = stream->passed_end_ns.load(std::memory_order_relaxed);
+          guard.unlock();
+          sleep_until(end);
+          complete(stream, passed);
+          guard.lock();
+          continue;
+        }
         if (idle_us >= kWorkerSleepAfterUs && !truth_recorded()) {
           stream->worker_asleep = true;
           stream->queue_cv.wait(guard, [&] { return !stream->queue.empty(); });
@@ -129,11 +169,19 @@ void worker_main(Stream* stream) noexcept {
       stream->queue.pop_front();
     }
     if (op.kind == OpKind::kQuit) return;
+    // An op the submitting thread ran itself (run_inline) precedes this one on the stream.
+    while (progress(stream) + 1 < op.stream_seq) sleep_ns(1000);
+    if (op.kind == OpKind::kKernel || op.kind == OpKind::kMarker) {
+      // Nothing to do on the host: passed once what it depends on has done its work (another
+      // stream's copy), complete by the clock at its modelled end.
+      for (const Dependency& dep : op.deps) wait_passed(dep.stream, dep.seq);
+      if (op.kind != OpKind::kMarker) write_truth(*stream, op);
+      publish_passed(stream, op.stream_seq, op.end_ns);
+      continue;
+    }
     // The modelled begin is already >= every dependency's modelled end; this wait only matters
     // when another worker runs late, so that the bytes are right even then.
     for (const Dependency& dep : op.deps) wait_completed(dep.stream, dep.seq, op.begin_ns);
-    // An op the submitting thread ran itself (run_inline) precedes this one on the stream.
-    while (stream->completed.load(std::memory_order_acquire) + 1 < op.stream_seq) sleep_ns(1000);
     sleep_until(op.begin_ns);
     execute(op);
     // The modelled times are known: the truth line goes out before the final wait, so the
@@ -245,8 +293,7 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
   stream->tail_end_ns = op.end_ns;
   const uint64_t end = op.end_ns;
   // An idle stream reaches a marker at once, as a device would: no worker round trip.
-  const bool idle = op.deps.empty() && stream->completed.load(std::memory_order_acquire) ==
-                                           stream->submitted.load(std::memory_order_relaxed);
+  const bool idle = op.deps.empty() && stream_complete_by_now(stream, stream->submitted.load(std::memory_order_relaxed));
   if (idle && op.kind == OpKind::kMarker && op.begin_ns <= now_ns()) {
     stream->submitted.store(op.stream_seq, std::memory_order_release);
     complete(stream, op.stream_seq);
@@ -292,7 +339,7 @@ void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns)
 }
 
 void wait_completed(Stream* stream, uint64_t seq, uint64_t expected_end_ns) noexcept {
-  auto done = [&] { return stream->completed.load(std::memory_order_acquire) >= seq; };
+  auto done = [&] { return complete_by(stream, seq, expected_end_ns); };
   if (done()) return;
   stream->queue_cv.notify_one();  // the worker may be between polls: someone is waiting now
   for (uint64_t now = now_ns(); !done() && now + kSpinWindowNs < expected_end_ns; now = now_ns()) {
@@ -303,7 +350,12 @@ void wait_completed(Stream* stream, uint64_t seq, uint64_t expected_end_ns) noex
   stream->waiters.fetch_add(1, std::memory_order_seq_cst);
   {
     std::unique_lock<std::mutex> guard(stream->done_mutex);
-    stream->done_cv.wait(guard, [&] { return stream->completed.load(std::memory_order_seq_cst) >= seq; });
+    // Past the expected end by now: a pass or a completion ends the wait (seq_cst: the other
+    // half of complete()'s and publish_passed()'s store-then-load of `waiters`).
+    stream->done_cv.wait(guard, [&] {
+      return stream->completed.load(std::memory_order_seq_cst) >= seq ||
+             (stream->passed.load(std::memory_order_seq_cst) >= seq && now_ns() >= expected_end_ns);
+    });
   }
   stream->waiters.fetch_sub(1, std::memory_order_seq_cst);
 }

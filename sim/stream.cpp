@@ -96,7 +96,8 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
   return finish(hipSuccess);
 }
 
-// The cheap call: a table probe and two atomic loads, no lock, no syscall.
+// The cheap call: a table probe and two atomic loads, no lock, no syscall (a clock read while
+// the stream is busy).
 hipError_t hipStreamQuery(hipStream_t stream) {
   Stream* s = resolve_stream(stream);
   if (s == nullptr) return finish(hipErrorInvalidHandle);
@@ -106,8 +107,7 @@ hipError_t hipStreamQuery(hipStream_t stream) {
     if (const hipError_t ret = check_not_capturing_locked(s); ret != hipSuccess) return finish(ret);
   }
   const uint64_t submitted = s->submitted.load(std::memory_order_acquire);
-  const uint64_t completed = s->completed.load(std::memory_order_acquire);
-  return finish(completed >= submitted ? hipSuccess : hipErrorNotReady);
+  return finish(stream_complete_by_now(s, submitted) ? hipSuccess : hipErrorNotReady);
 }
 
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {

@@ -151,6 +151,46 @@ TEST_CASE("sim: blocking calls return promptly after the modelled completion", "
   hipStreamDestroy(s);
 }
 
+// The worker does not wait out each kernel (it has nothing to execute for one): a kernel queued
+// behind others is complete exactly when the clock passes its own modelled end, not when the
+// worker next wakes or when the queue has drained.
+TEST_CASE("sim: queued kernels complete one by one, each at its own modelled end", "[sim]") {
+  hipStream_t s = make_stream(hipStreamNonBlocking);
+  constexpr int kKernels = 3;
+  hipEvent_t after[kKernels];
+  for (hipEvent_t& e : after) REQUIRE(hipEventCreate(&e) == hipSuccess);
+  for (hipEvent_t& e : after) {
+    REQUIRE(hipLaunchKernel(kKernel, kLongGrid, kLongBlock, nullptr, 0, s) == hipSuccess);
+    REQUIRE(hipEventRecord(e, s) == hipSuccess);
+  }
+  CHECK(hipEventQuery(after[0]) == hipErrorNotReady);
+  uint64_t returned_ns[kKernels];
+  for (int i = 0; i < kKernels; ++i) {
+    REQUIRE(hipEventSynchronize(after[i]) == hipSuccess);
+    returned_ns[i] = prof::now_ns();
+    CHECK(hipEventQuery(after[i]) == hipSuccess);
+    if (i + 1 < kKernels) {
+      CHECK(hipEventQuery(after[i + 1]) == hipErrorNotReady);
+      CHECK(hipStreamQuery(s) == hipErrorNotReady);
+    }
+  }
+  CHECK(hipStreamQuery(s) == hipSuccess);
+  const auto lines = truth_for(s);
+  REQUIRE(lines.size() == kKernels);
+  for (int i = 0; i < kKernels; ++i) {
+    CHECK(returned_ns[i] >= lines[i].number("end_ns"));
+    // Before the next kernel's end, 20 ms later: each wait ended on its own kernel.
+    if (i + 1 < kKernels) CHECK(returned_ns[i] < lines[i + 1].number("end_ns"));
+  }
+  for (int i = 1; i < kKernels; ++i) {
+    float ms = -1;
+    REQUIRE(hipEventElapsedTime(&ms, after[i - 1], after[i]) == hipSuccess);
+    CHECK(std::abs(double(ms) * 1e6 - double(lines[i].duration_ns())) < 1.0);
+  }
+  for (hipEvent_t e : after) hipEventDestroy(e);
+  hipStreamDestroy(s);
+}
+
 TEST_CASE("sim: hipStreamWaitEvent orders work across streams in device time", "[sim]") {
   hipStream_t a = make_stream(hipStreamNonBlocking);
   hipStream_t b = make_stream(hipStreamNonBlocking);
