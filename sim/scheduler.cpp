@@ -292,9 +292,16 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
   op.dependents_seen = stream->dependents;
   stream->tail_end_ns = op.end_ns;
   const uint64_t end = op.end_ns;
-  // An idle stream reaches a marker at once, as a device would: no worker round trip.
-  const bool idle = op.deps.empty() && stream_complete_by_now(stream, stream->submitted.load(std::memory_order_relaxed));
-  if (idle && op.kind == OpKind::kMarker && op.begin_ns <= now_ns()) {
+  // An idle stream reaches a marker at once, as a device would: no worker round trip. Idle: every
+  // earlier op completed or passed and ended before the call (the marker begins at its submit
+  // time, which is past). No clock read: a marker behind queued work (prof's device timing records
+  // one after each launch) costs nothing here, and one whose stream ran dry during the call itself
+  // goes to the worker like any other.
+  const uint64_t submitted = stream->submitted.load(std::memory_order_relaxed);
+  const bool idle = op.kind == OpKind::kMarker && op.deps.empty() &&
+                    (stream->completed.load(std::memory_order_acquire) >= submitted ||
+                     stream->passed.load(std::memory_order_acquire) >= submitted);
+  if (idle && op.begin_ns == submit_ns) {
     stream->submitted.store(op.stream_seq, std::memory_order_release);
     complete(stream, op.stream_seq);
     return end;
