@@ -165,6 +165,26 @@ section_launch() {
       }
     }'
   done
+  # One burst: every launch back to back, one sync at the end (an eager framework's forward pass
+  # outruns the device the same way). The launching thread's CPU time beside the wall time: the
+  # difference is time spent waiting for a CPU behind the device model and prof's threads.
+  local burst=(--mode launch --calls "$launch_calls" --batch "$launch_calls")
+  local pw pc fw fc iw ic line
+  pw=() pc=() fw=() fc=() iw=() ic=()
+  for ((i = 0; i < repeat; i++)); do
+    line=$(run_config plain "${burst[@]}"); pw+=("$(field ns_per_call <<<"$line")") pc+=("$(field cpu_ns_per_call <<<"$line")")
+    line=$(run_config prof "${burst[@]}"); fw+=("$(field ns_per_call <<<"$line")") fc+=("$(field cpu_ns_per_call <<<"$line")")
+    line=$(run_config plain --mode inject --calls "$launch_calls" --batch "$launch_calls")
+    iw+=("$(field ns_per_call <<<"$line")") ic+=("$(field cpu_ns_per_call <<<"$line")")
+  done
+  echo
+  echo "### hipLaunchKernel, one burst of $launch_calls launches then a sync (median of $repeat)"
+  echo
+  echo "| configuration | ns/call | thread CPU ns/call |"
+  echo "|---|---:|---:|"
+  echo "| plain (simulated runtime) | $(printf '%s\n' "${pw[@]}" | median) | $(printf '%s\n' "${pc[@]}" | median) |"
+  echo "| prof --sim | $(printf '%s\n' "${fw[@]}" | median) | $(printf '%s\n' "${fc[@]}" | median) |"
+  echo "| injected by hand (plain: is-capturing + 2 records + launch) | $(printf '%s\n' "${iw[@]}" | median) | $(printf '%s\n' "${ic[@]}" | median) |"
 }
 
 # Python's standard library instead of the sqlite3 and GNU time programs: python3 is a build dependency.
