@@ -106,6 +106,7 @@ struct Stream {
 struct Event {
   unsigned flags = 0;
   int device = 0;
+  size_t live_index = 0;  // its place in Runtime::events while live (guarded by the scheduling lock)
   std::mutex mutex;  // guards the record below against a concurrent re-record
   Stream* stream = nullptr;  // null: never recorded
   uint64_t seq = 0;
@@ -154,7 +155,7 @@ struct Runtime {
   HandleTable stream_table{16};
   HandleTable event_table{20};
   std::vector<Event*> free_events;  // recycled after hipEventDestroy, guarded by `lock`
-  std::vector<Event*> events;       // live events, guarded by `lock`
+  std::vector<Event*> events;       // live events, in no order (destroy swaps the last in), guarded by `lock`
   // Capture and graph registries, guarded by `lock`.
   uint64_t next_capture_id = 1;
   std::vector<Capture*> captures;  // active
