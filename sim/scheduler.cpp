@@ -145,6 +145,13 @@ void worker_main(Stream* stream) noexcept {
             passed > stream->completed.load(std::memory_order_acquire)) {
           const uint64_t end = stream->passed_end_ns.load(std::memory_order_relaxed);
           guard.unlock();
+          // While a truth file is written, deferred lines still go out within a poll interval.
+          if (truth_recorded()) {
+            for (uint64_t now = now_ns(); now < end; now = now_ns()) {
+              sleep_until(std::min(end, now + static_cast<uint64_t>(kWorkerMaxPollUs) * 1000));
+              flush_deferred_truth();
+            }
+          }
           sleep_until(end);
           complete(stream, passed);
           guard.lock();
