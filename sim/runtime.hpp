@@ -219,9 +219,11 @@ void start_worker(Stream* stream);
 void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns);
 
 // Whether op `seq` of `stream`, whose modelled end is at or before `end_ns`, is complete now.
+// seq_cst (a plain load on x86): a waiter's check after counting itself in `waiters` is the other
+// half of complete()'s and publish_passed()'s store-then-load of it.
 inline bool complete_by(const Stream* stream, uint64_t seq, uint64_t end_ns) noexcept {
-  if (stream->completed.load(std::memory_order_acquire) >= seq) return true;
-  return stream->passed.load(std::memory_order_acquire) >= seq && now_ns() >= end_ns;
+  if (stream->completed.load(std::memory_order_seq_cst) >= seq) return true;
+  return stream->passed.load(std::memory_order_seq_cst) >= seq && now_ns() >= end_ns;
 }
 // Whether every op submitted so far on `stream` is complete now (`submitted` read by the caller).
 inline bool stream_complete_by_now(const Stream* stream, uint64_t submitted) noexcept {

@@ -146,13 +146,10 @@ void worker_main(Stream* stream) noexcept {
           const uint64_t end = stream->passed_end_ns.load(std::memory_order_relaxed);
           guard.unlock();
           // While a truth file is written, deferred lines still go out within a poll interval.
-          if (truth_recorded()) {
-            for (uint64_t now = now_ns(); now < end; now = now_ns()) {
-              sleep_until(std::min(end, now + static_cast<uint64_t>(kWorkerMaxPollUs) * 1000));
-              flush_deferred_truth();
-            }
+          for (uint64_t now = now_ns(); now < end; now = now_ns()) {
+            sleep_until(truth_recorded() ? std::min(end, now + static_cast<uint64_t>(kWorkerMaxPollUs) * 1000) : end);
+            flush_deferred_truth();
           }
-          sleep_until(end);
           complete(stream, passed);
           guard.lock();
           continue;
@@ -193,7 +190,7 @@ void worker_main(Stream* stream) noexcept {
     execute(op);
     // The modelled times are known: the truth line goes out before the final wait, so the
     // completion (and whoever waits for it) is not delayed by the write.
-    if (op.kind != OpKind::kMarker) write_truth(*stream, op);
+    write_truth(*stream, op);
     sleep_until(op.end_ns);
     complete(stream, op.stream_seq);
   }
@@ -364,12 +361,8 @@ void wait_completed(Stream* stream, uint64_t seq, uint64_t expected_end_ns) noex
   stream->waiters.fetch_add(1, std::memory_order_seq_cst);
   {
     std::unique_lock<std::mutex> guard(stream->done_mutex);
-    // Past the expected end by now: a pass or a completion ends the wait (seq_cst: the other
-    // half of complete()'s and publish_passed()'s store-then-load of `waiters`).
-    stream->done_cv.wait(guard, [&] {
-      return stream->completed.load(std::memory_order_seq_cst) >= seq ||
-             (stream->passed.load(std::memory_order_seq_cst) >= seq && now_ns() >= expected_end_ns);
-    });
+    // Past the expected end by now: a pass or a completion ends the wait.
+    stream->done_cv.wait(guard, done);
   }
   stream->waiters.fetch_sub(1, std::memory_order_seq_cst);
 }
