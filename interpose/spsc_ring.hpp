@@ -44,9 +44,6 @@ class SpscRing {
   alignas(64) unsigned char items_[N * sizeof(T)];
 };
 
-}  // namespace prof::interpose
-
-namespace prof::interpose {
 
 // A single-producer, single-consumer queue that grows instead of dropping: a chain of segments of
 // N items. When the consumer falls behind (the harvester, a background thread, held off the CPU
