@@ -44,7 +44,6 @@ class SpscRing {
   alignas(64) unsigned char items_[N * sizeof(T)];
 };
 
-
 // A single-producer, single-consumer queue that grows instead of dropping: a chain of segments of
 // N items. When the consumer falls behind (the harvester, a background thread, held off the CPU
 // for milliseconds while the program launches thousands of kernels back to back) the producer
