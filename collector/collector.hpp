@@ -58,6 +58,8 @@ class Collector {
 
   void start();  // background moving and building
   const std::string& journal_dir() const { return options_.journal_dir; }
+  // How many times the mover has read the run directories (for tests).
+  uint64_t directory_reads() const { return directory_reads_.load(std::memory_order_relaxed); }
   // Stops draining, drains what is left, completes every database. Returns them by pid.
   // `cut_short`: processes still running, whose databases are marked incomplete.
   std::vector<CollectedProcess> finish(const std::vector<int>& cut_short = {});
@@ -147,6 +149,14 @@ class Collector {
   // before it. A ring made since rang the bell (or waits for the next periodic scan).
   uint64_t last_scan_ns_ = 0;
   uint32_t scanned_bell_ = 0;
+  // The last time the mover read the run directories (mover.cpp, "not read again"): when it began
+  // (monotonic and real time), the directories' modification times just before, and whether it
+  // left a ring for the next read (its header not complete yet, or its move lock held).
+  uint64_t last_read_ns_ = 0;
+  int64_t last_read_realtime_ns_ = 0;
+  int64_t read_mtimes_[2] = {0, 0};
+  bool ring_left_for_next_read_ = false;
+  std::atomic<uint64_t> directory_reads_{0};
   // The mover's last cycle: records the rings gained since the cycle before, whoever moved them
   // (a thread that moves its own keeps the mover's cycles short all the same).
   uint64_t published_last_cycle_ = 0;

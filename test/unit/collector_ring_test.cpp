@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -175,6 +176,42 @@ TEST_CASE("a new ring wakes a mover that has backed off", "[collector][interpose
   std::vector<prof::collector::CollectedProcess> dbs = collector.finish();
   config.enabled = false;
   CHECK(std::chrono::duration_cast<std::chrono::milliseconds>(found).count() < 400);
+  REQUIRE(dbs.size() == 1);
+  prof::Database db(dbs[0].db_path, prof::Database::Mode::kReadOnly);
+  CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 10);
+}
+
+// Between rings, the mover reads the run directory only when its modification time has moved: a
+// process's other files there (a launcher script's processes leave three each) cost an idle mover
+// nothing. A ring whose producer could not ring the doorbell (here: the bell's file is gone) is
+// still found at once, by the time the ring's file gave the directory, not by the read forced
+// every second.
+TEST_CASE("an idle mover reads the run directory only when it has changed", "[collector][interpose]") {
+  TempDir run_dir, out_dir;
+  for (int k = 0; k < 240; ++k)  // what 80 processes of a pyenv shim leave (.info, .lost, .maps)
+    std::ofstream(run_dir.path / (std::to_string(100000 + k) + ".1.info")) << "x";
+  auto& config = record_into(run_dir, 4096, 60000, 6);
+  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 20});
+  collector.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the directory's time settles
+  const uint64_t reads_before = collector.directory_reads();
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // about 30 idle cycles
+  const uint64_t idle_reads = collector.directory_reads() - reads_before;
+  // Just after the read forced every second: the next one is a second away.
+  const uint64_t reads = collector.directory_reads();
+  for (int waited = 0; collector.directory_reads() == reads && waited < 2000; ++waited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  fs::remove(run_dir.path / prof::kDoorbellFile);
+  const auto made = std::chrono::steady_clock::now();
+  std::thread thread(produce, 10);
+  thread.join();
+  while (!journal_of_ring(collector.journal_dir()) && std::chrono::steady_clock::now() - made < std::chrono::seconds(5))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto found = std::chrono::steady_clock::now() - made;
+  std::vector<prof::collector::CollectedProcess> dbs = collector.finish();
+  config.enabled = false;
+  CHECK(idle_reads <= 1);
+  CHECK(std::chrono::duration_cast<std::chrono::milliseconds>(found).count() < 500);
   REQUIRE(dbs.size() == 1);
   prof::Database db(dbs[0].db_path, prof::Database::Mode::kReadOnly);
   CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 10);
