@@ -25,7 +25,7 @@ struct CollectorOptions {
   std::string fallback_run_dir;  // rings that did not fit in run_dir (may be empty)
   std::string output_dir;
   std::string prof_version;
-  int drain_interval_ms = 20;
+  int drain_interval_ms = 250;  // the mover's longest pause, reached when its rings are quiet
   // meta run_id of every database: the processes of one prof invocation (or one MPI job) share it.
   std::string run_id;
   // Non-empty with capture control (--trace-start off, --delay, --duration): said in meta

@@ -207,8 +207,12 @@ inline constexpr uint32_t kRingReleased = 2;
 struct Doorbell {
   // A futex the mover sleeps on between cycles. A producer rings it (adds one, wakes the mover)
   // when it makes a ring, and when its ring fills while the mover has not made the ring's journal
-  // yet: a busy new thread fills its 65,536 records in about 5 ms, an idle mover sleeps up to 20 ms.
+  // yet: a busy new thread fills its 65,536 records in about 5 ms, an idle mover sleeps up to 250 ms.
   std::atomic<uint32_t> rung;
+  // 1 while the mover sleeps a backed-off pause (longer than a busy one): a producer that starts
+  // moving its own records (half its ring filled) then rings too, so a thread that turns busy after
+  // a quiet spell has its ring back with the mover after one move of its own, not one long pause.
+  std::atomic<uint32_t> mover_resting;
 };
 inline constexpr char kDoorbellFile[] = "doorbell";
 inline constexpr size_t kDoorbellBytes = 4096;

@@ -181,6 +181,46 @@ TEST_CASE("a new ring wakes a mover that has backed off", "[collector][interpose
   CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 10);
 }
 
+// A thread that turns busy after a quiet spell, while the mover rests through a long pause: at
+// half its ring it moves its own records and rings the doorbell, so the mover is back within a
+// cycle instead of at the end of its pause (it then takes the ring back from the thread).
+TEST_CASE("a ring that turns busy wakes a resting mover", "[collector][interpose]") {
+  TempDir run_dir, out_dir;
+  auto& config = record_into(run_dir, 4096, 60000, 7);
+  prof::collector::CollectorOptions options{run_dir.path.string(), "", out_dir.path.string(), "test", 4000};
+  prof::collector::Collector collector(options);
+  collector.start();
+  std::atomic<int> step{0};
+  std::thread thread([&] {
+    produce(10);
+    step = 1;
+    wait_for(step, 2);
+    produce(3000);  // past half of 4096: the thread moves its own records
+    step = 3;
+    wait_for(step, 4);
+  });
+  wait_for(step, 1);
+  while (!journal_of_ring(collector.journal_dir())) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // Idle cycles double the pause: after 2.1 s it is 1024 ms or more.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  const uint64_t reads = collector.directory_reads();
+  const auto busy = std::chrono::steady_clock::now();
+  step = 2;
+  wait_for(step, 3);
+  while (collector.directory_reads() == reads && std::chrono::steady_clock::now() - busy < std::chrono::seconds(5))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto woken = std::chrono::steady_clock::now() - busy;
+  step = 4;
+  thread.join();
+  std::vector<prof::collector::CollectedProcess> dbs = collector.finish();
+  config.enabled = false;
+  CHECK(std::chrono::duration_cast<std::chrono::milliseconds>(woken).count() < 400);
+  REQUIRE(dbs.size() == 1);
+  prof::Database db(dbs[0].db_path, prof::Database::Mode::kReadOnly);
+  CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 3010);
+  CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_self_moves'") == 1);
+}
+
 // Between rings, the mover reads the run directory only when its modification time has moved: a
 // process's other files there (a launcher script's processes leave three each) cost an idle mover
 // nothing. A ring whose producer could not ring the doorbell (here: the bell's file is gone) is
