@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of docs/performance.md and prints its tables (markdown), all
 # configurations of a table in the same run so their ratios compare like with like.
-#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|exit|reports|programs|capture|threads|journal]
+#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|exit|reports|programs|capture|threads|journal|idle]
 # --smoke: tiny N, one repeat, no 10M-event run (CTest's bench:smoke; numbers are meaningless).
 # Needs a build ($PROF_BUILD_DIR, default build/); uftrace columns read "n/a" without uftrace.
 set -euo pipefail
@@ -401,10 +401,50 @@ section_journal() {
   "$build/test-bin/journal_codec_bench" $((smoke ? 2 : 20))
 }
 
+# prof_cpu PID: "<ns on CPU> <voluntary switches>", summed over the process's threads.
+prof_cpu() {
+  local ns=0 sw=0 t a v
+  for t in /proc/"$1"/task/*; do
+    read -r a _ < "$t/schedstat" 2>/dev/null || continue
+    v=$(awk '/^voluntary_ctxt_switches/ {print $2}' "$t/status" 2>/dev/null)
+    ns=$((ns + a)) sw=$((sw + ${v:-0}))
+  done
+  echo "$ns $sw"
+}
+
+section_idle() {
+  # The idle sample (test/apps/idle.cpp) sleeps with nothing in flight; prof's threads are
+  # measured over the middle of that sleep. Launcher processes: short-lived processes run under
+  # prof before the program, as a pyenv shim runs about 80; each leaves its files in the run directory.
+  local sleep_ms=6000 from=2 span=3
+  ((smoke)) && sleep_ms=1500 from=0.6 span=0.5
+  echo
+  echo "## 9. prof while the program sleeps (prof's threads, all of them; median of $repeat)"
+  echo
+  echo "| launcher processes before the program | prof CPU ms per s | prof wake-ups per s |"
+  echo "|---:|---:|---:|"
+  local n i pid c1 s1 c2 s2 cpus wakes
+  for n in 0 80; do
+    cpus=() wakes=()
+    for ((i = 0; i < repeat; i++)); do
+      rm -rf "$work/out"; mkdir -p "$work/out"
+      "$prof" --sim -d "$work/out" sh -c 'i=0; while [ $i -lt "$1" ]; do /bin/true; i=$((i + 1)); done; exec "$2" "$3" 0' \
+        sh "$n" "$build/test-bin/idle" "$sleep_ms" >/dev/null 2>&1 &
+      pid=$!
+      sleep "$from"; read -r c1 s1 < <(prof_cpu "$pid")
+      sleep "$span"; read -r c2 s2 < <(prof_cpu "$pid")
+      wait "$pid" || true
+      cpus+=("$(awk -v a="$c1" -v b="$c2" -v s="$span" 'BEGIN { printf "%.2f", (b - a) / 1e6 / s }')")
+      wakes+=("$(awk -v a="$s1" -v b="$s2" -v s="$span" 'BEGIN { printf "%.0f", (b - a) / s }')")
+    done
+    printf '| %d | %s | %s |\n' "$n" "$(printf '%s\n' "${cpus[@]}" | median)" "$(printf '%s\n' "${wakes[@]}" | median)"
+  done
+}
+
 echo "# prof benchmarks: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPU(s), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)," \
      "uftrace: $( ((have_uftrace)) && uftrace --version | head -1 || echo absent)"
-for s in api launch collector exit reports programs capture threads journal; do
+for s in api launch collector exit reports programs capture threads journal idle; do
   [[ -z "$only" || "$only" == "$s" ]] && "section_$s"
 done
 exit 0
