@@ -99,8 +99,9 @@ constexpr uint64_t kRescanNs = 2'000'000;
 // file made since would have moved it. The time is the kernel's coarse clock (a tick of up to 10
 // ms), so a read counts only once the directory's time is this far behind the read's start (a
 // file made in the same tick as the last change before it leaves the time as it was); and every
-// directory is read at least every kReadAtLeastNs whatever its time says. (Reading them every
-// 20 ms of an idle run was 2.8% of a CPU beside the 240 files of a Python launched by pyenv.)
+// directory is read at least every kReadAtLeastNs whatever its time says. (Read on every idle
+// cycle, the 240 files a Python launched through pyenv leaves there doubled prof's CPU while the
+// program slept: 16.8 against 8.2 ms a second, docs/performance.md section 9.)
 constexpr int64_t kDirTimeSettledNs = 50'000'000;
 constexpr uint64_t kReadAtLeastNs = 1'000'000'000;
 
