@@ -586,15 +586,22 @@ void timing_set_current_device(RuntimeId runtime, int device) noexcept {
 }
 
 void timing_thread_started(RuntimeId runtime) noexcept {
-  if (g_config.device_timing) (void)stream_capture_tracked(adapter_of(runtime));
-}
-
-void timing_start() noexcept {
-  if (g_config.device_timing) pthread_once(&g_start_once, harvester_start);
+  if (!g_config.device_timing) return;
+  (void)stream_capture_tracked(adapter_of(runtime));
+  // The harvester, at the process's first device-runtime call: not at load, where every process
+  // of a launcher script would get a thread (and a program that must be single-threaded, as
+  // unshare(CLONE_NEWUSER) requires, failed under prof). Not in a forked child (no device timing there).
+  const bool device_runtime = runtime == RuntimeId::kHip || runtime == RuntimeId::kMusa ||
+                              runtime == RuntimeId::kCnrt || runtime == RuntimeId::kAcl;
+  if (device_runtime && !g_disabled.load(std::memory_order_relaxed)) pthread_once(&g_start_once, harvester_start);
 }
 
 void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking) noexcept {
   if (!g_config.device_timing || g_disabled.load(std::memory_order_relaxed)) return;
+  // Started by the first device-runtime call of a thread (timing_thread_started), or here: this
+  // thread's first call was another runtime's (MPI_Init before any HIP call).
+  if (!g_harvester_running.load(std::memory_order_relaxed)) [[unlikely]]
+    pthread_once(&g_start_once, harvester_start);
   ThreadTiming* tt = thread_timing();
   if (!tt) return;
   // Never inject work into a stream that is being captured: it would become part of the graph.

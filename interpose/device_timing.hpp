@@ -59,10 +59,12 @@ void timing_set_current_device(RuntimeId runtime, int device) noexcept;
 // made another runtime's calls is looked up at its first timed call, as before.) On this thread,
 // not the harvester's: a search there held the dynamic linker's lock while the program's thread
 // resolved its first calls. Nothing is called in the runtime (it may not be initialised yet: aclInit).
+// The process's first such call of a device runtime also starts the harvester thread, idle (it
+// makes no runtime call until there is work), so its start-up is in the program's set-up and
+// never competes with the program's first timed calls; a process that never calls a device
+// runtime (a launcher's shells, a tool it runs) gets no thread from prof. (A thread whose first
+// call was another runtime's, MPI_Init, starts it at its first timed call.)
 void timing_thread_started(RuntimeId runtime) noexcept;
-// At load time: the harvester thread starts idle (it makes no runtime call until there is work),
-// so its start-up never competes with the program's first timed calls.
-void timing_start() noexcept;
 // A device reset (hipDeviceReset, musaDeviceReset) destroys every event: harvest what is in
 // flight first, then retire the pools (of every runtime: simpler, and resets are rare).
 void timing_before_device_reset() noexcept;

@@ -101,7 +101,6 @@ __attribute__((constructor)) static void prof_interpose_init() {
   capture_start(now_ns());
   write_maps_snapshot();
   pthread_atfork(nullptr, nullptr, on_fork_child);
-  timing_start();
   // Registered before main runs, so it runs after the program's own atexit handlers.
   atexit(on_exit_handler);
 }

@@ -71,6 +71,21 @@ class TransparencyTest(unittest.TestCase):
         # And the runtime did make them: without the guard this sample would show 3 hipMemcpy.
         self.assertEqual(per_api.get("hipGetLastError"), self.plain.stdout.count("last error after"))
 
+    def test_no_thread_in_a_process_without_device_calls(self):
+        # A launcher's shells and tools load prof's library too: none of them gets a thread from
+        # it (the harvester starts at a process's first device-runtime call). With one, a program
+        # that must be single-threaded failed: unshare(CLONE_NEWUSER) gives EINVAL.
+        with tempfile.TemporaryDirectory(prefix="prof-e2e-threads-") as tmp:
+            shell = e2e.run_prof(["--sim", "-d", tmp, "sh", "-c", "ls /proc/$$/task | wc -l; echo END"], cwd=tmp)
+            self.assertEqual(shell.returncode, 0, e2e.describe(shell))
+            self.assertEqual(e2e.program_stdout(shell.stdout), ["1", "END"], e2e.describe(shell))
+            plain = e2e.run(["unshare", "--user", "true"], cwd=tmp)
+            if plain.returncode != 0:
+                self.skipTest("unshare --user is not allowed here: " + plain.stderr.strip())
+            profiled = e2e.run_prof(["--sim", "-d", tmp, "unshare", "--user", "true"], cwd=tmp)
+            self.assertEqual(profiled.returncode, 0, e2e.describe(profiled))
+            self.assertNotIn("Invalid argument", profiled.stderr)
+
 
 if __name__ == "__main__":
     e2e.main()
