@@ -591,9 +591,8 @@ void timing_thread_started(RuntimeId runtime) noexcept {
   // The harvester, at the process's first device-runtime call: not at load, where every process
   // of a launcher script would get a thread (and a program that must be single-threaded, as
   // unshare(CLONE_NEWUSER) requires, failed under prof). Not in a forked child (no device timing there).
-  const bool device_runtime = runtime == RuntimeId::kHip || runtime == RuntimeId::kMusa ||
-                              runtime == RuntimeId::kCnrt || runtime == RuntimeId::kAcl;
-  if (device_runtime && !g_disabled.load(std::memory_order_relaxed)) pthread_once(&g_start_once, harvester_start);
+  if (is_device_runtime(runtime) && !g_disabled.load(std::memory_order_relaxed))
+    pthread_once(&g_start_once, harvester_start);
 }
 
 void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking) noexcept {

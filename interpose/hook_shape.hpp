@@ -101,9 +101,7 @@ consteval bool contains_any(std::string_view name, std::initializer_list<std::st
   return false;
 }
 consteval bool may_enqueue(RuntimeId runtime, HookActivity activity, std::string_view name) {
-  if (runtime != RuntimeId::kHip && runtime != RuntimeId::kMusa && runtime != RuntimeId::kCnrt &&
-      runtime != RuntimeId::kAcl)
-    return false;  // MPI and the marker APIs enqueue no device work
+  if (!is_device_runtime(runtime)) return false;  // MPI and the marker APIs enqueue no device work
   if (activity != HookActivity::kNone) return true;
   if (contains_any(name, {"Async", "Record", "Wait", "Launch", "Signal", "Write", "Callback", "HostFunc", "Memcpy",
                           "Memset", "Prefetch", "Capture", "Graph", "Notifier", "Map", "Reset", "Execute", "Invoke"}))

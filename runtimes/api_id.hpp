@@ -17,6 +17,11 @@ namespace prof {
 // roctx and mstx are marker APIs: their rows are markers (the db's markers table), not api_calls.
 enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1, kCnrt = 2, kAcl = 3, kMpi = 4, kRoctx = 5, kMstx = 6 };
 inline constexpr size_t kRuntimeCount = 7;
+// The runtimes that run work on a device (streams, events, kernels, copies); MPI and the marker
+// APIs enqueue none.
+constexpr bool is_device_runtime(RuntimeId r) {
+  return r == RuntimeId::kHip || r == RuntimeId::kMusa || r == RuntimeId::kCnrt || r == RuntimeId::kAcl;
+}
 inline constexpr uint16_t kRuntimeIdSpan = 1000;
 // As PROF_RUNTIMES and `prof --<name>-trace` spell them (runtimes.hpp checks the descriptions agree).
 inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa", "cnrt", "acl", "mpi", "roctx", "mstx"};
