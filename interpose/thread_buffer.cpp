@@ -244,15 +244,14 @@ namespace {
 // collector's tests) rings that run's bell; a mapping it no longer uses is left mapped (another
 // thread may be ringing it).
 struct DoorbellMapping {
-  Doorbell* bell = nullptr;
+  // Written under g_doorbell_lock; read without it for a look at Doorbell::mover_resting (a bell
+  // of an earlier run, in the collector's tests, only makes a producer ring once more than it needs to).
+  std::atomic<Doorbell*> bell{nullptr};
   dev_t device = 0;
   ino_t inode = 0;
 };
 DoorbellMapping g_doorbell;
 std::atomic_flag g_doorbell_lock = ATOMIC_FLAG_INIT;
-// The bell last mapped, for a look at Doorbell::mover_resting without the lock (a bell of an
-// earlier run, in the collector's tests, only makes a producer ring once more than it needs to).
-std::atomic<Doorbell*> g_last_bell{nullptr};
 
 Doorbell* doorbell() noexcept {
   char path[sizeof g_config.run_dir + sizeof kDoorbellFile + 1];
@@ -267,7 +266,8 @@ Doorbell* doorbell() noexcept {
     if (tries == 64) return nullptr;  // not rung this time: the mover's periodic scan finds the ring
     sched_yield();
   }
-  if (!g_doorbell.bell || g_doorbell.device != st.st_dev || g_doorbell.inode != st.st_ino) {
+  if (!g_doorbell.bell.load(std::memory_order_relaxed) || g_doorbell.device != st.st_dev ||
+      g_doorbell.inode != st.st_ino) {
     const int fd = ::open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     struct stat opened {};
     void* map = fd >= 0 && fstat(fd, &opened) == 0 && static_cast<size_t>(opened.st_size) >= kDoorbellBytes
@@ -275,11 +275,12 @@ Doorbell* doorbell() noexcept {
                     : MAP_FAILED;
     if (fd >= 0) ::close(fd);
     if (map != MAP_FAILED) {
-      g_doorbell = {static_cast<Doorbell*>(map), opened.st_dev, opened.st_ino};
-      g_last_bell.store(g_doorbell.bell, std::memory_order_relaxed);
+      g_doorbell.device = opened.st_dev;
+      g_doorbell.inode = opened.st_ino;
+      g_doorbell.bell.store(static_cast<Doorbell*>(map), std::memory_order_relaxed);
     }
   }
-  Doorbell* bell = g_doorbell.bell;
+  Doorbell* bell = g_doorbell.bell.load(std::memory_order_relaxed);
   g_doorbell_lock.clear(std::memory_order_release);
   return bell;
 }
@@ -461,7 +462,7 @@ Record* ThreadBuffer::reserve_slow() noexcept {
   if (write_ - cached_read_ > mask_ / 2 && may_move_own_records()) {
     // Wakes a mover resting through a long pause: it takes the ring back 10 ms after this move
     // (collector/mover.cpp, kProducersOwnNs) instead of after its pause.
-    if (Doorbell* bell = g_last_bell.load(std::memory_order_relaxed);
+    if (Doorbell* bell = g_doorbell.bell.load(std::memory_order_relaxed);
         bell && bell->mover_resting.load(std::memory_order_relaxed))
       ring_doorbell();
     move_own_records(/*take_over=*/write_ - cached_read_ > mask_);
