@@ -20,6 +20,7 @@ namespace prof::interpose {
 
 std::atomic<bool> g_capture_on{true};
 bool g_capture_by_api = false;
+std::atomic<bool> g_capture_timer_pending{false};
 
 namespace {
 
@@ -109,7 +110,31 @@ void capture_start(uint64_t start_ns) noexcept {
   const bool on_at_start = !g_capture_by_api && g_delay_ns == 0;
   g_capture_on.store(false, std::memory_order_relaxed);
   if (on_at_start) capture_switch(true, CaptureCause::kDelay, 0, start_ns);
-  if (!g_timed) return;
+  // The timer thread waits for the process's first call (capture_arm): a shell or tool of the
+  // launcher that never calls a runtime gets no thread (one that must be single-threaded, as
+  // unshare(CLONE_NEWUSER) requires, failed with one).
+  g_capture_timer_pending.store(g_timed, std::memory_order_release);
+}
+
+namespace {
+
+pthread_once_t g_arm_once = PTHREAD_ONCE_INIT;
+
+void arm() {
+  // A first call after the delay: the window opens now, as a late wake-up of the timer would
+  // open it, and this call is its first.
+  if (g_delay_ns) {
+    const uint64_t now = hook_now_ns();
+    if (now >= g_start_ns + g_delay_ns) {
+      capture_switch(true, CaptureCause::kDelay, 0, now);
+      g_delay_ns = 0;
+      g_start_ns = now;  // the duration runs from here (timer_main)
+      if (!g_duration_ns) {
+        g_capture_timer_pending.store(false, std::memory_order_release);
+        return;
+      }
+    }
+  }
   pthread_t thread;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -119,11 +144,21 @@ void capture_start(uint64_t start_ns) noexcept {
     pthread_create(&thread, &attr, timer_main, nullptr);
   }
   pthread_attr_destroy(&attr);
+  g_capture_timer_pending.store(false, std::memory_order_release);
+}
+
+}  // namespace
+
+bool capture_arm() noexcept {
+  pthread_once(&g_arm_once, arm);
+  return capturing();
 }
 
 void capture_after_fork_child() noexcept {
-  // The child has its own image token and log; the timer thread did not survive the fork, so the
-  // child keeps the state it was forked in (a window open in the parent is open in the child).
+  // The child has its own image token and log. A timer the parent had started did not survive
+  // the fork, so the child keeps the state it was forked in (a window open in the parent is open
+  // in the child); one the parent had not started yet, the child's first call starts.
+  g_arm_once = PTHREAD_ONCE_INIT;
   if (!g_log) return;
   map_capture_log();
   if (g_capture_on.load(std::memory_order_relaxed)) {

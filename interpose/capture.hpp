@@ -18,12 +18,25 @@ extern bool g_capture_by_api;
 
 inline bool capturing() noexcept { return g_capture_on.load(std::memory_order_relaxed); }
 
+// --delay/--duration's timer thread is started by the process's first call, not at load
+// (capture_arm). Read only outside a window, and when a thread first records.
+extern std::atomic<bool> g_capture_timer_pending;
+// Starts the timer (once); a first call after the delay opens the window itself. Returns capturing().
+bool capture_arm() noexcept;
+
+// Whether the hook records this call: capturing(), and outside a window, the timer's start.
+inline bool recording_now() noexcept {
+  if (capturing()) [[likely]] return true;
+  if (g_capture_timer_pending.load(std::memory_order_relaxed)) [[unlikely]] return capture_arm();
+  return false;
+}
+
 // Switches recording on or off at `time_ns` and records the switch (nothing when already so).
 // Called by the start/stop hooks (cause kProfilerApi) and the timer thread (kTimer).
 void capture_switch(bool on, CaptureCause cause, uint16_t api_id, uint64_t time_ns) noexcept;
 
 // Reads PROF_CAPTURE (api|timer), PROF_CAPTURE_DELAY_NS and PROF_CAPTURE_DURATION_NS at load;
-// starts the timer thread for --delay/--duration.
+// the timer for --delay/--duration waits for capture_arm.
 void capture_start(uint64_t start_ns) noexcept;
 // In a forked child: its own log, holding the state it was forked in.
 void capture_after_fork_child() noexcept;

@@ -160,7 +160,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     if (g_capture_by_api && t_depth == 0) capture_switch(true, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), hook_now_ns());
   // Outside a capture window: the real call, nothing else (rows that keep state go on, unrecorded).
   constexpr bool kStateful = kKeepsState || kId == Adapter::kDeviceReset || kId == Adapter::kFinalize;
-  const bool recording = capturing();
+  const bool recording = recording_now();
   if constexpr (!kStateful)
     if (!recording) return call();
   const bool wanted = t_depth == 0 && g_config.traced[kRuntime];

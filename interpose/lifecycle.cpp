@@ -50,12 +50,12 @@ void on_exit_handler() {
 void on_fork_child() {
   hook_clock_after_fork();
   g_config.image_token = now_ns();
+  g_config.start_ns = g_config.image_token;
+  g_config.start_ppid = static_cast<int>(getppid());
   ThreadBuffer::reset_after_fork();
-  map_lost_counters();
+  announce_after_fork();  // the child's files, when it records (a fork-exec child never does)
   timing_after_fork_child();
   capture_after_fork_child();
-  write_info_file();
-  write_maps_snapshot();
 }
 
 }  // namespace
@@ -82,6 +82,8 @@ void load_config() noexcept {
   g_config.full_wait_ms = env_u64("PROF_BUFFER_WAIT_MS", 10000);
   g_config.self_move = env_u64("PROF_SELF_MOVE", 1) != 0;
   g_config.image_token = now_ns();
+  g_config.start_ns = g_config.image_token;
+  g_config.start_ppid = static_cast<int>(getppid());
   g_config.enabled = true;
   // Test only: PROF_TEST_CLOCK_SKEW=<rank>:<ns> runs that rank's clock <ns> ahead (common/clock.hpp).
   if (const char* skew = getenv("PROF_TEST_CLOCK_SKEW")) {
@@ -95,11 +97,9 @@ void load_config() noexcept {
 __attribute__((constructor)) static void prof_interpose_init() {
   load_config();
   if (!g_config.enabled) return;
-  map_lost_counters();
-  write_info_file();
-  // After the info file's start_ns: a window opened "at the start" never precedes the run's origin.
-  capture_start(now_ns());
-  write_maps_snapshot();
+  // The process's files wait for its first recorded call (announce_process, process_files.hpp).
+  // The info file's start_ns is the start: a window opened "at the start" never precedes it.
+  capture_start(g_config.start_ns);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   // Registered before main runs, so it runs after the program's own atexit handlers.
   atexit(on_exit_handler);

@@ -46,7 +46,7 @@ inline auto run_marker_hook(Real real_fn, const char* message, uint64_t stream, 
                                                          static_cast<uint16_t>(kId), hook_now_ns());
     return call();
   } else {
-    if (!capturing()) return call();
+    if (!recording_now()) return call();
     const bool wanted = t_depth == 0 && g_config.traced[static_cast<size_t>(kRuntime)];
     ThreadBuffer* buffer = wanted ? ThreadBuffer::current(kOwner) : nullptr;
     if (!buffer) {

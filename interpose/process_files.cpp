@@ -1,7 +1,10 @@
 #include "interpose/process_files.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +14,7 @@
 
 #include "common/clock.hpp"
 #include "interpose/config.hpp"
+#include "interpose/thread_buffer.hpp"
 
 namespace prof::interpose {
 namespace {
@@ -59,7 +63,53 @@ bool copy_file(int out, const char* from) {
   return ok;
 }
 
+pthread_once_t g_announce_once = PTHREAD_ONCE_INIT;
+std::atomic<bool> g_announced{false};
+
+void copy_maps() {
+  write_file("maps", [](int fd) { return copy_file(fd, "/proc/self/maps"); });
+}
+
+void write_info_file() {
+  write_file("info", [](int fd) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    // The wall clock of the start: now's, less the monotonic time since.
+    const uint64_t since = now_ns() - g_config.start_ns;
+    const unsigned long long wall_ns =
+        static_cast<unsigned long long>(wall.tv_sec) * 1000000000ull + static_cast<unsigned long long>(wall.tv_nsec) - since;
+    char text[1024];
+    int n = snprintf(text, sizeof text,
+                     "pid=%d\nppid=%d\nstart_ns=%llu\nwall_start_unix_ns=%llu\nhost_name=%s\nrank=%d\ncmdline=\n",
+                     static_cast<int>(getpid()), g_config.start_ppid, static_cast<unsigned long long>(g_config.start_ns),
+                     wall_ns, host, mpi_rank());
+    // The command line follows as /proc/self/cmdline has it: arguments separated by NUL bytes.
+    return n > 0 && write_all(fd, text, static_cast<size_t>(n)) && copy_file(fd, "/proc/self/cmdline");
+  });
+}
+
+void announce() {
+  map_lost_counters();
+  write_info_file();
+  copy_maps();
+  g_announced.store(true, std::memory_order_release);
+}
+
 }  // namespace
+
+void announce_process() noexcept {
+  if (!g_config.enabled || g_announced.load(std::memory_order_acquire)) return;
+  pthread_once(&g_announce_once, announce);
+}
+
+void announce_after_fork() noexcept {
+  // The parent's state is not the child's (and a thread of the parent may have been inside the
+  // once routine when it forked).
+  g_announce_once = PTHREAD_ONCE_INIT;
+  g_announced.store(false, std::memory_order_relaxed);
+}
 
 // The process's rank in an MPI job, from the variables the launchers set (Open MPI, MPICH/PMI,
 // PMIx, MVAPICH, Slurm); -1 outside a job. Digits only: anything else is not a rank.
@@ -75,33 +125,13 @@ int mpi_rank() noexcept {
   return -1;
 }
 
-void write_info_file() noexcept {
-  if (!g_config.enabled) return;
-  write_file("info", [](int fd) {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    timespec wall;
-    clock_gettime(CLOCK_REALTIME, &wall);
-    const unsigned long long wall_ns =
-        static_cast<unsigned long long>(wall.tv_sec) * 1000000000ull + static_cast<unsigned long long>(wall.tv_nsec);
-    char text[1024];
-    int n = snprintf(text, sizeof text,
-                     "pid=%d\nppid=%d\nstart_ns=%llu\nwall_start_unix_ns=%llu\nhost_name=%s\nrank=%d\ncmdline=\n",
-                     static_cast<int>(getpid()), static_cast<int>(getppid()),
-                     static_cast<unsigned long long>(now_ns()), wall_ns, host, mpi_rank());
-    // The command line follows as /proc/self/cmdline has it: arguments separated by NUL bytes.
-    return n > 0 && write_all(fd, text, static_cast<size_t>(n)) && copy_file(fd, "/proc/self/cmdline");
-  });
-}
-
 void write_clock_file(const char* text) noexcept {
   if (!g_config.enabled) return;
   write_file("clock", [text](int fd) { return write_all(fd, text, strlen(text)); });
 }
 
 void write_maps_snapshot() noexcept {
-  if (!g_config.enabled) return;
-  write_file("maps", [](int fd) { return copy_file(fd, "/proc/self/maps"); });
+  if (g_config.enabled && g_announced.load(std::memory_order_acquire)) copy_maps();
 }
 
 }  // namespace prof::interpose

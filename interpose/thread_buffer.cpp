@@ -21,8 +21,10 @@
 #include "common/clock.hpp"
 #include "common/journal_codec.hpp"
 #include "common/pwrite_all.hpp"
+#include "interpose/capture.hpp"
 #include "interpose/config.hpp"
 #include "interpose/device_timing.hpp"
+#include "interpose/process_files.hpp"
 
 namespace prof::interpose {
 
@@ -51,7 +53,7 @@ std::atomic<int> g_populate_works{-1};
 
 // Calls and threads that could not be recorded (no ring fitted anywhere, or more threads alive
 // at once than storage slots): counted in a page of the run directory the collector reads
-// (<pid>.<image>.lost), set up at start-up by map_lost_counters().
+// (<pid>.<image>.lost), set up by map_lost_counters() when the process announces itself.
 struct LostCounters {
   std::atomic<uint64_t> calls;
   std::atomic<uint64_t> threads;
@@ -110,6 +112,8 @@ ThreadBuffer* ThreadBuffer::reuse_released() noexcept {
 
 ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   if (t_failed || !g_config.enabled) return nullptr;
+  // The process's files before its first ring: the collector reads them once it finds a journal.
+  announce_process();
   ThreadBuffer* buffer = reuse_released();
   const bool reused = buffer != nullptr;
   if (!reused) {
@@ -139,6 +143,8 @@ ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   t_buffer = buffer;
   ring_doorbell();  // a new ring for the mover to find
   timing_thread_started(runtime);
+  // --duration alone: the window is open from the start; its timer starts with the first call.
+  if (g_capture_timer_pending.load(std::memory_order_relaxed)) [[unlikely]] capture_arm();
   return buffer;
 }
 
@@ -483,6 +489,7 @@ void ThreadBuffer::reset_after_fork() noexcept {
   t_failed = false;
   g_all_buffers.store(nullptr, std::memory_order_relaxed);
   g_next_thread_index.store(0, std::memory_order_relaxed);
+  g_lost = nullptr;  // the parent's counters; the child's are mapped when it announces itself
 }
 
 void ThreadBuffer::close_all() noexcept {

@@ -107,7 +107,7 @@ void count_unrecorded_call() noexcept;
 // The process is exiting (atexit): its end, where ranges it left open are closed.
 void note_process_exit(uint64_t time_ns) noexcept;
 // Sets up this process's count of unrecorded calls and threads (<pid>.<image>.lost in the run
-// directory); at start-up and in a forked child.
+// directory); when the process first records (announce_process, process_files.hpp).
 void map_lost_counters() noexcept;
 
 // Writes a string (kernel name, module path) as one StringRecord plus text continuation records.

@@ -113,6 +113,27 @@ class CaptureControlTest(unittest.TestCase):
             self.assertEqual(window["stopped_by"], "--duration")
             self.assertGreater(e2e.scalar(db, "SELECT COUNT(*) FROM api_calls"), 0)
 
+    def test_first_call_after_the_delay_is_the_windows_first(self):
+        # Python loading the runtime late (ctypes): no thread of prof's before its first call (the
+        # timer starts with it), and a first call made after --delay opens the window itself.
+        program = ("import ctypes, os, time\n"
+                   "print('threads', len(os.listdir('/proc/self/task')))\n"
+                   "time.sleep(0.3)\n"
+                   "hip = ctypes.CDLL('libamdhip64.so')\n"
+                   "print('errors', sum(hip.hipStreamQuery(None) != 0 for _ in range(100)))\n"
+                   "print('PID', os.getpid())\n")
+        tmp = tempfile.mkdtemp(prefix="prof-e2e-capture-late-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        done = e2e.run_prof(["--sim", "--delay", "100ms", "-d", tmp, "python3", "-c", program], cwd=tmp)
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        self.assertIn("threads 1\nerrors 0\n", done.stdout, e2e.describe(done))
+        pid = e2e.parse_pid(done.stdout)
+        with e2e.open_db(os.path.join(tmp, f"hip-prof-{pid}.db")) as db:
+            self.assertEqual(e2e.scalar(db, "SELECT COUNT(*) FROM api_calls"), 100)
+            window = db.execute("SELECT * FROM capture_windows").fetchone()
+            self.assertEqual(window["started_by"], "--delay")
+            self.assertLessEqual(window["begin_ns"], e2e.scalar(db, "SELECT MIN(begin_ns) FROM api_calls"))
+
     def test_bad_values_are_one_plain_line(self):
         for flags, expected in ((["--delay", "10"], "--delay 10: expected a time with a unit"),
                                 (["--duration", "soon"], "--duration soon: expected a time with a unit"),

@@ -86,6 +86,36 @@ class TransparencyTest(unittest.TestCase):
             self.assertEqual(profiled.returncode, 0, e2e.describe(profiled))
             self.assertNotIn("Invalid argument", profiled.stderr)
 
+    def test_no_files_for_a_process_without_device_calls(self):
+        # A process's .info, .lost and .maps are written when it first records: the shell and
+        # its `true`s leave nothing in the run directory (each cost about 0.4 ms to start when
+        # they did), and the sample that does record gets its files, true to its start.
+        app = e2e.built_sample("multistream")
+        script = ('for i in 1 2 3; do /bin/true; done; ls "$PROF_RUN_DIR"; echo LISTED; '
+                  f'before=$(date +%s%N); sleep 0.3; {app} 1024 1 >/dev/null; echo "shell=$$ before=$before"; echo END')
+        with tempfile.TemporaryDirectory(prefix="prof-e2e-files-") as tmp:
+            result = e2e.run_prof(["--sim", "-d", tmp, "sh", "-c", script], cwd=tmp)
+            self.assertEqual(result.returncode, 0, e2e.describe(result))
+            lines = e2e.program_stdout(result.stdout)
+            listed = lines[:lines.index("LISTED")]
+            self.assertEqual([n for n in listed if n.endswith((".info", ".lost", ".maps"))], [], e2e.describe(result))
+            fields = dict(item.split("=") for item in lines[-2].split())
+            dbs = e2e.find_dbs(tmp)
+            self.assertEqual(len(dbs), 1, e2e.describe(result))
+            db = e2e.open_db(dbs[0])
+            try:
+                meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+                first_call = e2e.scalar(db, "SELECT MIN(begin_ns) FROM api_calls")
+            finally:
+                db.close()
+            self.assertEqual(meta["ppid"], fields["shell"])
+            self.assertEqual(meta["command_line"], f"{app} 1024 1")
+            # The start is the program's load, not its first call; the wall clock is the start's.
+            self.assertLessEqual(int(meta["start_ns"]), first_call)
+            wall_start = int(meta["wall_start_unix_ns"])
+            self.assertGreater(wall_start, int(fields["before"]) + 250_000_000, meta)
+            self.assertLess(wall_start, int(fields["before"]) + 5_000_000_000, meta)
+
 
 if __name__ == "__main__":
     e2e.main()
