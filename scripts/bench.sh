@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of docs/performance.md and prints its tables (markdown), all
 # configurations of a table in the same run so their ratios compare like with like.
-#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|exit|reports|programs|capture|threads|journal|idle]
+#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|exit|reports|programs|capture|threads|journal|idle|spawn]
 # --smoke: tiny N, one repeat, no 10M-event run (CTest's bench:smoke; numbers are meaningless).
 # Needs a build ($PROF_BUILD_DIR, default build/); uftrace columns read "n/a" without uftrace.
 set -euo pipefail
@@ -441,10 +441,36 @@ section_idle() {
   done
 }
 
+section_spawn() {
+  # Processes that never call a runtime (a launcher's shells and tools) load prof's library all the
+  # same: a shell times N `/bin/true` (each a fork of the shell and an exec), plain, with the
+  # library loaded but not enabled (no run directory: the floor), and under prof.
+  local n=200 i plain=() floor=() profd=() lib="$build/lib/prof/libprof_preload.so"
+  ((smoke)) && n=10
+  local loop='s=$(date +%s%N); i=0; while [ $i -lt "$1" ]; do /bin/true; i=$((i + 1)); done; e=$(date +%s%N); echo "us_per_process=$(awk -v a="$s" -v b="$e" -v n="$1" "BEGIN { printf \"%.1f\", (b - a) / 1000 / n }")"'
+  for ((i = 0; i < repeat; i++)); do
+    plain+=("$(sh -c "$loop" sh "$n" | field us_per_process)")
+    floor+=("$(env LD_PRELOAD="$lib" sh -c "$loop" sh "$n" | field us_per_process)")
+    rm -rf "$work/out"; mkdir -p "$work/out"
+    profd+=("$("$prof" --sim -d "$work/out" sh -c "$loop" sh "$n" 2>/dev/null | field us_per_process)")
+  done
+  local p f d
+  p=$(printf '%s\n' "${plain[@]}" | median) f=$(printf '%s\n' "${floor[@]}" | median) d=$(printf '%s\n' "${profd[@]}" | median)
+  echo
+  echo "## 10. A process that never calls a runtime ($n x /bin/true from a shell, us per process, median of $repeat)"
+  echo
+  echo "| configuration | us per process | added us |"
+  echo "|---|---:|---:|"
+  echo "| plain | $p | - |"
+  awk -v p="$p" -v f="$f" -v d="$d" 'BEGIN {
+    printf "| prof library loaded, not enabled (floor) | %.1f | %.1f |\n", f, f - p
+    printf "| prof --sim | %.1f | %.1f |\n", d, d - p }'
+}
+
 echo "# prof benchmarks: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPU(s), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)," \
      "uftrace: $( ((have_uftrace)) && uftrace --version | head -1 || echo absent)"
-for s in api launch collector exit reports programs capture threads journal idle; do
+for s in api launch collector exit reports programs capture threads journal idle spawn; do
   [[ -z "$only" || "$only" == "$s" ]] && "section_$s"
 done
 exit 0
