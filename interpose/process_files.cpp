@@ -90,17 +90,24 @@ void write_info_file() {
   });
 }
 
+// Set while this thread writes the files: a hooked call from a signal handler that interrupted
+// it must not wait for itself in pthread_once (it records without them; the collector reads the
+// files when its next journal appears).
+__attribute__((tls_model("initial-exec"))) thread_local bool t_announcing = false;
+
 void announce() {
+  t_announcing = true;
   map_lost_counters();
   write_info_file();
   copy_maps();
   g_announced.store(true, std::memory_order_release);
+  t_announcing = false;
 }
 
 }  // namespace
 
 void announce_process() noexcept {
-  if (!g_config.enabled || g_announced.load(std::memory_order_acquire)) return;
+  if (!g_config.enabled || g_announced.load(std::memory_order_acquire) || t_announcing) return;
   pthread_once(&g_announce_once, announce);
 }
 
@@ -109,6 +116,7 @@ void announce_after_fork() noexcept {
   // once routine when it forked).
   g_announce_once = PTHREAD_ONCE_INIT;
   g_announced.store(false, std::memory_order_relaxed);
+  t_announcing = false;
 }
 
 // The process's rank in an MPI job, from the variables the launchers set (Open MPI, MPICH/PMI,
