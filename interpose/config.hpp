@@ -16,9 +16,10 @@ struct Config {
   bool self_move = true;  // PROF_SELF_MOVE=0: a thread never moves its own records (it waits for the collector)
   char run_dir[512] = {};        // PROF_RUN_DIR
   char run_dir_fallback[512] = {};  // PROF_RUN_DIR_FALLBACK: for rings that do not fit in run_dir; may be empty
-  uint64_t image_token = 0;      // distinguishes program images that share a pid (exec)
-  uint64_t start_ns = 0;         // the image's start (load, or fork in a child): the .info file's start_ns
-  int start_ppid = 0;            // its parent then (a process announced later may have been reparented)
+  // The image's start (now_ns() at load, or at the fork in a child): the .info file's start_ns, and
+  // what distinguishes program images that share a pid (exec) in their files' names.
+  uint64_t image_token = 0;
+  int start_ppid = 0;            // the parent then (a process announced later may have been reparented)
 };
 
 // Process-wide, written before any hook can run (library constructor) and after fork.

@@ -50,7 +50,6 @@ void on_exit_handler() {
 void on_fork_child() {
   hook_clock_after_fork();
   g_config.image_token = now_ns();
-  g_config.start_ns = g_config.image_token;
   g_config.start_ppid = static_cast<int>(getppid());
   ThreadBuffer::reset_after_fork();
   announce_after_fork();  // the child's files, when it records (a fork-exec child never does)
@@ -81,9 +80,6 @@ void load_config() noexcept {
   g_config.buffer_records = pow2;
   g_config.full_wait_ms = env_u64("PROF_BUFFER_WAIT_MS", 10000);
   g_config.self_move = env_u64("PROF_SELF_MOVE", 1) != 0;
-  g_config.image_token = now_ns();
-  g_config.start_ns = g_config.image_token;
-  g_config.start_ppid = static_cast<int>(getppid());
   g_config.enabled = true;
   // Test only: PROF_TEST_CLOCK_SKEW=<rank>:<ns> runs that rank's clock <ns> ahead (common/clock.hpp).
   if (const char* skew = getenv("PROF_TEST_CLOCK_SKEW")) {
@@ -91,6 +87,9 @@ void load_config() noexcept {
     const long rank = strtol(skew, &end, 10);
     if (end != skew && *end == ':' && rank == mpi_rank()) g_test_clock_skew_ns = strtoll(end + 1, nullptr, 10);
   }
+  // After the skew, as the calls' times: the start is on the same clock.
+  g_config.image_token = now_ns();
+  g_config.start_ppid = static_cast<int>(getppid());
   hook_clock_init();  // after the skew: its baseline reading includes it
 }
 
@@ -99,7 +98,7 @@ __attribute__((constructor)) static void prof_interpose_init() {
   if (!g_config.enabled) return;
   // The process's files wait for its first recorded call (announce_process, process_files.hpp).
   // The info file's start_ns is the start: a window opened "at the start" never precedes it.
-  capture_start(g_config.start_ns);
+  capture_start(g_config.image_token);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   // Registered before main runs, so it runs after the program's own atexit handlers.
   atexit(on_exit_handler);

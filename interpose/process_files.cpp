@@ -77,13 +77,13 @@ void write_info_file() {
     timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     // The wall clock of the start: now's, less the monotonic time since.
-    const uint64_t since = now_ns() - g_config.start_ns;
+    const uint64_t since = now_ns() - g_config.image_token;
     const unsigned long long wall_ns =
         static_cast<unsigned long long>(wall.tv_sec) * 1000000000ull + static_cast<unsigned long long>(wall.tv_nsec) - since;
     char text[1024];
     int n = snprintf(text, sizeof text,
                      "pid=%d\nppid=%d\nstart_ns=%llu\nwall_start_unix_ns=%llu\nhost_name=%s\nrank=%d\ncmdline=\n",
-                     static_cast<int>(getpid()), g_config.start_ppid, static_cast<unsigned long long>(g_config.start_ns),
+                     static_cast<int>(getpid()), g_config.start_ppid, static_cast<unsigned long long>(g_config.image_token),
                      wall_ns, host, mpi_rank());
     // The command line follows as /proc/self/cmdline has it: arguments separated by NUL bytes.
     return n > 0 && write_all(fd, text, static_cast<size_t>(n)) && copy_file(fd, "/proc/self/cmdline");

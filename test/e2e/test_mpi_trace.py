@@ -116,6 +116,15 @@ class MpiTraceTest(unittest.TestCase):
         # Without alignment rank 2 enters its barrier 50 ms after the others left theirs.
         self.assertGreater(raw[SKEW_RANK][0], min(end for _, end in raw.values()) + SKEW_NS // 2, raw)
 
+    def test_each_ranks_start_is_on_its_calls_clock(self):
+        # The start (meta start_ns, where the merge places a rank's process) is read on the clock
+        # its calls are: on the skewed rank too. Read before the skew, it was 50 ms early there.
+        for rank, db in self.dbs.items():
+            start = int(e2e.scalar(db, "SELECT value FROM meta WHERE key = 'start_ns'"))
+            first = e2e.scalar(db, "SELECT MIN(begin_ns) FROM api_calls")
+            self.assertGreaterEqual(first, start, rank)
+            self.assertLess(first - start, SKEW_NS // 2, rank)
+
     def test_merged_timeline_has_every_rank_with_kernels_and_an_mpi_lane(self):
         self.assertEqual(self.merge.returncode, 0, e2e.describe(self.merge))
         with open(os.path.join(self.merged, "result_merged_copy.json")) as stream:
