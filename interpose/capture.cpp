@@ -122,28 +122,26 @@ pthread_once_t g_arm_once = PTHREAD_ONCE_INIT;
 
 void arm() {
   // A first call after the delay: the window opens now, as a late wake-up of the timer would
-  // open it, and this call is its first.
+  // open it, and this call is its first; the duration runs from here (timer_main).
   if (g_delay_ns) {
     const uint64_t now = hook_now_ns();
     if (now >= g_start_ns + g_delay_ns) {
       capture_switch(true, CaptureCause::kDelay, 0, now);
       g_delay_ns = 0;
-      g_start_ns = now;  // the duration runs from here (timer_main)
-      if (!g_duration_ns) {
-        g_capture_timer_pending.store(false, std::memory_order_release);
-        return;
-      }
+      g_start_ns = now;
     }
   }
-  pthread_t thread;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  {
-    const BlockAsyncSignals quiet;  // the program's signals are the program's (common/quiet_thread.hpp)
-    pthread_create(&thread, &attr, timer_main, nullptr);
+  if (g_delay_ns || g_duration_ns) {
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    {
+      const BlockAsyncSignals quiet;  // the program's signals are the program's (common/quiet_thread.hpp)
+      pthread_create(&thread, &attr, timer_main, nullptr);
+    }
+    pthread_attr_destroy(&attr);
   }
-  pthread_attr_destroy(&attr);
   g_capture_timer_pending.store(false, std::memory_order_release);
 }
 
