@@ -401,6 +401,9 @@ section_journal() {
   "$build/test-bin/journal_codec_bench" $((smoke ? 2 : 20))
 }
 
+# Shell code running "$1" `/bin/true` one after another: the short-lived processes of a launcher.
+trues='i=0; while [ $i -lt "$1" ]; do /bin/true; i=$((i + 1)); done'
+
 # prof_cpu PID: "<ns on CPU> <voluntary switches>", summed over the process's threads.
 prof_cpu() {
   local ns=0 sw=0 t a v
@@ -415,7 +418,8 @@ prof_cpu() {
 section_idle() {
   # The idle sample (test/apps/idle.cpp) sleeps with nothing in flight; prof's threads are
   # measured over the middle of that sleep. Launcher processes: short-lived processes run under
-  # prof before the program, as a pyenv shim runs about 80; each leaves its files in the run directory.
+  # prof before the program, as a pyenv shim runs about 80 (each left its files in the run
+  # directory before a process wrote them at its first recorded call).
   local sleep_ms=6000 from=2 span=3
   ((smoke)) && sleep_ms=1500 from=0.6 span=0.5
   echo
@@ -428,7 +432,7 @@ section_idle() {
     cpus=() wakes=()
     for ((i = 0; i < repeat; i++)); do
       rm -rf "$work/out"; mkdir -p "$work/out"
-      "$prof" --sim -d "$work/out" sh -c 'i=0; while [ $i -lt "$1" ]; do /bin/true; i=$((i + 1)); done; exec "$2" "$3" 0' \
+      "$prof" --sim -d "$work/out" sh -c "$trues"'; exec "$2" "$3" 0' \
         sh "$n" "$build/test-bin/idle" "$sleep_ms" >/dev/null 2>&1 &
       pid=$!
       sleep "$from"; read -r c1 s1 < <(prof_cpu "$pid")
@@ -447,7 +451,7 @@ section_spawn() {
   # library loaded but not enabled (no run directory: the floor), and under prof.
   local n=200 i plain=() floor=() profd=() lib="$build/lib/prof/libprof_preload.so"
   ((smoke)) && n=10
-  local loop='s=$(date +%s%N); i=0; while [ $i -lt "$1" ]; do /bin/true; i=$((i + 1)); done; e=$(date +%s%N); echo "us_per_process=$(awk -v a="$s" -v b="$e" -v n="$1" "BEGIN { printf \"%.1f\", (b - a) / 1000 / n }")"'
+  local loop='s=$(date +%s%N); '"$trues"'; e=$(date +%s%N); echo "us_per_process=$(awk -v a="$s" -v b="$e" -v n="$1" "BEGIN { printf \"%.1f\", (b - a) / 1000 / n }")"'
   for ((i = 0; i < repeat; i++)); do
     plain+=("$(sh -c "$loop" sh "$n" | field us_per_process)")
     floor+=("$(env LD_PRELOAD="$lib" sh -c "$loop" sh "$n" | field us_per_process)")
