@@ -33,8 +33,8 @@ struct TimingTicket {
 // Calls on this thread that may have enqueued device work, and threads that ever made one: an
 // op's end event may serve as the next op's begin only if nothing was enqueued in between
 // (timing_begin). Bumped by every hook that may enqueue, before its real call.
-extern __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_enqueues;
-extern __attribute__((tls_model("initial-exec"))) thread_local bool t_enqueuer;
+extern constinit __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_enqueues;
+extern constinit __attribute__((tls_model("initial-exec"))) thread_local bool t_enqueuer;
 extern std::atomic<int> g_enqueue_threads;
 void note_enqueuer() noexcept;
 inline void note_enqueue() noexcept {

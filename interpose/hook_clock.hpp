@@ -45,19 +45,19 @@ void hook_clock_advance() noexcept;
 // After a call is recorded, off its timed path: begins the next segment when it is due, so the
 // readings inside calls almost never pay for it (a segment may be read one length past its due
 // time before a reading must begin it itself).
-inline void hook_clock_maintain(uint64_t end_ns) noexcept {
+[[gnu::always_inline]] inline void hook_clock_maintain(uint64_t end_ns) noexcept {
   if (end_ns >= g_hook_clock.due_ns.load(std::memory_order_relaxed)) [[unlikely]] hook_clock_advance();
 }
 
 // A segment's line at `tsc`. Signed: the counter read may come from just before the segment another
 // thread began.
-inline uint64_t segment_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0, uint64_t mult) noexcept {
+[[gnu::always_inline]] inline uint64_t segment_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0, uint64_t mult) noexcept {
   const __int128 delta = static_cast<__int128>(static_cast<int64_t>(tsc - tsc0)) * mult;
   return ns0 + static_cast<uint64_t>(static_cast<int64_t>(delta >> 32));
 }
 
 // The reading for `tsc` from the current segment, if that segment is complete and covers it.
-inline bool hook_clock_read(uint64_t tsc, uint64_t& ns) noexcept {
+[[gnu::always_inline]] inline bool hook_clock_read(uint64_t tsc, uint64_t& ns) noexcept {
   const uint32_t seq = g_hook_clock.seq.load(std::memory_order_acquire);
   const uint64_t tsc0 = g_hook_clock.tsc0.load(std::memory_order_relaxed);
   const uint64_t ns0 = g_hook_clock.ns0.load(std::memory_order_relaxed);
@@ -69,7 +69,7 @@ inline bool hook_clock_read(uint64_t tsc, uint64_t& ns) noexcept {
   return true;
 }
 
-inline uint64_t hook_now_ns() noexcept {
+[[gnu::always_inline]] inline uint64_t hook_now_ns() noexcept {
 #if defined(__x86_64__)
   if (g_hook_clock.counter) [[likely]] {
     const uint64_t tsc = __rdtsc();

@@ -27,16 +27,16 @@ namespace prof::interpose {
 
 // Depth of hooked calls on this thread, all runtimes together: a runtime that calls its own
 // public functions (hipMemcpyPeer -> hipMemcpy in libamdhip64 5.2) is recorded once, as the outer call.
-extern __attribute__((tls_model("initial-exec"))) thread_local int t_depth;
+extern constinit __attribute__((tls_model("initial-exec"))) thread_local int t_depth;
 // The device each runtime's set-device call last selected on this thread.
-extern __attribute__((tls_model("initial-exec"))) thread_local int t_current_device[kRuntimeCount];
+extern constinit __attribute__((tls_model("initial-exec"))) thread_local int t_current_device[kRuntimeCount];
 
 struct DepthGuard {
   DepthGuard() noexcept { ++t_depth; }
   ~DepthGuard() { --t_depth; }
 };
 
-inline void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags, int32_t result, uint64_t corr,
+[[gnu::always_inline]] inline void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags, int32_t result, uint64_t corr,
                        uint64_t begin_ns, uint64_t end_ns, uint64_t stream, uint64_t bytes, uint64_t aux,
                        uint64_t device) noexcept {
   Record* r = buffer->reserve();
