@@ -464,7 +464,7 @@ uint64_t Collector::build_once(bool final) {
   for (auto& [name, source] : sources_) {
     JournalReader& reader = source->reader;
     const uint64_t before = reader.end();
-    reader.refresh();
+    reader.refresh(/*settled=*/final);
     if (reader.broken() && !source->reported_broken) {
       source->reported_broken = true;
       add_error(reader.path() + ": a block of the journal does not decode; the records after it are lost");

@@ -244,7 +244,7 @@ bool JournalReader::open(const std::string& path) {
   return true;
 }
 
-void JournalReader::refresh() {
+void JournalReader::refresh(bool settled) {
   // The header before the size: the mover marks a journal thread_exited after appending the
   // thread's last records, so a mark seen here comes with all of them (read in the other order, a
   // thread's last calls could be left out of a window whose header says it holds nothing more).
@@ -264,7 +264,8 @@ void JournalReader::refresh() {
     }
     if (pread(fd_, &block, sizeof block, static_cast<off_t>(next_offset_)) != sizeof block) break;
     if (!valid_block(block)) {
-      broken_ = true;
+      broken_ = settled;
+      more_ = !settled;
       break;
     }
     if (next_offset_ + sizeof block + block.payload_bytes > size) break;  // still being written
@@ -280,7 +281,8 @@ void JournalReader::refresh() {
     const size_t before = window_.size();
     if (!decode_journal_block(payload_.data(), payload_.size(), block.records, window_)) {
       window_.resize(before);
-      broken_ = true;
+      broken_ = settled;
+      more_ = !settled;
       break;
     }
     next_offset_ += sizeof block + block.payload_bytes;

@@ -111,8 +111,12 @@ class JournalReader {
   const std::string& path() const { return path_; }
   const JournalHeader& header() const { return header_; }
   // Re-reads the header; drops the released records and decodes the blocks written since, as far
-  // as the window goes. A block still being written waits for the next refresh.
-  void refresh();
+  // as the window goes. A block still being written waits for the next refresh. `settled`: nothing
+  // writes the journal any more (the final build, recovery), so a block that does not decode is
+  // damage. Before that it may be one being rewritten under the read (the mover cuts a dead
+  // producer's partial block and writes its own at the same offset): it is read again at the next
+  // refresh, and more() holds back what the thread may bring after it.
+  void refresh(bool settled = true);
   uint64_t begin() const { return read_; }
   uint64_t end() const { return window_first_ + window_.size(); }
   // Whether the journal held records past the window at the last refresh.

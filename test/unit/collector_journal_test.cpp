@@ -311,6 +311,66 @@ TEST_CASE("journal: the writer and reader round-trip many appends; a cut block i
   REQUIRE(broken);
 }
 
+TEST_CASE("journal: a block that does not decode while writers may still rewrite it is read again, not damage", "[journal]") {
+  // The mover cuts a dead producer's partial block and writes its own at the same offset: a live
+  // builder reading there meanwhile can see bytes of both. Only once nothing writes the journal
+  // (settled: the final build, recovery) is such a block damage.
+  TempDir dir;
+  const std::string path = (dir.path / "1.1.0.jrnl").string();
+  const std::vector<Record> records = sample_records(300, 11);
+  BufferHeader ring{};
+  ring.pid = 4242;
+  ring.tid = 4243;
+  uint64_t second_block = 0;
+  {
+    JournalWriter writer(path, ring, 0);
+    writer.append(&records[0], 100, nullptr, 0);
+    second_block = writer.end_offset();
+    writer.append(&records[100], 200, nullptr, 0);
+  }
+  const int fd = open(path.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  unsigned char saved[16];
+  REQUIRE(pread(fd, saved, sizeof saved, static_cast<off_t>(second_block)) == sizeof saved);
+  const unsigned char garbage[16] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                                     0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  REQUIRE(pwrite(fd, garbage, sizeof garbage, static_cast<off_t>(second_block)) == sizeof garbage);
+
+  JournalReader reader;
+  REQUIRE(reader.open(path));
+  reader.refresh(/*settled=*/false);
+  REQUIRE_FALSE(reader.broken());
+  REQUIRE(reader.more());  // the thread may bring calls after the block: nothing is numbered past them
+  REQUIRE(reader.end() == 100);
+  reader.release(reader.end());
+  reader.refresh(/*settled=*/false);
+  REQUIRE_FALSE(reader.broken());
+  REQUIRE(reader.end() == 100);
+
+  // The rewrite lands: the next refresh reads the block.
+  REQUIRE(pwrite(fd, saved, sizeof saved, static_cast<off_t>(second_block)) == sizeof saved);
+  reader.refresh(/*settled=*/false);
+  REQUIRE_FALSE(reader.broken());
+  REQUIRE_FALSE(reader.more());
+  REQUIRE(reader.end() == 300);
+  std::vector<Record> back;
+  for (uint64_t i = reader.begin(); i < reader.end(); ++i) back.push_back(reader.record(i));
+  REQUIRE(same(back, std::vector<Record>(records.begin() + 100, records.end())));
+
+  // Settled, the same damage is damage: said, and nothing after it is read.
+  REQUIRE(pwrite(fd, garbage, sizeof garbage, static_cast<off_t>(second_block)) == sizeof garbage);
+  close(fd);
+  JournalReader settled;
+  REQUIRE(settled.open(path));
+  settled.refresh(/*settled=*/false);
+  REQUIRE(settled.end() == 100);
+  settled.release(settled.end());
+  settled.refresh(/*settled=*/true);
+  REQUIRE(settled.broken());
+  REQUIRE_FALSE(settled.more());
+  REQUIRE(settled.end() == 100);
+}
+
 TEST_CASE("journal: the SSE2 encoder writes the same bytes as the word-by-word one", "[journal]") {
 #if defined(__SSE2__)
   for (uint32_t seed = 1; seed <= 20; ++seed) {
