@@ -461,6 +461,7 @@ uint64_t Collector::build_once(bool final) {
   const uint64_t now = now_ns();
   std::map<int, std::vector<Source*>> by_process;
   uint64_t built = 0;
+  uint32_t since_wake_check = 0;
   for (auto& [name, source] : sources_) {
     JournalReader& reader = source->reader;
     const uint64_t before = reader.end();
@@ -524,6 +525,10 @@ uint64_t Collector::build_once(bool final) {
         std::pop_heap(heap.begin(), heap.end(), later);
         Source* source = heap.back().second;
         heap.pop_back();
+        if (!final && ++since_wake_check == kWakeCheckCalls) {
+          since_wake_check = 0;
+          wake_mover_if_due();
+        }
         if (drain(*source, proc, 1) == 0) continue;  // a text before the call is still being written
         if (auto key = next_call(*source); key && key->begin_ns <= horizon) {
           heap.emplace_back(*key, source);
@@ -555,6 +560,7 @@ uint64_t Collector::build_once(bool final) {
     } catch (const std::exception& e) {
       fail_process(proc, e);
     }
+    if (!final) wake_mover_if_due();
   }
   return built;
 }

@@ -125,6 +125,10 @@ class Collector {
   void scan_rings(const std::string& dir);
   // The builder: journals -> databases. Returns the records built.
   uint64_t build_once(bool final);
+  // From the live builder, every kWakeCheckCalls calls it builds: wakes the mover if its pause
+  // has run out (mover.cpp, "The builder wakes the mover").
+  void wake_mover_if_due();
+  static constexpr uint32_t kWakeCheckCalls = 256;
   static std::optional<CallKey> next_call(const Source& source);
   static uint64_t call_horizon(const Source& source);
   void scan_journals();
@@ -178,6 +182,8 @@ class Collector {
   std::thread mover_, builder_;
   Doorbell* doorbell_ = nullptr;  // <run dir>/doorbell, mapped (common/record.hpp)
   double fullest_ = 0;            // the mover's last cycle: the largest share of a ring it found filled
+  // When the mover's pause ends (UINT64_MAX: it is not pausing): wake_mover_if_due().
+  std::atomic<uint64_t> mover_wake_at_ns_{UINT64_MAX};
   std::atomic<bool> stop_{false};
   std::mutex stop_mutex_;  // with stop_cv_: the builder's pause, ended by request_stop()
   std::condition_variable stop_cv_;
