@@ -186,12 +186,13 @@ void Collector::run_mover() {
 
 // The builder wakes the mover. The mover's pause is a futex wait with a timeout; the timer wakes
 // it on the CPU it last ran on, and where that CPU is the program thread's and the other one runs
-// the idle-priority builder, the scheduler leaves it there (the builder's load makes the cache
-// domain look busy, so no idle CPU is looked for) and the batch-priority mover waits out the
-// thread's time slice (0.5 ms here) at every cycle. A thread making calls flat out then reaches
-// half its ring before the mover comes, and moves its records itself. Woken by the builder
-// instead, the mover goes to the builder's CPU and runs at once (the idle-priority builder gives
-// way to it). Where no builder runs, the other CPU is idle and the timer's wake-up finds it.
+// the idle-priority builder, the scheduler leaves it there (seen with perf sched; likely the
+// builder's load making the cache domain look busy, so that no idle CPU is looked for) and the
+// batch-priority mover waits out the thread's time slice (0.5 ms here) at every cycle. A thread
+// making calls flat out then reaches half its ring before the mover comes, and moves its records
+// itself. Woken by the builder instead, the mover goes to the builder's CPU and runs as soon as the
+// idle-priority builder can be preempted. Where no builder runs, the other CPU is idle and the
+// timer's wake-up finds it.
 void Collector::wake_mover_if_due() {
   const uint64_t due = mover_wake_at_ns_.load(std::memory_order_relaxed);
   if (due == UINT64_MAX || !doorbell_ || now_ns() < due) return;
