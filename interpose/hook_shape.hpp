@@ -36,9 +36,9 @@ struct DepthGuard {
   ~DepthGuard() { --t_depth; }
 };
 
-[[gnu::always_inline]] inline void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags, int32_t result, uint64_t corr,
-                       uint64_t begin_ns, uint64_t end_ns, uint64_t stream, uint64_t bytes, uint64_t aux,
-                       uint64_t device) noexcept {
+[[gnu::always_inline]] inline void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags, int32_t result,
+                                              uint64_t corr, uint64_t begin_ns, uint64_t end_ns, uint64_t stream,
+                                              uint64_t bytes, uint64_t aux, uint64_t device) noexcept {
   Record* r = buffer->reserve();
   if (!r) return;
   ApiRecord& a = r->api;
