@@ -15,7 +15,7 @@ class ThreadBuffer;
 
 // initial-exec: the preload library is loaded at start-up, so its TLS can live in the static
 // block and every access is one %fs-relative load instead of a __tls_get_addr call.
-extern __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer;
+extern constinit __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer;
 
 // Aligned to a cache line: the buffers are placed side by side (thread_buffer.cpp), and each
 // thread writes its own on every call (write_, the correlation count); two threads' buffers on one
