@@ -4,6 +4,8 @@
 // completes them after it ends (collector/journal.hpp). Recovery after prof was killed is the same
 // collector over the same directories (`recovering`).
 #pragma once
+#include <sched.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -78,6 +80,7 @@ class Collector {
     std::unique_ptr<JournalWriter> journal;
     int pid = 0;
     uint64_t seen_end = 0;          // the producer's write index at the last cycle
+    uint64_t seen_ns = 0;           // when the last cycle looked at it
     uint64_t seen_self_moves = 0;   // its count of self-moves at the last cycle
     uint64_t owned_since_ns = 0;    // since when the ring is left to its producer (0: it is not)
   };
@@ -182,6 +185,14 @@ class Collector {
   std::thread mover_, builder_;
   Doorbell* doorbell_ = nullptr;  // <run dir>/doorbell, mapped (common/record.hpp)
   double fullest_ = 0;            // the mover's last cycle: the largest share of a ring it found filled
+  // The mover keeps off the CPUs its busiest producers run on (keep_off_busy_cpus()).
+  void keep_off_busy_cpus();
+  static constexpr double kBusyFillPerMs = 0.05;  // a producer filling this share of its ring a ms is busy
+  cpu_set_t busy_cpus_{};     // the last cycle: the CPUs of producers that filled kBusyFillPerMs or more
+  cpu_set_t mover_allowed_{}; // the mover's CPUs when it started
+  cpu_set_t mover_cpus_{};    // and the ones it runs on now
+  bool mover_cpus_known_ = false;
+  double fastest_fill_ = 0;       // and the largest share of its ring a producer filled per ms since the cycle before
   // When the mover's pause ends (UINT64_MAX: it is not pausing): wake_mover_if_due().
   std::atomic<uint64_t> mover_wake_at_ns_{UINT64_MAX};
   std::atomic<bool> stop_{false};

@@ -182,6 +182,9 @@ struct alignas(64) BufferHeader {
   // numbers other threads' calls up to it.
   std::atomic<uint64_t> in_call_since;
   std::atomic<uint64_t> self_moves;  // producer: times it moved its own records into the journal
+  // producer: 1 + the CPU it ran on when it last took its slow path (about every quarter ring of a
+  // busy thread); 0 when not known. The mover keeps off the CPUs of its busiest producers.
+  std::atomic<uint32_t> cpu;
   alignas(64) std::atomic<uint64_t> read_index;   // consumer: records consumed so far
   // Moving the ring into its journal. The collector's mover does it, and so does the producer
   // when the mover has fallen half a ring behind (interpose/thread_buffer.cpp, move_own_records):

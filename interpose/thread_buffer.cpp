@@ -381,8 +381,10 @@ bool ThreadBuffer::may_move_own_records() const noexcept { return g_config.self_
 
 void ThreadBuffer::set_limit() noexcept {
   const uint64_t capacity = mask_ + 1;
-  const bool at_half = may_move_own_records() && write_ - cached_read_ < capacity / 2;
-  const uint64_t room = at_half ? capacity / 2 : capacity;
+  const uint64_t used = write_ - cached_read_;
+  const bool at_half = may_move_own_records() && used < capacity / 2;
+  uint64_t room = at_half ? capacity / 2 : capacity;
+  if (at_half && used < capacity / 4) room = capacity / 4;  // a late mover is woken there (reserve_slow)
   limit_ = cached_read_ + room < grow_at_ ? cached_read_ + room : grow_at_;
 }
 
@@ -465,6 +467,19 @@ bool ThreadBuffer::move_own_records(bool take_over) noexcept {
 Record* ThreadBuffer::reserve_slow() noexcept {
   if (write_ >= grow_at_) grow();
   cached_read_ = header_->read_index.load(std::memory_order_acquire);
+  {
+    const int saved_errno = errno;
+    // Where this thread runs, for the mover to keep off (collector/mover.cpp, keep_off_busy_cpus).
+    if (const int cpu = sched_getcpu(); cpu >= 0) header_->cpu.store(static_cast<uint32_t>(cpu) + 1, std::memory_order_relaxed);
+    // A quarter of the ring waits for the mover: it is late (a wake-up queued behind a busy thread,
+    // a long pause as the thread turned busy). Woken now, it comes before this thread reaches half
+    // its ring and moves its records itself. Not counted in the bell: a mover awake anyway does
+    // not read the run directories again for it.
+    if (const uint64_t used = write_ - cached_read_; used >= (mask_ + 1) / 4 && used <= mask_ / 2 && may_move_own_records())
+      if (Doorbell* bell = g_doorbell.bell.load(std::memory_order_relaxed))
+        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&bell->rung), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+    errno = saved_errno;
+  }
   if (write_ - cached_read_ > mask_ / 2 && may_move_own_records()) {
     // Wakes a mover resting through a long pause: it takes the ring back 10 ms after this move
     // (collector/mover.cpp, kProducersOwnNs) instead of after its pause.
