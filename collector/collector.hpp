@@ -132,6 +132,8 @@ class Collector {
   // has run out (mover.cpp, "The builder wakes the mover").
   void wake_mover_if_due();
   static constexpr uint32_t kWakeCheckCalls = 256;
+  // After each of the mover's cycles: its affinity leaves out its busiest producers' CPUs.
+  void keep_off_busy_cpus();
   static std::optional<CallKey> next_call(const Source& source);
   static uint64_t call_horizon(const Source& source);
   void scan_journals();
@@ -186,12 +188,10 @@ class Collector {
   Doorbell* doorbell_ = nullptr;  // <run dir>/doorbell, mapped (common/record.hpp)
   double fullest_ = 0;            // the mover's last cycle: the largest share of a ring it found filled
   // The mover keeps off the CPUs its busiest producers run on (keep_off_busy_cpus()).
-  void keep_off_busy_cpus();
   static constexpr double kBusyFillPerMs = 0.05;  // a producer filling this share of its ring a ms is busy
   cpu_set_t busy_cpus_{};     // the last cycle: the CPUs of producers that filled kBusyFillPerMs or more
-  cpu_set_t mover_allowed_{}; // the mover's CPUs when it started
+  cpu_set_t mover_allowed_{}; // the mover's CPUs when it started (run_mover())
   cpu_set_t mover_cpus_{};    // and the ones it runs on now
-  bool mover_cpus_known_ = false;
   double fastest_fill_ = 0;       // and the largest share of its ring a producer filled per ms since the cycle before
   // When the mover's pause ends (UINT64_MAX: it is not pausing): wake_mover_if_due().
   std::atomic<uint64_t> mover_wake_at_ns_{UINT64_MAX};

@@ -46,6 +46,11 @@ static_assert(kMoverSpanRecords <= kJournalBlockRecords, "a span is one block");
 
 enum class SpanMove { kMoved, kTakenOver };
 
+// Of records [from, to), how many lie before the ring wraps (the rest start at slot 0).
+uint64_t before_wrap(const BufferReader& reader, uint64_t from, uint64_t to) {
+  return std::min(to - from, reader.capacity() - (from & (reader.capacity() - 1)));
+}
+
 // Out of every cache once moved. The producer writes the same slots again a lap later (4 MiB
 // later, a few ms at full speed); the lines this thread read stayed in its caches, and the
 // producer's write then had to take each one back from them. A thread making calls flat out was
@@ -69,8 +74,7 @@ const bool kHaveClflushopt = [] {
 void flush_moved(const BufferReader& reader, uint64_t from, uint64_t to) {
 #if defined(__x86_64__)
   if (!kHaveClflushopt || to <= from) return;
-  const uint64_t capacity = reader.capacity();
-  const uint64_t first = std::min(to - from, capacity - (from & (capacity - 1)));
+  const uint64_t first = before_wrap(reader, from, to);
   flush_lines(&reader.record(from), first * sizeof(Record));
   flush_lines(&reader.record(from + first), (to - from - first) * sizeof(Record));
 #else
@@ -87,9 +91,7 @@ void flush_moved(const BufferReader& reader, uint64_t from, uint64_t to) {
 // Otherwise the lock is the collector's again (kMoverCollector) and the span is released.
 SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal, uint64_t from, uint64_t to,
                    uint64_t shared_end) {
-  const uint64_t capacity = reader.capacity();
-  const uint64_t at = from & (capacity - 1);
-  const uint64_t first = std::min(to - from, capacity - at);
+  const uint64_t first = before_wrap(reader, from, to);
   const uint32_t offered = kMoverCollectorSpan | static_cast<uint32_t>((to - from) << kMoverSpanShift);
   if (shared_end) h.mover.store(offered, std::memory_order_release);
   const auto take_back = [&] {
@@ -178,11 +180,6 @@ void Collector::open_doorbell() {
 // given minus the ones such threads last ran on (BufferHeader::cpu), and all of them when that
 // leaves none (threads on every CPU).
 void Collector::keep_off_busy_cpus() {
-  if (!mover_cpus_known_) {
-    mover_cpus_known_ = true;
-    if (sched_getaffinity(0, sizeof mover_allowed_, &mover_allowed_) != 0) CPU_ZERO(&mover_allowed_);
-    mover_cpus_ = mover_allowed_;
-  }
   if (CPU_COUNT(&mover_allowed_) < 2) return;
   cpu_set_t wanted;
   CPU_AND(&wanted, &mover_allowed_, &busy_cpus_);
@@ -195,6 +192,8 @@ void Collector::keep_off_busy_cpus() {
 void Collector::run_mover() {
   sched_param batch{};
   sched_setscheduler(0, SCHED_BATCH, &batch);
+  if (sched_getaffinity(0, sizeof mover_allowed_, &mover_allowed_) != 0) CPU_ZERO(&mover_allowed_);
+  mover_cpus_ = mover_allowed_;
   // Busy rings are moved every millisecond (a thread making calls flat out fills a 65536-record
   // ring in about 5 ms); quiet ones back off to drain_interval_ms (250 ms), so an idle run costs
   // next to nothing: each wake-up of this VM's threads costs about 100 us of CPU, and at 20 ms the
@@ -263,7 +262,7 @@ void Collector::wake_mover_if_due() {
   const uint64_t due = mover_wake_at_ns_.load(std::memory_order_relaxed);
   if (due == UINT64_MAX || !doorbell_ || now_ns() < due) return;
   mover_wake_at_ns_.store(UINT64_MAX, std::memory_order_relaxed);
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&doorbell_->rung), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  doorbell_->wake_mover();
 }
 
 // ---- The mover: rings -> journals ----

@@ -7,6 +7,10 @@
 // collector has released it. Records that were published before the process died stay in the
 // file (MAP_SHARED), so a killed program loses nothing it had returned from.
 #pragma once
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -212,6 +216,10 @@ struct Doorbell {
   // when it makes a ring, and when its ring fills while the mover has not made the ring's journal
   // yet: a busy new thread fills its 65,536 records in about 5 ms, an idle mover sleeps up to 250 ms.
   std::atomic<uint32_t> rung;
+  // Wakes the mover from its wait on `rung` without adding to it (a bell adds one first).
+  void wake_mover() noexcept {
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&rung), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  }
   // 1 while the mover sleeps a backed-off pause (longer than a busy one): a producer that starts
   // moving its own records (half its ring filled) then rings too, so a thread that turns busy after
   // a quiet spell has its ring back with the mover after one move of its own, not one long pause.

@@ -1,7 +1,6 @@
 #include "interpose/thread_buffer.hpp"
 
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/file.h>
@@ -297,7 +296,7 @@ void ring_doorbell() noexcept {
   const int saved_errno = errno;
   if (Doorbell* bell = doorbell()) {
     bell->rung.fetch_add(1, std::memory_order_release);
-    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&bell->rung), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+    bell->wake_mover();
   }
   errno = saved_errno;
 }
@@ -476,8 +475,7 @@ Record* ThreadBuffer::reserve_slow() noexcept {
     // its ring and moves its records itself. Not counted in the bell: a mover awake anyway does
     // not read the run directories again for it.
     if (const uint64_t used = write_ - cached_read_; used >= (mask_ + 1) / 4 && used <= mask_ / 2 && may_move_own_records())
-      if (Doorbell* bell = g_doorbell.bell.load(std::memory_order_relaxed))
-        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&bell->rung), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+      if (Doorbell* bell = g_doorbell.bell.load(std::memory_order_relaxed)) bell->wake_mover();
     errno = saved_errno;
   }
   if (write_ - cached_read_ > mask_ / 2 && may_move_own_records()) {
