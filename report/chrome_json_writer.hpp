@@ -92,12 +92,20 @@ class ChromeJsonWriter {
                    int64_t begin_ns, int64_t end_ns, const JsonObject& args);
   // A counter ("C") sample: the track `name` of process `pid` holds `value` from `at_ns` on.
   void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series, int64_t value);
-  // A flow arrow from the slice that encloses (pid_from, tid_from, from_ns) to the slice that
-  // encloses (pid_to, tid_to, to_ns) ("s" then "f" with binding point "e"), written in the part of
-  // to_ns. When from_ns lies in an earlier part, `source` (the slice at the start) is repeated in
-  // this part first, once per part and id, with args {"correlation_id", "repeated_from_part"}.
-  void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t from_ns, int64_t pid_to, int64_t tid_to,
-            int64_t to_ns, const FlowSource& source);
+  // A flow arrow from the slice `source` on (pid_from, tid_from) to the slice [to_ns, to_end_ns]
+  // on (pid_to, tid_to) ("s" then "f" with binding point "e"), written in the part of to_ns. Both
+  // ends are stamped at their slice's midpoint: viewers bind an "s" or "f" to the slice that
+  // encloses its time, and at a slice's begin that can be the slice before it, which ends at the
+  // same ns (back-to-back kernels; a call that returns as the next begins) or is still open in
+  // the viewer's order (Perfetto read every arrow from the previous call that way). When the
+  // source lies in an earlier part, it is repeated in this part first, once per part and id,
+  // with args {"correlation_id", "repeated_from_part"}.
+  void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t pid_to, int64_t tid_to, int64_t to_ns,
+            int64_t to_end_ns, const FlowSource& source);
+  // The time an arrow end is bound at: strictly inside [begin_ns, end_ns] when it is 2 ns or longer.
+  static int64_t binding_ns(int64_t begin_ns, int64_t end_ns) {
+    return end_ns - begin_ns >= 2 ? begin_ns + (end_ns - begin_ns) / 2 : begin_ns;
+  }
   void end(const JsonObject& other_data);
   void end();
 

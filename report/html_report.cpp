@@ -65,14 +65,17 @@ void write_header(const std::vector<ProcessOverview>& processes, TextSink& out) 
   out.write("<header>\n<h1>prof report</h1>\n");
   if (processes.size() == 1) out.write("<p class=\"command\" id=\"command\">" + esc(title) + "</p>\n");
   out.write("<table id=\"processes\"><tr><th>Process</th><th>Host</th><th>Command</th><th>Started</th>"
-            "<th class=\"n\">Duration</th><th>Runtimes</th></tr>\n");
+            "<th class=\"n\" title=\"the process's start to the last end it recorded (a call's return or a "
+            "device end)\">Duration</th><th class=\"n\" title=\"from the program's end until prof had completed "
+            "its database\">Database written in</th><th>Runtimes</th></tr>\n");
   for (const ProcessOverview& p : processes) {
     std::string runtimes = p.runtimes.empty() ? "none traced" : p.runtimes;
     if (p.incomplete) runtimes += " (cut short: still running when prof stopped)";
     out.write("<tr>" + td(esc(process_name(p))) + td(esc(p.process.host_name)) +
               "<td class=\"name\">" + esc(p.process.command_line) + "</td>" +
               td(p.wall_start_unix_ns ? utc_time(*p.wall_start_unix_ns) : "?") +
-              tdn(human_duration(p.duration_ns())) + td(esc(runtimes)) + "</tr>\n");
+              tdn(human_duration(p.duration_ns())) + tdn(human_duration(p.db_build_ns())) + td(esc(runtimes)) +
+              "</tr>\n");
   }
   out.write("</table>\n</header>\n");
 }
@@ -234,8 +237,8 @@ void write_timelines(const std::vector<HtmlTimelineLink>& links, TextSink& out) 
     return;
   }
   out.write("<p>The full timeline (every call, kernel, copy and memory counter) is in the Chrome trace-event JSON "
-            "below, in this page's directory. Open one in <b>ui.perfetto.dev</b> (\"Open trace file\") or "
-            "<b>chrome://tracing</b> (\"Load\"); each file opens on its own.</p>\n");
+            "below, in this page's directory. Open one in <b>ui.perfetto.dev</b> (\"Open trace file\"); each file "
+            "opens on its own.</p>\n");
   // A row per file: its name, then its time range on an axis from the timeline's ts 0 to its end.
   int64_t end = 1;
   for (const HtmlTimelineLink& l : links) end = std::max(end, l.end_ns);

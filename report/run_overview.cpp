@@ -28,18 +28,20 @@ ProcessOverview read_process_overview(Database& db, const SourceProcess& process
     if (key == "end_ns") end = number(value);
     if (key == "incomplete") o.incomplete = true;
   }
-  if (!start || !end) {
-    Statement st = db.prepare(
-        "SELECT MIN(b), MAX(e) FROM (SELECT MIN(begin_ns) AS b, MAX(end_ns) AS e FROM api_calls"
-        " UNION ALL SELECT MIN(device_begin_ns), MAX(device_end_ns) FROM kernels"
-        " UNION ALL SELECT MIN(device_begin_ns), MAX(device_end_ns) FROM copies)");
-    if (st.step()) {
-      if (!start && !st.column_is_null(0)) start = st.column_int(0);
-      if (!end && !st.column_is_null(1)) end = st.column_int(1);
-    }
+  // The program's first and last recorded moments. An older db without meta start_ns starts at
+  // its first event.
+  std::optional<int64_t> first, last;
+  Statement st = db.prepare(
+      "SELECT MIN(b), MAX(e) FROM (SELECT MIN(begin_ns) AS b, MAX(end_ns) AS e FROM api_calls"
+      " UNION ALL SELECT MIN(device_begin_ns), MAX(device_end_ns) FROM kernels"
+      " UNION ALL SELECT MIN(device_begin_ns), MAX(device_end_ns) FROM copies)");
+  if (st.step()) {
+    if (!st.column_is_null(0)) first = st.column_int(0);
+    if (!st.column_is_null(1)) last = st.column_int(1);
   }
-  o.start_ns = start.value_or(0);
-  o.end_ns = std::max(o.start_ns, end.value_or(o.start_ns));
+  o.start_ns = start ? *start : first.value_or(0);
+  o.db_completed_ns = std::max(o.start_ns, end ? *end : last.value_or(o.start_ns));
+  o.end_ns = std::clamp(last.value_or(o.db_completed_ns), o.start_ns, o.db_completed_ns);
   return o;
 }
 

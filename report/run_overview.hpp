@@ -19,9 +19,14 @@ struct ProcessOverview {
   std::string runtimes;      // meta runtime: "hip", "hip,musa"
   std::string prof_version;  // meta prof_version
   std::optional<int64_t> wall_start_unix_ns;
-  int64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC (meta start_ns, end_ns); end_ns >= start_ns
-  bool incomplete = false;           // meta incomplete: cut short at the end of the run
+  // CLOCK_MONOTONIC. start_ns: the process's start (meta start_ns). end_ns: the program's end, the
+  // latest end of anything it recorded (a call's return, a kernel's or copy's device end), not
+  // when the db was completed (meta end_ns, db_completed_ns), which adds prof's own work after the
+  // program exited. start_ns <= end_ns <= db_completed_ns.
+  int64_t start_ns = 0, end_ns = 0, db_completed_ns = 0;
+  bool incomplete = false;  // meta incomplete: cut short at the end of the run
   int64_t duration_ns() const { return end_ns - start_ns; }
+  int64_t db_build_ns() const { return db_completed_ns - end_ns; }  // program's end to the db complete
 };
 
 // The selected process's overview. When meta lacks start or end (an older db), its API calls'

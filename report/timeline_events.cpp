@@ -215,11 +215,11 @@ void TimelineEventWriter::api(const ApiRow& r) {
 }
 
 void TimelineEventWriter::flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call,
-                               Lane lane, int64_t device_begin_ns) {
+                               Lane lane, int64_t device_begin_ns, int64_t device_end_ns) {
   if (!call_thread) return;  // the call was not recorded (dropped): no arrow
   const Call& kind = call_kind(call.api_id, *call_thread);
   FlowSource source{kind.quoted_name, "\"api\"", call.begin_ns, call.end_ns};
-  ctx_.writer.flow(correlation_id, ctx_.api_pid(), kind.lane, call.begin_ns, lane.pid, lane.tid, device_begin_ns,
+  ctx_.writer.flow(correlation_id, ctx_.api_pid(), kind.lane, lane.pid, lane.tid, device_begin_ns, device_end_ns,
                    source);
 }
 
@@ -245,7 +245,7 @@ void TimelineEventWriter::copy(const CopyRow& r) {
   *p++ = '}';
   ctx_.writer.complete_raw(lane.pid, lane.tid, slice_name, "\"copy\"", *r.device_begin_ns, *r.device_end_ns,
                            std::string_view(args, static_cast<size_t>(p - args)));
-  flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns);
+  flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns, *r.device_end_ns);
 }
 
 void TimelineEventWriter::kernel(const KernelRow& r) {
@@ -287,7 +287,7 @@ void TimelineEventWriter::kernel(const KernelRow& r) {
     ctx_.writer.complete_raw(lane.pid, lane.tid, name->second, "\"kernel\"", *r.device_begin_ns, *r.device_end_ns,
                              args_json);
   }
-  flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns);
+  flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns, *r.device_end_ns);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -40,18 +41,23 @@ class TimelineLanes final : public EventConsumer {
   }
   void copy(const CopyRow& r) override {
     if (!r.device_begin_ns || !r.device_end_ns) return;
-    add(copy_directions_, {r.device, r.direction});
     add(copy_streams_, {r.device, r.stream_index});
+    if (const std::tuple lane{r.device, r.direction, r.stream_index}; lane != last_copy_lane_) {
+      last_copy_lane_ = lane;
+      copy_lanes_.insert(lane);
+    }
   }
   const Pairs& thread_apis() const { return thread_apis_.pairs; }      // (thread_id, api_id) of calls
   const Pairs& kernel_streams() const { return kernel_streams_.pairs; }  // (device, stream) of timed kernels
-  const Pairs& copy_directions() const { return copy_directions_.pairs; }  // (device, direction), timed copies
   const Pairs& copy_streams() const { return copy_streams_.pairs; }      // (device, stream) of timed copies
+  using Triples = std::set<std::tuple<int64_t, int64_t, int64_t>>;
+  const Triples& copy_lanes() const { return copy_lanes_; }  // (device, direction, stream) of timed copies
   // Adds the lanes another consumer saw in other rows.
   void absorb(const TimelineLanes& other) {
     for (auto [mine, theirs] : {std::pair{&thread_apis_, &other.thread_apis_}, {&kernel_streams_, &other.kernel_streams_},
-                                {&copy_directions_, &other.copy_directions_}, {&copy_streams_, &other.copy_streams_}})
+                                {&copy_streams_, &other.copy_streams_}})
       mine->pairs.insert(theirs->pairs.begin(), theirs->pairs.end());
+    copy_lanes_.insert(other.copy_lanes_.begin(), other.copy_lanes_.end());
   }
 
  private:
@@ -64,7 +70,9 @@ class TimelineLanes final : public EventConsumer {
     set.last = pair;
     set.pairs.insert(pair);
   }
-  Set thread_apis_, kernel_streams_, copy_directions_, copy_streams_;
+  Set thread_apis_, kernel_streams_, copy_streams_;
+  Triples copy_lanes_;
+  std::tuple<int64_t, int64_t, int64_t> last_copy_lane_{INT64_MIN, INT64_MIN, INT64_MIN};
 };
 
 // One process's part of a timeline. A merged timeline holds several processes: each gets its own
@@ -153,7 +161,7 @@ class TimelineEventWriter final : public EventConsumer {
 
  private:
   void flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call, Lane lane,
-            int64_t device_begin_ns);
+            int64_t device_begin_ns, int64_t device_end_ns);
   // What a call's slice needs of its API and thread, looked up once per (api, thread).
   struct Call {
     int64_t api_id = 0, thread_id = 0;

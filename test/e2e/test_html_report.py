@@ -38,6 +38,12 @@ def browser_missing():
     return None
 
 
+def parse_duration_ns(text):
+    """A human_duration cell ("1.23 ms", "850 ns") as ns."""
+    number, unit = text.split()
+    return float(number) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[unit]
+
+
 class Page(html.parser.HTMLParser):
     """The parts of the report the test reads: table cells by table id, links, tags seen."""
 
@@ -110,6 +116,21 @@ class HtmlReportTest(unittest.TestCase):
         _, copy_rows = e2e.read_csv(self.paths["copy_stats"])
         self.assertEqual(sorted(page.tables["copies-table"][0::6]), sorted(row["Direction"] for row in copy_rows))
         self.assertEqual(page.tables["processes"][0], f"pid {self.pid}")
+        # The run's duration is the program's (its start to the last end it recorded), not the time
+        # until the db was complete, which is reported beside it.
+        duration, db_build = (parse_duration_ns(cell) for cell in page.tables["processes"][4:6])
+        meta_db = e2e.open_db(self.paths["db"])
+        try:
+            start, completed = (int(meta_db.execute("SELECT value FROM meta WHERE key = ?", (k,)).fetchone()[0])
+                                for k in ("start_ns", "end_ns"))
+            last = meta_db.execute("SELECT MAX(e) FROM (SELECT MAX(end_ns) AS e FROM api_calls UNION ALL "
+                                   "SELECT MAX(device_end_ns) FROM kernels UNION ALL "
+                                   "SELECT MAX(device_end_ns) FROM copies)").fetchone()[0]
+        finally:
+            meta_db.close()
+        self.assertAlmostEqual(duration, last - start, delta=(last - start) * 0.01 + 1000, msg=page.tables["processes"])
+        self.assertAlmostEqual(db_build, completed - last, delta=(completed - last) * 0.01 + 1000,
+                               msg=page.tables["processes"])
         # Busy time per stream, as the db has it (the sum of the stream's kernel and copy durations).
         db = e2e.open_db(self.paths["db"])
         try:
@@ -143,7 +164,7 @@ class HtmlReportTest(unittest.TestCase):
         done = e2e.run_prof(["--db-merge", runs, "-d", merged, "-o", "all"], cwd=self.tmp)
         self.assertEqual(done.returncode, 0, e2e.describe(done))
         page = parse(os.path.join(merged, "all.report.html"))
-        pids = sorted(int(cell.split()[1].rstrip(",")) for cell in page.tables["processes"][0::6])
+        pids = sorted(int(cell.split()[1].rstrip(",")) for cell in page.tables["processes"][0::7])
         self.assertEqual(pids, sorted([self.pid, e2e.parse_pid(second.stdout)]))
         self.assertIn("all_copy.json", page.hrefs)
 

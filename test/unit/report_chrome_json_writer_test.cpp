@@ -13,7 +13,7 @@ TEST_CASE("Chrome JSON events: metadata, slices, flows and otherData", "[report]
   JsonObject args;
   args.add("bytes", int64_t{16}).add("name", "a\"b").add_null("stream");
   writer.complete(1, 42, "k<\"x\">", "api", 1'001'234, 1'003'000, args);
-  writer.flow(7, 1, 42, 1'001'234, 3, 1, 1'002'000, FlowSource{"\"k\"", "\"api\"", 1'001'234, 1'003'000});
+  writer.flow(7, 1, 42, 3, 1, 1'002'000, 1'002'500, FlowSource{"\"k\"", "\"api\"", 1'001'234, 1'003'000});
   JsonObject other;
   other.add("pid", "4242");
   writer.end(other);
@@ -25,9 +25,9 @@ TEST_CASE("Chrome JSON events: metadata, slices, flows and otherData", "[report]
         "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":42,\"args\":{\"sort_index\":3}},\n"
         "{\"ph\":\"X\",\"name\":\"k<\\\"x\\\">\",\"cat\":\"api\",\"pid\":1,\"tid\":42,\"ts\":1.234,\"dur\":1.766,"
         "\"args\":{\"bytes\":16,\"name\":\"a\\\"b\",\"stream\":null}},\n"
-        "{\"ph\":\"s\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":7,\"pid\":1,\"tid\":42,\"ts\":1.234},\n"
-        "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":7,\"pid\":3,\"tid\":1,\"ts\":2.000}\n"
-        "],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"pid\":\"4242\"}\n}\n");
+        "{\"ph\":\"s\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":7,\"pid\":1,\"tid\":42,\"ts\":2.117},\n"
+        "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":7,\"pid\":3,\"tid\":1,\"ts\":2.250}\n"
+        "],\n\"otherData\":{\"pid\":\"4242\"}\n}\n");
 }
 
 TEST_CASE("an empty trace is still a valid document", "[report][json]") {
@@ -35,7 +35,7 @@ TEST_CASE("an empty trace is still a valid document", "[report][json]") {
   ChromeJsonWriter writer(sink, 0);
   writer.begin();
   writer.end(JsonObject{});
-  CHECK(sink.text() == "{\"traceEvents\":[\n\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{}\n}\n");
+  CHECK(sink.text() == "{\"traceEvents\":[\n\n],\n\"otherData\":{}\n}\n");
 }
 
 namespace {
@@ -57,8 +57,8 @@ TEST_CASE("a timeline split by time: every part names every lane, keeps its arro
   writer.complete(1, 5, "hipMemcpy", "api", 12'000, 13'000, args);       // part 2
   writer.complete(3, 1, "kernel", "kernel", 21'000, 22'000, args);       // part 3
   // The launch in part 1, its kernel in part 3: the call's slice is repeated in part 3, once.
-  writer.flow(8, 1, 5, 1'000, 3, 1, 21'000, FlowSource{"\"hipLaunchKernel\"", "\"api\"", 1'000, 2'000});
-  writer.flow(8, 1, 5, 1'000, 3, 1, 21'500, FlowSource{"\"hipLaunchKernel\"", "\"api\"", 1'000, 2'000});
+  writer.flow(8, 1, 5, 3, 1, 21'000, 22'000, FlowSource{"\"hipLaunchKernel\"", "\"api\"", 1'000, 2'000});
+  writer.flow(8, 1, 5, 3, 1, 21'500, 22'000, FlowSource{"\"hipLaunchKernel\"", "\"api\"", 1'000, 2'000});
   writer.counter(2, "Device memory in use", 500, "bytes", 64);  // part 1 only: parts 2 and 3 start at 64
   writer.thread_name(3, 1, "Stream 0", 0);                        // a name after events still reaches every part
   writer.end(JsonObject{});

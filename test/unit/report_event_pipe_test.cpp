@@ -150,7 +150,7 @@ TEST_CASE("the pass over event times gives the timeline what the full pass gives
     scan_event_times(m.db, filter, {&light_extents, &light_lanes});
     CHECK(light_lanes.thread_apis() == full_lanes.thread_apis());
     CHECK(light_lanes.kernel_streams() == full_lanes.kernel_streams());
-    CHECK(light_lanes.copy_directions() == full_lanes.copy_directions());
+    CHECK(light_lanes.copy_lanes() == full_lanes.copy_lanes());
     CHECK(light_lanes.copy_streams() == full_lanes.copy_streams());
     for (auto span : {&EventExtents::api_calls, &EventExtents::kernels, &EventExtents::copies}) {
       CHECK((light_extents.*span).count == (full_extents.*span).count);
@@ -228,7 +228,7 @@ TEST_CASE("kernels and copies read on a second connection come in the same order
     CHECK(calls.rows == whole.rows);
     CHECK(calls.kernels.count == whole.kernels.count);
     CHECK(calls.copies.max_ns == whole.copies.max_ns);
-    CHECK(call_lanes.copy_directions() == whole_lanes.copy_directions());
+    CHECK(call_lanes.copy_lanes() == whole_lanes.copy_lanes());
     CHECK(call_lanes.thread_apis() == whole_lanes.thread_apis());
     const auto plan = whole_plan.plan(m.db, RowFilter{}, {SourceProcess{}});
     CHECK(plan.size() > 3);
