@@ -11,8 +11,7 @@
 #include <map>
 #include <tuple>
 
-#include "report/csv_writer.hpp"
-#include "report/json_escape.hpp"
+#include "report/compare_format.hpp"
 #include "report/report_db.hpp"
 #include "report/report_error.hpp"
 #include "report/time_format.hpp"
@@ -32,15 +31,8 @@ bool is_sqlite_file(const std::string& path) {
   return in.gcount() == 16 && std::memcmp(head, "SQLite format 3", 16) == 0;
 }
 
-RunProfile read_one(const std::string& path) {
-  if (is_sqlite_file(path)) {
-    std::unique_ptr<Database> db = open_report_db(path);
-    try {
-      return profile_from_db(*db, RowFilter{}, path);
-    } catch (const DbError& e) {
-      throw as_report_error(e);
-    }
-  }
+RunProfile read_one(const std::string& path, RunSamples& samples) {
+  if (is_sqlite_file(path)) return read_db_with_samples(path, samples);
   if (ends_with(path, ".db")) throw ReportError(path + ": not a SQLite database");
   return read_profile_json(path);
 }
@@ -125,29 +117,38 @@ Side load_side(const std::string& path) {
   }
   std::map<std::string, size_t> run_of;  // run id -> index in side.runs
   for (const std::string& file : side.files) {
-    RunProfile profile = read_one(file);
+    RunSamples samples;
+    RunProfile profile = read_one(file, samples);
     if (!profile.run_id.empty()) {
       auto [it, fresh] = run_of.emplace(profile.run_id, side.runs.size());
       if (!fresh) {
         add_profile(side.runs[it->second], profile);
+        side.samples[it->second].absorb(samples);
         continue;
       }
     }
     side.runs.push_back(std::move(profile));
+    side.samples.push_back(std::move(samples));
   }
   return side;
 }
 
 namespace {
 
-using Key = std::tuple<std::string, std::string, std::string>;
+using Key = EntryKey;
+
+// An entry on one side: per run, its profile entry (nullptr where the run lacks it) and its sample.
+struct SideSlots {
+  std::vector<const ProfileEntry*> entries;
+  std::vector<const CallSample*> samples;
+};
 
 SideStats side_stats(const std::vector<const ProfileEntry*>& per_run) {
   SideStats s;
   const int64_t runs = static_cast<int64_t>(per_run.size());
   int64_t calls = 0, total = 0, timed = 0, bytes = 0;
   double median = 0, p95 = 0;
-  bool first = true;
+  bool first = true, first_median = true;
   for (const ProfileEntry* e : per_run) {
     int64_t c = e ? e->calls : 0, t = e ? e->total_ns : 0;
     s.total_low = first ? t : std::min(s.total_low, t);
@@ -166,6 +167,9 @@ SideStats side_stats(const std::vector<const ProfileEntry*>& per_run) {
       median += static_cast<double>(e->median_ns) * static_cast<double>(e->timed_calls);
       p95 += static_cast<double>(e->p95_ns) * static_cast<double>(e->timed_calls);
       timed += e->timed_calls;
+      s.median_low = first_median ? e->median_ns : std::min(s.median_low, e->median_ns);
+      s.median_high = first_median ? e->median_ns : std::max(s.median_high, e->median_ns);
+      first_median = false;
     }
   }
   if (runs > 0) {
@@ -181,39 +185,68 @@ SideStats side_stats(const std::vector<const ProfileEntry*>& per_run) {
   return s;
 }
 
-std::string percent_change(int64_t from, int64_t to) {
-  if (from == 0) return to == 0 ? "0.0%" : "new";
+// Every run's sample of the entry together; empty when a run has no per-call data (a run summary).
+bool pooled(const std::vector<const CallSample*>& samples, bool per_call, std::vector<int64_t>& out) {
+  if (!per_call) return false;
+  for (const CallSample* s : samples)
+    if (s) out.insert(out.end(), s->values().begin(), s->values().end());
+  return true;
+}
+
+std::string p_text(double p) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * static_cast<double>(to - from) / static_cast<double>(from));
+  std::snprintf(buf, sizeof buf, p >= 0.001 ? "%.3f" : "%.1e", p);
   return buf;
 }
 
-std::string key_label(const CompareRow& r) {
-  return r.kind + (r.runtime.empty() ? "" : " " + r.runtime) + " " + r.name;
+std::string change_text(int64_t from, int64_t to) {
+  return human_duration(from) + " -> " + human_duration(to) + " (" + percent_change(from, to) + ")";
 }
 
 constexpr int64_t kNoiseFactor = 2;
 
-void judge(CompareRow& r, const CompareOptions& o, bool repeated) {
+// Ignored, new and vanished entries; true when one of them decided the row.
+bool judge_presence(CompareRow& r, const CompareOptions& o) {
   const SideStats &b = r.base, &n = r.now;
   r.delta_ns = n.total_ns - b.total_ns;
   if (std::max(b.total_ns, n.total_ns) < o.min_time_ns) {
     r.status = CompareStatus::kIgnored;
     r.reason = "total under --min-time " + human_duration(o.min_time_ns) + " on both sides";
-    return;
+    return true;
   }
   if (!b.present) {
     r.status = CompareStatus::kNew;
     r.regression = true;
     r.reason = "new: " + std::to_string(n.calls) + " calls, " + human_duration(n.total_ns);
-    return;
+    return true;
   }
   if (!n.present) {
     r.status = CompareStatus::kVanished;
     r.regression = o.check_calls;
     r.reason = "vanished: " + std::to_string(b.calls) + " calls, " + human_duration(b.total_ns) + " in the base";
-    return;
+    return true;
   }
+  return false;
+}
+
+void judge_calls(CompareRow& r, const CompareOptions& o, std::vector<std::string>& why) {
+  if (o.check_calls && (r.now.calls_low > r.base.calls_high || r.now.calls_high < r.base.calls_low)) {
+    r.status = CompareStatus::kRegressed;
+    why.push_back("calls " + std::to_string(r.base.calls) + " -> " + std::to_string(r.now.calls));
+  }
+}
+
+void finish_regression(CompareRow& r, const std::vector<std::string>& why, const std::string& suffix) {
+  if (r.status != CompareStatus::kRegressed) return;
+  r.regression = true;
+  r.reason.clear();
+  for (const std::string& w : why) r.reason += (r.reason.empty() ? "" : ", ") + w;
+  r.reason += suffix;
+}
+
+// The totals rule, for entries without per-call durations on a side (run summaries).
+void judge_totals(CompareRow& r, const CompareOptions& o, bool repeated) {
+  const SideStats &b = r.base, &n = r.now;
   // Differences within the spread of repeated runs are noise: a change counts only when it is
   // larger than the threshold and than twice both sides' spreads together (max - min of the runs'
   // totals). With 3 runs a side of normally distributed noise, 1 entry in 1000 passes that by chance.
@@ -232,26 +265,87 @@ void judge(CompareRow& r, const CompareOptions& o, bool repeated) {
   std::vector<std::string> why;
   if (total_up && median_up) {
     r.status = CompareStatus::kRegressed;
-    why.push_back("total " + human_duration(b.total_ns) + " -> " + human_duration(n.total_ns) + " (" +
-                  percent_change(b.total_ns, n.total_ns) + ")");
+    why.push_back("total " + change_text(b.total_ns, n.total_ns));
   } else if (total_down && median_down) {
     r.status = CompareStatus::kImproved;
     r.reason = "total " + percent_change(b.total_ns, n.total_ns);
   } else if (total_up || total_down) {
     r.reason = "total " + percent_change(b.total_ns, n.total_ns) + " from a few calls: the median call " +
-               human_duration(b.median_ns) + " -> " + human_duration(n.median_ns) + " (" +
-               percent_change(b.median_ns, n.median_ns) + ")";
+               change_text(b.median_ns, n.median_ns);
   }
-  if (o.check_calls && (n.calls_low > b.calls_high || n.calls_high < b.calls_low)) {
-    r.status = CompareStatus::kRegressed;
-    why.push_back("calls " + std::to_string(b.calls) + " -> " + std::to_string(n.calls));
+  judge_calls(r, o, why);
+  finish_regression(r, why, repeated && r.delta_ns > noise
+                                ? " (beyond twice the runs' spread, " + human_duration(noise) + ")"
+                                : std::string());
+}
+
+// The per-call rule (docs/compare.md, "The rule"): the total moves by more than the threshold and
+// --min-time, the median call by more than the threshold (host: and kHostMedianFloorNs, and with
+// repeated runs on both sides the spread of the runs' medians), and a one-sided rank test of the
+// calls' durations passes the entry's level. A device-timed entry with too few launches for the
+// test to reach its level at all is judged by its total and median alone.
+void judge_per_call(CompareRow& r, const CompareOptions& o, bool repeated_both, bool one_run) {
+  const SideStats &b = r.base, &n = r.now;
+  double median_limit = o.threshold * static_cast<double>(b.median_ns);
+  std::string median_bar = "the threshold";
+  if (!r.device_timed && median_limit < static_cast<double>(kHostMedianFloorNs)) {
+    median_limit = static_cast<double>(kHostMedianFloorNs);
+    median_bar = "the host floor " + human_duration(kHostMedianFloorNs);
   }
-  if (r.status == CompareStatus::kRegressed) {
-    r.regression = true;
-    r.reason.clear();
-    for (const std::string& w : why) r.reason += (r.reason.empty() ? "" : ", ") + w;
-    if (repeated && r.delta_ns > noise) r.reason += " (beyond twice the runs' spread, " + human_duration(noise) + ")";
+  const int64_t spread = (b.median_high - b.median_low) + (n.median_high - n.median_low);
+  if (repeated_both && !r.device_timed && static_cast<double>(spread) > median_limit) {
+    median_limit = static_cast<double>(spread);
+    median_bar = "the runs' spread of medians " + human_duration(spread);
   }
+  const int64_t median_delta = n.median_ns - b.median_ns;
+  const bool rising = median_delta > 0 || (median_delta == 0 && r.delta_ns > 0);
+  const double bm = static_cast<double>(b.median_ns), nm = static_cast<double>(n.median_ns);
+  bool median_moves = static_cast<double>(std::llabs(median_delta)) > median_limit;
+  if (median_moves && one_run && !r.device_timed && !(rising ? nm > kOneRunHostFactor * bm : bm > kOneRunHostFactor * nm)) {
+    median_moves = false;
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%gx", kOneRunHostFactor);
+    median_bar = std::string(factor) + " (one run on a side: host times of identical runs differ that much)";
+  }
+  // The absolute change, robust to a few outliers (a launch on an idle stream that carries a long
+  // host gap, a descheduled call): the median call's change over all the calls.
+  const double amount = static_cast<double>(std::llabs(median_delta)) * static_cast<double>(rising ? n.calls : b.calls);
+  const bool large = amount > static_cast<double>(o.min_time_ns);
+  const double p = rising ? r.test.p_greater : r.test.p_less;
+  const bool significant = r.testable ? p < r.alpha : r.device_timed;
+  const std::string counts = std::to_string(b.tested) + " vs " + std::to_string(n.tested);
+  const std::string test = r.testable ? "rank test p = " + p_text(p) + " < " + p_text(r.alpha) + " (" + counts + ")"
+                                      : "too few launches for a rank test (" + counts + "): device times";
+  const double total_limit = std::max(o.threshold * static_cast<double>(b.total_ns), static_cast<double>(o.min_time_ns));
+  std::vector<std::string> why;
+  if (median_moves && large && significant) {
+    if (rising) {
+      r.status = CompareStatus::kRegressed;
+      why.push_back("total " + change_text(b.total_ns, n.total_ns) + ", median call " +
+                    change_text(b.median_ns, n.median_ns) + ", " + test);
+    } else {
+      r.status = CompareStatus::kImproved;
+      r.reason = "total " + percent_change(b.total_ns, n.total_ns) + ", median call " +
+                 percent_change(b.median_ns, n.median_ns) + ", " + test;
+    }
+  } else if (static_cast<double>(std::llabs(r.delta_ns)) > total_limit || (median_moves && large)) {
+    const std::string total = "total " + percent_change(b.total_ns, n.total_ns) + ": ";
+    if (!r.testable && !r.device_timed) {
+      r.reason = total + "too few calls to tell (" + counts + " calls: the rank test cannot go under p = " +
+                 p_text(smallest_rank_test_p(b.tested, n.tested)) + ", it needs < " + p_text(r.alpha) + ")";
+    } else if (!median_moves) {
+      r.reason = total + "the median call " + change_text(b.median_ns, n.median_ns) + " did not change by more than " +
+                 median_bar;
+    } else if (!large) {
+      r.reason = total + "the median call's change over " + std::to_string(rising ? n.calls : b.calls) +
+                 " calls, " + human_duration(static_cast<int64_t>(amount)) + ", is under --min-time";
+    } else {
+      r.reason = total + "not significant (rank test p = " + p_text(p) + ", needs < " + p_text(r.alpha) + ", " +
+                 counts + " calls)";
+    }
+  }
+  judge_calls(r, o, why);
+  finish_regression(r, why, "");
 }
 
 }  // namespace
@@ -263,30 +357,75 @@ Comparison compare_sides(const Side& base, const Side& now, const CompareOptions
   c.new_path = now.path;
   c.base_runs = static_cast<int64_t>(base.runs.size());
   c.new_runs = static_cast<int64_t>(now.runs.size());
-  // Every key either side has, with each run's entry (nullptr where the run lacks it).
-  std::map<Key, std::pair<std::vector<const ProfileEntry*>, std::vector<const ProfileEntry*>>> keys;
+  auto all_per_call = [](const Side& side) {
+    return std::all_of(side.samples.begin(), side.samples.end(), [](const RunSamples& s) { return s.per_call; }) &&
+           side.samples.size() == side.runs.size();
+  };
+  const bool base_per_call = all_per_call(base), now_per_call = all_per_call(now);
+  c.per_call = base_per_call && now_per_call;
+  // Every key either side has, with each run's entry and sample (nullptr where the run lacks it).
+  std::map<Key, std::pair<SideSlots, SideSlots>> keys;
   auto collect = [&](const Side& side, bool is_base) {
-    for (size_t i = 0; i < side.runs.size(); ++i)
+    const size_t runs = side.runs.size();
+    for (size_t i = 0; i < runs; ++i) {
       for (const ProfileEntry& e : side.runs[i].entries) {
         auto& slots = keys[Key{e.kind, e.runtime, e.name}];
-        auto& runs = is_base ? slots.first : slots.second;
-        runs.resize(side.runs.size(), nullptr);
-        runs[i] = &e;
+        SideSlots& s = is_base ? slots.first : slots.second;
+        s.entries.resize(runs, nullptr);
+        s.entries[i] = &e;
       }
+      if (i >= side.samples.size()) continue;
+      for (const auto& [key, sample] : side.samples[i].entries) {
+        auto& slots = keys[key];
+        SideSlots& s = is_base ? slots.first : slots.second;
+        s.samples.resize(runs, nullptr);
+        s.samples[i] = &sample;
+      }
+    }
   };
   collect(base, true);
   collect(now, false);
   const bool repeated = c.base_runs > 1 || c.new_runs > 1;
+  const bool repeated_both = c.base_runs > 1 && c.new_runs > 1;
   for (auto& [key, slots] : keys) {
     CompareRow row;
     std::tie(row.kind, row.runtime, row.name) = key;
-    slots.first.resize(base.runs.size(), nullptr);
-    slots.second.resize(now.runs.size(), nullptr);
-    row.base = side_stats(slots.first);
-    row.now = side_stats(slots.second);
-    judge(row, options, repeated);
-    c.regressions += row.regression;
+    slots.first.entries.resize(base.runs.size(), nullptr);
+    slots.second.entries.resize(now.runs.size(), nullptr);
+    row.base = side_stats(slots.first.entries);
+    row.now = side_stats(slots.second.entries);
+    row.device_timed = row.kind != "api";
+    std::vector<int64_t> b, n;
+    if (pooled(slots.first.samples, base_per_call, b) && pooled(slots.second.samples, now_per_call, n) &&
+        !b.empty() && !n.empty()) {
+      row.per_call = true;
+      row.base.tested = static_cast<int64_t>(b.size());
+      row.now.tested = static_cast<int64_t>(n.size());
+      row.test = rank_test(b, n);
+      c.host_tests += !row.device_timed;
+    }
     c.rows.push_back(std::move(row));
+  }
+  // Bonferroni: every host-timed entry tested is a chance of a false alarm; together they get
+  // kHostFamilyAlpha.
+  c.host_alpha_each = kHostFamilyAlpha / static_cast<double>(std::max<int64_t>(1, c.host_tests));
+  for (CompareRow& row : c.rows) {
+    if (judge_presence(row, options)) {
+      c.regressions += row.regression;
+      continue;
+    }
+    if (row.per_call) {
+      row.alpha = row.device_timed ? kDeviceAlpha : c.host_alpha_each;
+      // A device-timed entry's test counts only when its launches could give p ten times under the
+      // level: with fewer (4 against 4 reach 1/70), one launch that carries a host gap (an idle
+      // stream's begin) decides the test, and the median, which such a launch cannot move, decides.
+      row.testable = smallest_rank_test_p(row.base.tested, row.now.tested) <
+                     (row.device_timed ? row.alpha / kDeviceTestMargin : row.alpha);
+      judge_per_call(row, options, repeated_both, c.base_runs == 1 || c.new_runs == 1);
+    } else {
+      judge_totals(row, options, repeated);
+    }
+    c.regressions += row.regression;
   }
   std::stable_sort(c.rows.begin(), c.rows.end(), [](const CompareRow& a, const CompareRow& b) {
     if (a.regression != b.regression) return a.regression;
@@ -295,171 +434,6 @@ Comparison compare_sides(const Side& base, const Side& now, const CompareOptions
     return std::tie(a.kind, a.runtime, a.name) < std::tie(b.kind, b.runtime, b.name);
   });
   return c;
-}
-
-namespace {
-
-std::string runs_text(int64_t runs) { return std::to_string(runs) + (runs == 1 ? " run" : " runs"); }
-
-std::string header_line(const Comparison& c) {
-  char threshold[32];
-  std::snprintf(threshold, sizeof threshold, "%g%%", c.options.threshold * 100);
-  return "base " + c.base_path + " (" + runs_text(c.base_runs) + ") vs new " + c.new_path + " (" +
-         runs_text(c.new_runs) + "); threshold " + threshold + ", min-time " + human_duration(c.options.min_time_ns) +
-         ", call counts " + (c.options.check_calls ? "checked" : "not checked");
-}
-
-std::string noise_line(const Comparison& c) {
-  const std::string median = "A change of the total that the median call does not show (a few slow calls) is not flagged.";
-  if (c.base_runs < 2 && c.new_runs < 2) return median;
-  return "Repeated runs: a change within twice the spread of the runs' totals (max - min, both sides added) is not "
-         "flagged.\n" + median;
-}
-
-std::string verdict_line(const Comparison& c) {
-  return c.regressions == 0 ? "clean: nothing regressed"
-                            : std::to_string(c.regressions) + (c.regressions == 1 ? " regression" : " regressions");
-}
-
-bool listed(const CompareRow& r) { return r.status != CompareStatus::kIgnored && r.status != CompareStatus::kUnchanged; }
-
-std::string pad(std::string text, size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
-  return text;
-}
-
-void write_text(const Comparison& c, TextSink& out) {
-  out.write("prof compare: " + header_line(c) + "\n");
-  out.write(noise_line(c) + "\n");
-  int64_t ignored = 0, unchanged = 0;
-  for (const CompareRow& r : c.rows) {
-    ignored += r.status == CompareStatus::kIgnored;
-    unchanged += r.status == CompareStatus::kUnchanged;
-  }
-  if (c.regressions > 0) {
-    out.write("\nREGRESSED (" + std::to_string(c.regressions) + "):\n");
-    for (const CompareRow& r : c.rows)
-      if (r.regression) out.write("  " + key_label(r) + ": " + r.reason + "\n");
-  }
-  out.write("\n" + pad("Status", 10) + pad("Kind", 12) + pad("Calls", 18) + pad("Total", 26) + pad("Change", 9) +
-            pad("Median", 24) + "Name\n");
-  for (const CompareRow& r : c.rows) {
-    if (!listed(r)) continue;
-    std::string calls = std::to_string(r.base.calls) + " -> " + std::to_string(r.now.calls);
-    std::string total = human_duration(r.base.total_ns) + " -> " + human_duration(r.now.total_ns);
-    std::string median = human_duration(r.base.median_ns) + " -> " + human_duration(r.now.median_ns);
-    out.write(pad(status_name(r.status), 10) + pad(r.kind + (r.runtime.empty() ? "" : ":" + r.runtime), 12) +
-              pad(calls, 18) + pad(total, 26) + pad(percent_change(r.base.total_ns, r.now.total_ns), 9) +
-              pad(median, 24) + r.name + "\n");
-  }
-  out.write("(" + std::to_string(unchanged) + " unchanged, " + std::to_string(ignored) + " under --min-time)\n");
-  bool noted = false;
-  for (const CompareRow& r : c.rows) {
-    if (r.status != CompareStatus::kUnchanged || r.reason.empty()) continue;
-    if (!noted) out.write("\nNot flagged, the total moved but the median call did not:\n");
-    noted = true;
-    out.write("  " + key_label(r) + ": " + r.reason + "\n");
-  }
-  out.write("\nverdict: " + verdict_line(c) + "\n");
-}
-
-void write_csv(const Comparison& c, TextSink& out) {
-  CsvWriter csv(out);
-  csv.begin({"Status", "Kind", "Runtime", "Name", "BaseCalls", "NewCalls", "BaseTotalNs", "NewTotalNs", "DeltaNs",
-             "DeltaPercent", "BaseAverageNs", "NewAverageNs", "BaseMedianNs", "NewMedianNs", "BaseP95Ns", "NewP95Ns",
-             "BaseMinNs", "NewMinNs", "BaseMaxNs", "NewMaxNs", "BaseSpreadNs", "NewSpreadNs", "Reason"});
-  for (const CompareRow& r : c.rows) {
-    auto n = [](int64_t v) { return std::to_string(v); };
-    std::string pct = r.base.total_ns ? percent_change(r.base.total_ns, r.now.total_ns) : "";
-    if (!pct.empty() && pct.back() == '%') pct.pop_back();
-    csv.row({status_name(r.status), r.kind, r.runtime, r.name, n(r.base.calls), n(r.now.calls), n(r.base.total_ns),
-             n(r.now.total_ns), n(r.delta_ns), pct, n(r.base.average_ns), n(r.now.average_ns), n(r.base.median_ns),
-             n(r.now.median_ns), n(r.base.p95_ns), n(r.now.p95_ns), n(r.base.min_ns), n(r.now.min_ns),
-             n(r.base.max_ns), n(r.now.max_ns), n(r.base.total_high - r.base.total_low),
-             n(r.now.total_high - r.now.total_low), r.reason});
-  }
-}
-
-std::string side_json(const SideStats& s) {
-  auto n = [](int64_t v) { return std::to_string(v); };
-  return std::string("{\"present\":") + (s.present ? "true" : "false") + ",\"calls\":" + n(s.calls) +
-         ",\"total_ns\":" + n(s.total_ns) + ",\"average_ns\":" + n(s.average_ns) + ",\"median_ns\":" + n(s.median_ns) +
-         ",\"p95_ns\":" + n(s.p95_ns) + ",\"min_ns\":" + n(s.min_ns) + ",\"max_ns\":" + n(s.max_ns) +
-         ",\"bytes\":" + n(s.bytes) + ",\"total_low_ns\":" + n(s.total_low) + ",\"total_high_ns\":" +
-         n(s.total_high) + ",\"calls_low\":" + n(s.calls_low) + ",\"calls_high\":" + n(s.calls_high) + "}";
-}
-
-void write_json(const Comparison& c, TextSink& out) {
-  char threshold[32];
-  std::snprintf(threshold, sizeof threshold, "%.17g", c.options.threshold);
-  std::string text = "{\"prof_compare\":" + std::to_string(kCompareVersion) +
-                     ",\"verdict\":" + json_string(c.regressions ? "regressed" : "clean") +
-                     ",\"regressions\":" + std::to_string(c.regressions) + ",\"threshold\":" + threshold +
-                     ",\"min_time_ns\":" + std::to_string(c.options.min_time_ns) +
-                     ",\"check_calls\":" + (c.options.check_calls ? "true" : "false") +
-                     ",\"base\":{\"path\":" + json_string(c.base_path) + ",\"runs\":" + std::to_string(c.base_runs) +
-                     "},\"new\":{\"path\":" + json_string(c.new_path) + ",\"runs\":" + std::to_string(c.new_runs) +
-                     "},\n\"entries\":[";
-  out.write(text);
-  for (size_t i = 0; i < c.rows.size(); ++i) {
-    const CompareRow& r = c.rows[i];
-    text = i ? ",\n" : "\n";
-    text += "{\"status\":" + json_string(status_name(r.status)) + ",\"regression\":" +
-            (r.regression ? "true" : "false") + ",\"kind\":" + json_string(r.kind) +
-            ",\"runtime\":" + json_string(r.runtime) + ",\"name\":" + json_string(r.name) +
-            ",\"delta_ns\":" + std::to_string(r.delta_ns) + ",\"reason\":" + json_string(r.reason) +
-            ",\"base\":" + side_json(r.base) + ",\"new\":" + side_json(r.now) + "}";
-    out.write(text);
-  }
-  out.write("\n]}\n");
-}
-
-// Markdown table cells: a '|' or a newline in a kernel name would end the cell.
-std::string md_cell(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else if (ch == '`') out += "\\`";
-    else out += ch;
-  }
-  return out;
-}
-
-void write_markdown(const Comparison& c, TextSink& out) {
-  out.write(std::string("### prof compare: ") + (c.regressions ? "❌ " : "✅ ") + md_cell(verdict_line(c)) + "\n\n");
-  out.write(md_cell(header_line(c)) + "\n\n");
-  out.write(noise_line(c) + "\n\n");
-  out.write("| Status | Kind | Name | Calls | Total | Change | Median | p95 | Why |\n");
-  out.write("|---|---|---|---:|---:|---:|---:|---:|---|\n");
-  int shown = 0, hidden = 0;
-  for (const CompareRow& r : c.rows) {
-    if (!listed(r)) continue;
-    if (++shown > 100) {
-      ++hidden;
-      continue;
-    }
-    out.write("| " + std::string(r.regression ? "**" : "") + status_name(r.status) + (r.regression ? "**" : "") +
-              " | " + r.kind + (r.runtime.empty() ? "" : " " + r.runtime) + " | " + md_cell(r.name) + " | " +
-              std::to_string(r.base.calls) + " → " + std::to_string(r.now.calls) + " | " +
-              human_duration(r.base.total_ns) + " → " + human_duration(r.now.total_ns) + " | " +
-              percent_change(r.base.total_ns, r.now.total_ns) + " | " + human_duration(r.base.median_ns) + " → " +
-              human_duration(r.now.median_ns) + " | " + human_duration(r.base.p95_ns) + " → " +
-              human_duration(r.now.p95_ns) + " | " + md_cell(r.reason) + " |\n");
-  }
-  if (shown == 0) out.write("| | | no changes beyond the threshold | | | | | | |\n");
-  if (hidden > 0) out.write("\n" + std::to_string(hidden) + " more changed entries: see the CSV or JSON output.\n");
-}
-
-}  // namespace
-
-void write_comparison(const Comparison& comparison, CompareFormat format, TextSink& out) {
-  switch (format) {
-    case CompareFormat::kText: write_text(comparison, out); break;
-    case CompareFormat::kCsv: write_csv(comparison, out); break;
-    case CompareFormat::kJson: write_json(comparison, out); break;
-    case CompareFormat::kMarkdown: write_markdown(comparison, out); break;
-  }
 }
 
 }  // namespace prof::report

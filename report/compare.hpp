@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "report/compare_samples.hpp"
+#include "report/compare_stats.hpp"
 #include "report/profile.hpp"
 #include "report/text_sink.hpp"
 
@@ -25,6 +27,7 @@ struct Side {
   std::string path;
   std::vector<std::string> files;  // what was read, in name order
   std::vector<RunProfile> runs;    // one combined profile per run
+  std::vector<RunSamples> samples; // per run: its calls' durations (dbs), or none (run summaries)
 };
 
 // Throws ReportMissingInput / ReportError naming the path and what is wrong.
@@ -36,7 +39,21 @@ struct SideStats {
   bool present = false;  // in at least one run
   int64_t calls = 0, total_ns = 0, average_ns = 0, median_ns = 0, p95_ns = 0, min_ns = 0, max_ns = 0, bytes = 0;
   int64_t total_low = 0, total_high = 0, calls_low = 0, calls_high = 0;
+  int64_t median_low = 0, median_high = 0;  // the runs' medians (runs with the entry)
+  int64_t tested = 0;                       // durations in the rank test (a sample of at most
+                                            // kCallSampleCapacity per run and entry)
 };
+
+// The rule's constants (docs/compare.md, "The rule").
+inline constexpr double kHostFamilyAlpha = 0.01;   // false alarms over all host-timed entries together
+inline constexpr double kDeviceAlpha = 0.05;       // per device-timed entry: device clocks see no host load
+inline constexpr double kDeviceTestMargin = 10;    // the device test needs launches enough for p < alpha / this
+inline constexpr int64_t kHostMedianFloorNs = 50;  // a host median moves by less between runs of a loaded
+                                                   // machine (clock steps, caches, CPU frequency)
+// With one run on a side, run-to-run noise cannot be measured, and on a loaded machine it moves a
+// host-timed entry's median call up to 2.8x between identical runs (docs/compare.md): the median must
+// grow (or shrink) by more than this factor.
+inline constexpr double kOneRunHostFactor = 4.0;
 
 enum class CompareStatus { kRegressed, kImproved, kUnchanged, kNew, kVanished, kIgnored };
 const char* status_name(CompareStatus status);
@@ -48,6 +65,11 @@ struct CompareRow {
   CompareStatus status = CompareStatus::kUnchanged;
   bool regression = false;
   std::string reason;  // why it is flagged (or ignored), for people
+  bool per_call = false;      // judged by its calls' durations (dbs on both sides), not the totals rule
+  bool device_timed = false;  // a kernel or copy: durations from the device's clock
+  RankTest test;              // when per_call
+  double alpha = 0;           // the level test.p_greater (or p_less) had to pass; when per_call
+  bool testable = false;      // enough durations for the test to reach alpha at all
 };
 
 struct Comparison {
@@ -56,6 +78,9 @@ struct Comparison {
   int64_t base_runs = 0, new_runs = 0;
   std::vector<CompareRow> rows;  // regressions first by name, then by |delta| descending
   int64_t regressions = 0;
+  bool per_call = false;        // every run of both sides holds per-call durations (dbs)
+  int64_t host_tests = 0;       // host-timed entries rank-tested: the Bonferroni divisor
+  double host_alpha_each = 0;   // kHostFamilyAlpha / host_tests
 };
 
 Comparison compare_sides(const Side& base, const Side& now, const CompareOptions& options);
