@@ -6,10 +6,12 @@ prof_add_catch_test(report_unit_test unit
     ${CMAKE_CURRENT_LIST_DIR}/report_time_format_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_stats_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_chrome_json_writer_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/report_pftrace_writer_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_summary_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_output_file_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_memory_curve_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_html_report_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_event_order_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_event_pipe_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/report_compare_stats_test.cpp
   LIBS prof::report)
