@@ -4,9 +4,11 @@
 if(TARGET prof)
   set(_prof_e2e_dir ${CMAKE_CURRENT_LIST_DIR})
   set(_prof_e2e_args --prof $<TARGET_FILE:prof> --bin-dir ${CMAKE_BINARY_DIR}/test-bin --sim-dir ${PROF_SIM_DIR})
+  # TIMEOUT is a hang guard, not a bound: on a loaded 2-core machine (scripts/test-under-load.sh)
+  # e2e:faults took over 180 s (16 s quiet), e2e:rings 123 s.
   function(prof_add_e2e_test name script)
     add_test(NAME e2e:${name} COMMAND ${Python3_EXECUTABLE} ${_prof_e2e_dir}/${script} ${_prof_e2e_args} ${ARGN})
-    set_tests_properties(e2e:${name} PROPERTIES LABELS e2e TIMEOUT 180 SKIP_RETURN_CODE 77)
+    set_tests_properties(e2e:${name} PROPERTIES LABELS e2e TIMEOUT 600 SKIP_RETURN_CODE 77)
   endfunction()
   prof_add_e2e_test(multistream test_multistream.py --app multistream)
   prof_add_e2e_test(multistream_hip test_multistream.py --app multistream_hip)
@@ -54,6 +56,8 @@ if(TARGET prof)
   prof_add_e2e_test(markers test_markers.py)
   prof_add_e2e_test(capture_control test_capture_control.py)
   prof_add_e2e_test(big_timeline test_big_timeline.py)
+  # No wall-clock bound in a functional test (docs/guarantees.md, "The tests"): greps test/.
+  prof_add_e2e_test(no_wallclock_bounds test_no_wallclock_bounds.py)
   # 5M calls flat out, then 1.7 GB of outputs: alone, so the timing tests do not run beside it.
   set_tests_properties(e2e:big_timeline PROPERTIES RUN_SERIAL TRUE TIMEOUT 900)
   set_tests_properties(e2e:musa e2e:two_runtimes e2e:cnrt e2e:acl PROPERTIES RUN_SERIAL TRUE)

@@ -2,8 +2,9 @@
 `--trace-start off` records exactly the calls inside the program's hipProfilerStart/Stop windows
 (and roctxProfilerResume/Pause's), keeps the work enqueued inside a window whole (its device times
 measured after the window closed), records the windows (capture_windows, a "Capture" lane, a note in
-the summary); `--delay`/`--duration` open and close one window by time (generous tolerances: a loaded
-2-core machine may run the timer late, never early); bad values get one plain line and status 2.
+the summary); `--delay`/`--duration` open and close one window by time (never early; how late the
+timer fires on a loaded machine is a benchmark, scripts/bench.sh --only timing, not a bound here);
+bad values get one plain line and status 2.
 
     python3 test/e2e/test_capture_control.py --prof build/bin/prof --bin-dir build/test-bin
 """
@@ -16,7 +17,6 @@ import unittest
 import e2e_common as e2e
 
 APP = "toggle_sample"
-LATE_NS = 1_500_000_000  # how late a timer may fire on a loaded machine
 
 
 def run(test, flags, app_args=()):
@@ -89,11 +89,9 @@ class CaptureControlTest(unittest.TestCase):
             self.assertEqual(len(rows), 1)
             window = rows[0]
             self.assertEqual((window["started_by"], window["stopped_by"]), ("--delay", "--duration"))
-            # Never early; late by at most LATE_NS on a loaded machine.
+            # Never early (a timer may fire late on a loaded machine: the window then shifts).
             self.assertGreaterEqual(window["begin_ns"] - start, 300_000_000)
-            self.assertLess(window["begin_ns"] - start, 300_000_000 + LATE_NS)
             self.assertGreaterEqual(window["end_ns"] - window["begin_ns"], 400_000_000 - 1_000_000)
-            self.assertLess(window["end_ns"] - window["begin_ns"], 400_000_000 + LATE_NS)
             recorded = e2e.scalar(db, "SELECT COUNT(*) FROM api_calls")
             self.assertGreater(recorded, 0)
             self.assertLess(recorded, made)
@@ -108,8 +106,9 @@ class CaptureControlTest(unittest.TestCase):
         with db:
             window = db.execute("SELECT * FROM capture_windows").fetchone()
             start = int(e2e.scalar(db, "SELECT value FROM meta WHERE key = 'start_ns'"))
-            self.assertGreaterEqual(window["begin_ns"], start)
-            self.assertLess(window["begin_ns"] - start, 100_000_000)
+            # Open from the program's start: the window's begin is the start itself.
+            self.assertEqual(window["begin_ns"], start)
+            self.assertEqual(window["started_by"], "--delay", "logged as a delay of 0")
             self.assertEqual(window["stopped_by"], "--duration")
             self.assertGreater(e2e.scalar(db, "SELECT COUNT(*) FROM api_calls"), 0)
 

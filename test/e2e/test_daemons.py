@@ -8,20 +8,27 @@ promptly.
 import os
 import signal
 import tempfile
-import time
 import unittest
 
 import e2e_common as e2e
 
 
-def read_pid(path, timeout_s=10):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if os.path.exists(path):
-            with open(path) as stream:
-                return int(stream.read())
-        time.sleep(0.02)
-    raise AssertionError(f"{path} never appeared")
+def read_pid(path):
+    """The pid a sample's child wrote before its first call: by the time prof has recorded a call
+    of that child (and it returned), the file is there."""
+    if not os.path.exists(path):
+        raise AssertionError(f"{path} is missing: the child never started")
+    with open(path) as stream:
+        return int(stream.read())
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stream:
+        return stream.read().rsplit(")", 1)[1].split()[0] != "Z"
 
 
 class DaemonsTest(unittest.TestCase):
@@ -72,15 +79,16 @@ class DaemonsTest(unittest.TestCase):
             self.assertEqual((calls, drops), (5, {}))
 
     def test_a_process_outliving_the_limit_is_named_and_marked_incomplete(self):
+        # The child makes calls for 600 s, longer than any run of this test: prof returning while
+        # it still runs is prof having stopped waiting at the limit, whatever the machine's load.
+        # (How soon after the limit prof returns is a benchmark: scripts/bench.sh --only timing.)
         with tempfile.TemporaryDirectory(prefix="prof-e2e-linger-") as tmp:
             pidfile = os.path.join(tmp, "linger.pid")
-            started = time.monotonic()
-            done = e2e.run_prof(["--sim", "--wait-timeout", "1", "-d", tmp, self.app, "linger", "8", pidfile], cwd=tmp)
-            elapsed = time.monotonic() - started
+            done = e2e.run_prof(["--sim", "--wait-timeout", "1", "-d", tmp, self.app, "linger", "600", pidfile], cwd=tmp)
             pid = read_pid(pidfile)
             try:
+                self.assertTrue(alive(pid), "prof returned only after the child had ended" + e2e.describe(done))
                 self.assertEqual(done.returncode, 0, e2e.describe(done))
-                self.assertLess(elapsed, 6, "prof should stop waiting after --wait-timeout 1")
                 self.assertIn(f"prof: process {pid} (daemon) still running", done.stderr)
                 calls, drops, incomplete = self.calls_in(tmp, pid)
                 self.assertGreater(calls, 0)

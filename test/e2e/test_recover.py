@@ -4,15 +4,24 @@
 
 The sample (test/apps/prof_killed.cpp) makes CALLS_BEFORE hipStreamQuery calls, says READY, waits
 for a line on stdin, makes CALLS_AFTER more and prints `EXPECT api_calls=N`. Each scenario runs in
-its own mount namespace with a private /dev/shm (unshare -m), so the runs it orphans on purpose are
-invisible to the tests running beside it, and `prof --recover` without arguments finds only its own.
-After every scenario nothing of the run is left in /dev/shm or in the output directory.
+its own mount namespace with a private /dev/shm, so the runs it orphans on purpose are invisible to
+the tests running beside it, and `prof --recover` without arguments finds only its own. Where
+`unshare -m` is not permitted (no CAP_SYS_ADMIN) the namespace is a user namespace's
+(`unshare -U -r -m`); where neither is, the scenarios run all the same on the shared /dev/shm, each
+looking only at the runs whose output directory is its own, and a scenario that needs
+`prof --recover` without arguments fails rather than take another prof's orphaned run. The tests
+never skip: PROF_E2E_RECOVER_ISOLATION=mount|user|shared picks one way (and fails if it is not
+possible), default the first of them that works. Every scenario also gives prof a TMPDIR of its own
+(where the rings that do not fit in /dev/shm go). After every scenario nothing of the run is left in
+/dev/shm, in that TMPDIR or in the output directory.
 """
+import fcntl
 import json
 import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -22,6 +31,17 @@ import unittest
 import e2e_common as e2e
 
 RING_RECORDS = 65536  # the default ring (4 MiB of 64-byte records)
+ISOLATIONS = ("mount", "user", "shared")
+# The namespace each isolation runs a scenario in; its /dev/shm is then a fresh tmpfs.
+UNSHARE = {"mount": ["unshare", "-m"], "user": ["unshare", "-U", "-r", "-m"]}
+MOUNT_SHM = "mount -t tmpfs -o size=256m tmpfs /dev/shm"
+
+
+class Scope:
+    """Set in the scenario's process: the scenario's output directory, and whether /dev/shm is the
+    machine's (shared) rather than a private one."""
+    out = None
+    shared = False
 
 
 def fail(message):
@@ -107,9 +127,62 @@ def check_no_leftovers(out):
     hidden = [n for n in os.listdir(out) if n.startswith(".") or n.endswith(("-journal", ".tmp"))]
     if hidden:
         fail(f"left in the output directory: {hidden}")
-    runs = [n for n in os.listdir("/dev/shm") if n.startswith("prof-run-")]
+    runs = run_dirs(every=not Scope.shared)
     if runs:
         fail(f"left in /dev/shm: {runs}")
+    tmpdir = os.environ.get("TMPDIR")
+    if tmpdir and any(n.startswith("prof-run-") for n in os.listdir(tmpdir)):
+        fail(f"left in TMPDIR {tmpdir}: {os.listdir(tmpdir)}")
+
+
+def manifest(run_dir):
+    """A run directory's run.conf (cli/recovery.hpp) as a dict; {} when it has none."""
+    try:
+        with open(os.path.join(run_dir, "run.conf")) as f:
+            return dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+    except OSError:
+        return {}
+
+
+def is_ours(run_dir):
+    """Whether the run was writing into this scenario's output directory (or one under it)."""
+    output_dir = manifest(run_dir).get("output_dir")
+    if not output_dir:
+        return False
+    ours = os.path.realpath(Scope.out)
+    return os.path.commonpath([ours, os.path.realpath(output_dir)]) == ours
+
+
+def run_dirs(every=None):
+    """The run directories in /dev/shm (prof makes its runs there): all of them in a private
+    /dev/shm, this scenario's on a shared one (`every` overrides)."""
+    every = not Scope.shared if every is None else every
+    found = [os.path.join("/dev/shm", n) for n in os.listdir("/dev/shm") if n.startswith("prof-run-")]
+    return [d for d in found if every or is_ours(d)]
+
+
+def foreign_orphans():
+    """Runs of a killed prof that are not this scenario's, where `prof --recover` without arguments
+    looks for them (cli/recovery.cpp, find_orphaned_runs): it would take them."""
+    found = []
+    for base in dict.fromkeys(["/dev/shm", os.environ.get("TMPDIR") or "/tmp", "/tmp"]):
+        for name in os.listdir(base) if os.path.isdir(base) else []:
+            run_dir = os.path.join(base, name)
+            if not name.startswith("prof-run-") or is_ours(run_dir):
+                continue
+            try:
+                fd = os.open(os.path.join(run_dir, "run.conf"), os.O_RDONLY | os.O_NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # free: its prof is gone
+                if os.fstat(fd).st_nlink > 0 and os.fstat(fd).st_uid == os.geteuid():
+                    found.append(run_dir)
+            except OSError:
+                pass  # held: a live run
+            finally:
+                os.close(fd)
+    return found
 
 
 def recover(prof, *dirs):
@@ -121,8 +194,42 @@ def recover(prof, *dirs):
     return done
 
 
-def orphaned_run_dirs():
-    return [os.path.join("/dev/shm", n) for n in os.listdir("/dev/shm") if n.startswith("prof-run-")]
+def recover_all(prof):
+    """`prof --recover` without arguments: every orphaned run it finds must be this scenario's."""
+    others = foreign_orphans()
+    if others:
+        fail(f"runs of another killed prof are waiting to be recovered ({others}): `prof --recover` without "
+             "arguments would take them. Recover them first, or run this test where unshare -m (or -U -r -m) "
+             "gives it a private /dev/shm.")
+    return recover(prof)
+
+
+def wait_until_gone(s):
+    # No deadline of our own: CTest's timeout ends a test whose program never finishes.
+    while not s.program_gone():
+        time.sleep(0.05)
+
+
+def ring_moved(run_dir):
+    """Whether every ring of the run has been moved into its journal up to what its
+    producer published: read_index == write_index in each ring's BufferHeader (common/record.hpp:
+    magic at 0, write_index at 64, read_index at 128)."""
+    # A ring that does not fit in /dev/shm (a small tmpfs) is in the run's fallback directory.
+    dirs = [run_dir] + [d for d in [manifest(run_dir).get("fallback_run_dir")] if d and os.path.isdir(d)]
+    rings = [os.path.join(d, n) for d in dirs for n in os.listdir(d) if n.endswith(".buf")]
+    if not rings:
+        return False
+    for ring in rings:
+        with open(ring, "rb") as f:
+            header = f.read(136)
+        magic, = struct.unpack_from("<Q", header, 0)
+        if magic != 0x3146554250524F50:
+            fail(f"{ring}: not a prof ring (magic {magic:#x})")
+        write_index, = struct.unpack_from("<Q", header, 64)
+        read_index, = struct.unpack_from("<Q", header, 128)
+        if read_index != write_index:
+            return False
+    return True
 
 
 # ---- the scenarios (run inside the namespace) ---------------------------------------------------
@@ -136,11 +243,7 @@ def scenario_sigkill_while_running(prof, bin_dir, out):
     s.proc.wait()
     rest = s.release_program()
     expected = int(re.search(r"api_calls=(\d+)", rest).group(1))
-    deadline = time.time() + 30
-    while not s.program_gone() and time.time() < deadline:
-        time.sleep(0.05)
-    if not s.program_gone():
-        fail("the program of a killed prof did not finish")
+    wait_until_gone(s)
     # A new run into the same directory says there is an orphan to recover, in one line, and does
     # not touch it; a run into another directory says nothing (the line would be in its stderr).
     fresh = run([prof, "--sim", "-d", out, os.path.join(bin_dir, "killme"), "10"])
@@ -151,10 +254,12 @@ def scenario_sigkill_while_running(prof, bin_dir, out):
         elsewhere = run([prof, "--sim", "-d", other, os.path.join(bin_dir, "killme"), "10"])
         if "prof --recover" in elsewhere.stderr:
             fail(f"a run into another directory should not mention the orphan: {elsewhere.stderr!r}")
-    if len(orphaned_run_dirs()) != 1:
-        fail(f"the orphaned run should still be there: {orphaned_run_dirs()}")
-    recover(prof)
+    if len(run_dirs()) != 1:
+        fail(f"the orphaned run should still be there: {run_dirs()}")
+    recover_all(prof)
     check_recovered(out, s.pid, expected)
+    if foreign_orphans():
+        fail(f"runs of another killed prof appeared meanwhile: {foreign_orphans()}")
     again = run([prof, "--recover"])
     if again.returncode != 0 or "nothing to recover" not in again.stderr:
         fail(f"a second prof --recover has nothing to do: {again.returncode} {again.stderr!r}")
@@ -166,14 +271,19 @@ def scenario_sigkill_ring_overflows(prof, bin_dir, out):
     app = os.path.join(bin_dir, "prof_killed")
     after = 3 * RING_RECORDS
     s = Scenario(prof, app, out, 1000, after)
-    time.sleep(0.5)  # the mover (every 20 ms) has taken the first phase out of the ring
+    # The program waits on stdin: once the mover has taken the first phase out of the ring, the
+    # ring holds only what comes after the kill.
+    runs = run_dirs()
+    if len(runs) != 1:
+        fail(f"one run directory expected: {runs}")
+    while not ring_moved(runs[0]):
+        time.sleep(0.01)
     os.kill(s.proc.pid, signal.SIGKILL)
     s.proc.wait()
     rest = s.release_program()
     expected = int(re.search(r"api_calls=(\d+)", rest).group(1))
-    while not s.program_gone():
-        time.sleep(0.05)
-    recover(prof, *orphaned_run_dirs())
+    wait_until_gone(s)
+    recover(prof, *run_dirs())
     # The first phase is in the journal; the ring held RING_RECORDS more; the rest are counted.
     check_recovered(out, s.pid, expected, dropped=expected - (1000 + 1) - RING_RECORDS)
 
@@ -195,9 +305,8 @@ def scenario_sigkill_while_threads_move(prof, bin_dir, out):
     match = re.search(r"api_calls=(\d+)", rest)
     if not match:
         fail(f"the program of a killed prof did not finish its calls: {rest!r}")
-    while not s.program_gone():
-        time.sleep(0.05)
-    recover(prof, *orphaned_run_dirs())
+    wait_until_gone(s)
+    recover(prof, *run_dirs())
     check_recovered(out, s.pid, int(match.group(1)), dropped=None)
 
 
@@ -227,7 +336,7 @@ def scenario_sigkill_while_building(prof, bin_dir, out):
         ranged = run([prof, "--db", db_path, "-d", regen, "--index-range", "1:10"])
         if ranged.returncode != 65 or "sequence numbers" not in ranged.stderr:
             fail(f"--index-range on an unfinished db must not select 0 calls silently: {ranged.stderr!r}")
-    runs = orphaned_run_dirs()
+    runs = run_dirs()
     recover(prof, *runs)
     check_recovered(out, s.pid, expected)
 
@@ -237,7 +346,7 @@ def scenario_sigkill_while_reporting(prof, bin_dir, out):
     s, expected = run_to_pause(prof, bin_dir, out, 500, 500, "reports")
     os.kill(s.proc.pid, signal.SIGKILL)
     s.proc.wait()
-    recover(prof)
+    recover_all(prof)
     check_recovered(out, s.pid, expected)
 
 
@@ -255,7 +364,7 @@ def scenario_sigterm_twice_while_building(prof, bin_dir, out):
     os.kill(s.proc.pid, signal.SIGTERM)
     if s.proc.wait(timeout=30) != 128 + signal.SIGTERM:
         fail(f"a second interrupt stops prof: status {s.proc.returncode}")
-    recover(prof)
+    recover_all(prof)
     check_recovered(out, s.pid, expected)
 
 
@@ -263,7 +372,7 @@ def scenario_recover_refuses_a_live_run(prof, bin_dir, out):
     """prof --recover DIR of a prof still running says so in one line (65); a missing DIR is 66."""
     app = os.path.join(bin_dir, "prof_killed")
     s = Scenario(prof, app, out, 10, 10)
-    runs = orphaned_run_dirs()  # the live run's directory
+    runs = run_dirs()  # the live run's directory
     refused = run([prof, "--recover", *runs])
     if refused.returncode != 65 or "still running" not in refused.stderr or len(refused.stderr.splitlines()) != 1:
         fail(f"recovering a live run: {refused.returncode} {refused.stderr!r}")
@@ -292,32 +401,84 @@ def scenario_runs_side_by_side_are_not_orphans(prof, bin_dir, out):
             err = proc.communicate(timeout=120)[1]
             if proc.returncode != 0 or "earlier run" in err or "manifest" in err:
                 fail(f"a prof beside others: status {proc.returncode}, stderr {err!r}")
-    if orphaned_run_dirs():
-        fail(f"left in /dev/shm: {orphaned_run_dirs()}")
+    check_no_leftovers(out)
 
 
 SCENARIOS = {name[len("scenario_"):]: f for name, f in globals().items() if name.startswith("scenario_")}
 
 
+def remove_orphans_into(out):
+    """On a shared /dev/shm: what a failed scenario orphaned there, so that no other test's
+    `prof --recover` takes it (its output directory is about to go)."""
+    Scope.out = out
+    for run_dir in run_dirs(every=False):
+        try:
+            fd = os.open(os.path.join(run_dir, "run.conf"), os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            continue  # its prof is still running
+        finally:
+            os.close(fd)
+        fallback = manifest(run_dir).get("fallback_run_dir")
+        shutil.rmtree(run_dir, ignore_errors=True)
+        if fallback:
+            shutil.rmtree(fallback, ignore_errors=True)
+
+
+def isolation_works(isolation):
+    """Whether this machine lets a scenario run in that isolation; (works, why not)."""
+    if isolation == "shared":
+        return True, ""
+    if not shutil.which("unshare"):
+        return False, "no unshare program"
+    probe = subprocess.run(UNSHARE[isolation] + ["sh", "-c", "mount -t tmpfs -o size=1m tmpfs /dev/shm"],
+                           capture_output=True, text=True)
+    return probe.returncode == 0, probe.stderr.strip()
+
+
+def choose_isolation():
+    wanted = os.environ.get("PROF_E2E_RECOVER_ISOLATION", "")
+    if wanted:
+        if wanted not in ISOLATIONS:
+            fail(f"PROF_E2E_RECOVER_ISOLATION={wanted}: expected one of {', '.join(ISOLATIONS)}")
+        works, why = isolation_works(wanted)
+        if not works:
+            fail(f"PROF_E2E_RECOVER_ISOLATION={wanted} is not possible here: {why}")
+        return wanted
+    for isolation in ISOLATIONS:
+        if isolation_works(isolation)[0]:
+            return isolation
+
+
 class RecoverTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
+        # A missing sample fails: this test is what docs/guarantees.md cites for recovery.
         if not os.access(e2e.sample("prof_killed"), os.X_OK):
-            raise unittest.SkipTest("sample prof_killed is not built")
-        if not shutil.which("unshare"):
-            raise unittest.SkipTest("no unshare")
-        probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /dev/shm"],
-                               capture_output=True, text=True)
-        if probe.returncode != 0:
-            raise unittest.SkipTest(f"unshare -m / mount not permitted: {probe.stderr.strip()}")
+            fail(f"sample {e2e.sample('prof_killed')} is not built")
+        cls.isolation = choose_isolation()
+        print(f"scenarios run with isolation: {cls.isolation}", file=sys.stderr)
 
     def run_scenario(self, name):
-        with tempfile.TemporaryDirectory(prefix="prof-e2e-recover-") as out:
+        with tempfile.TemporaryDirectory(prefix="prof-e2e-recover-") as out, \
+                tempfile.TemporaryDirectory(prefix="prof-e2e-recover-tmp-") as tmpdir:
             inner = [sys.executable, os.path.abspath(__file__), "--inner", name, e2e.Config.prof,
                      e2e.Config.bin_dir, out]
-            command = ["unshare", "-m", "sh", "-c", 'mount -t tmpfs -o size=256m tmpfs /dev/shm && exec "$@"', "sh"]
-            done = subprocess.run(command + inner, capture_output=True, text=True, timeout=170)
-            self.assertEqual(done.returncode, 0, e2e.describe(done))
+            env = dict(os.environ, TMPDIR=tmpdir, PROF_E2E_RECOVER_SHARED="1" if self.isolation == "shared" else "0")
+            if self.isolation == "shared":
+                command = inner
+            else:
+                command = UNSHARE[self.isolation] + ["sh", "-c", MOUNT_SHM + ' && exec "$@"', "sh"] + inner
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=170, env=env)
+            finally:
+                if self.isolation == "shared":
+                    remove_orphans_into(out)
+            self.assertEqual(done.returncode, 0, f"isolation {self.isolation}" + e2e.describe(done))
+            self.assertIn('"ok": true', done.stdout, "the scenario ran to its end" + e2e.describe(done))
             self.assertEqual([n for n in os.listdir(out) if n.startswith(".")], [],
                              "no journal left in the output directory")
 
@@ -349,6 +510,7 @@ class RecoverTest(unittest.TestCase):
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--inner":
         _, _, scenario, prof, bin_dir, out = sys.argv
+        Scope.out, Scope.shared = out, os.environ.get("PROF_E2E_RECOVER_SHARED") == "1"
         SCENARIOS[scenario](prof, bin_dir, out)
         print(json.dumps({"scenario": scenario, "ok": True}))
         sys.exit(0)
