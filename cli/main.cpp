@@ -204,8 +204,8 @@ int main(int argc, char** argv) {
       "\nOutputs (DIR = -d, default .): <runtime>-prof-<pid>.db (hip-prof-, musa-prof-; prof-<pid>.db\n"
       "when the process called several runtimes), result_<pid>.<runtime>trace.csv per runtime\n"
       "(hiptrace, musatrace), result_<pid>.kernel.csv, result_<pid>.report.html (the run on one\n"
-      "page: open it first, in a browser), result_<pid>_copy.json (open in chrome://tracing or\n"
-      "ui.perfetto.dev).\n"
+      "page: open it first, in a browser), result_<pid>_copy.json (open in ui.perfetto.dev,\n"
+      "\"Open trace file\").\n"
       "Exit status: the program's (128+N if killed by signal N); prof's own errors: 2 usage,\n"
       "65 bad database, 66 missing input, 73 cannot write, 125 launch failed, 126 not executable, 127 not found.");
   app.prefix_command(true);

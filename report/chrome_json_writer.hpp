@@ -1,5 +1,5 @@
 // The Chrome trace event format (JSON object form), streamed: begin(), one call per event, then
-// end(other_data). Loads in chrome://tracing and ui.perfetto.dev. Times are integer nanoseconds
+// end(other_data). Loads in ui.perfetto.dev and catapult's trace viewer. Times are integer nanoseconds
 // on input and are written as microseconds with three decimals, so no precision is lost.
 //
 // A trace too large for a viewer is split by time into parts (report/timeline_parts.hpp plans

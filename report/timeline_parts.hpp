@@ -1,5 +1,5 @@
 // How a timeline is split by time so every part opens in a trace viewer (docs/formats.md, "Parts").
-// A browser tab parses a whole JSON trace in memory: ui.perfetto.dev and chrome://tracing open
+// A browser tab parses a whole JSON trace in memory: ui.perfetto.dev and catapult's viewer open
 // traces of a few hundred MB at most. prof keeps each part under an event and a byte budget.
 #pragma once
 #include <climits>

@@ -14,4 +14,4 @@ echo
 echo "Outputs are in $out:"
 ls -1 "$out"
 echo "Open result_<pid>.report.html in a browser first (the run on one page); the timeline"
-echo "result_<pid>_copy.json in https://ui.perfetto.dev (Open trace file) or chrome://tracing."
+echo "result_<pid>_copy.json in https://ui.perfetto.dev (Open trace file)."
