@@ -79,9 +79,15 @@ void ChromeJsonWriter::start_part(Part& part) {
 }
 
 void ChromeJsonWriter::end_part(Part& part) {
-  // No displayTimeUnit: Perfetto v20.1 honours "ns" only in files it reads in one chunk and then
-  // shows every time 1000x too short; without it both viewers read ts and dur in microseconds.
-  part.sink->write("\n],\n\"otherData\":" + other_data_ + "\n}\n");
+  // ts and dur are microseconds in every viewer. displayTimeUnit "ns" is there for catapult: it
+  // nests the slices of a row at the precision of that unit, and at its default (1 us) it draws a
+  // call that begins and ends within the microsecond another one ended in inside that one, and drops
+  // its arrow. Current Perfetto ignores the key (its json_display_time_unit stat); Perfetto up to
+  // v20 read it as the unit of ts and showed every time 1000x too short, but matches keys on their
+  // raw text, so the key is written with one escaped letter ("\u0054" is "T"), which every JSON
+  // parser, catapult's included, reads as displayTimeUnit. Last in the file, where a parser that
+  // honoured it early could not apply it to any event.
+  part.sink->write("\n],\n\"otherData\":" + other_data_ + ",\n\"display\\u0054imeUnit\":\"ns\"\n}\n");
 }
 
 // One event per line keeps the files diffable and greppable.
@@ -111,21 +117,50 @@ void ChromeJsonWriter::metadata(const std::string& text) {
 
 namespace {
 
-// Microseconds with three decimals from integer ns, as time_format's ns_to_us_text, without
-// allocating: this runs twice per event.
+// Perfetto turns a JSON ts or dur into ns as (int64)(value * 1000.0), truncating. For about one
+// value in fourteen the double nearest to the three-decimal text times 1000 lands just under the
+// integer, and the slice would begin 1 ns early or last 1 ns less. Such a value gets the smallest
+// nudge up, 0.1 ps to 0.1 ns (7 to 4 decimals ending in 1), whose double survives the truncation;
+// catapult rounds to the ns and reads the same time. (double)num / 10^e is the correctly rounded
+// value of the text, as a JSON parser reads it.
+inline bool reads_back(uint64_t magnitude, uint64_t num, double den) {
+  return static_cast<uint64_t>(static_cast<double>(num) / den * 1000.0) == magnitude;
+}
+
+// Microseconds from integer ns, three decimals (more for the values above), without allocating:
+// this runs twice per event.
 inline char* put_time(char* p, int64_t ns) {
   uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   if (ns < 0) *p++ = '-';
-  p = std::to_chars(p, p + 24, magnitude / 1000).ptr;
-  const unsigned frac = static_cast<unsigned>(magnitude % 1000);
-  p[0] = '.';
-  p[1] = static_cast<char>('0' + frac / 100);
-  p[2] = static_cast<char>('0' + frac / 10 % 10);
-  p[3] = static_cast<char>('0' + frac % 10);
-  return p + 4;
+  constexpr uint64_t kExact = uint64_t{1} << 53;  // integers a double holds exactly
+  uint64_t num = magnitude;
+  int decimals = 3;
+  if (magnitude < kExact && !reads_back(magnitude, magnitude, 1e3)) {
+    static constexpr double kDen[] = {1e3, 1e4, 1e5, 1e6, 1e7};
+    for (int e = 7; e >= 4; --e) {
+      uint64_t scale = 1;
+      for (int i = 3; i < e; ++i) scale *= 10;
+      if (magnitude >= (kExact - 1) / scale) continue;
+      if (reads_back(magnitude, magnitude * scale + 1, kDen[e - 3])) {
+        num = magnitude * scale + 1;
+        decimals = e;
+        break;
+      }
+    }
+  }
+  uint64_t unit = 1;
+  for (int i = 0; i < decimals; ++i) unit *= 10;
+  p = std::to_chars(p, p + 24, num / unit).ptr;
+  *p++ = '.';
+  uint64_t frac = num % unit;
+  for (int i = decimals - 1; i >= 0; --i) {
+    p[i] = static_cast<char>('0' + frac % 10);
+    frac /= 10;
+  }
+  return p + decimals;
 }
-// The longest text of a time (put_time: 1 + 20 + 4).
-constexpr size_t kTimeChars = 25;
+// The longest text of a time (put_time: 1 + 20 + 1 + 7).
+constexpr size_t kTimeChars = 29;
 
 }  // namespace
 

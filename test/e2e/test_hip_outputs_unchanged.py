@@ -1,7 +1,7 @@
 """e2e: HIP's outputs for the multistream sample are what prof wrote before it knew several runtimes
 (schema 1), normalised for what differs between any two runs: pids and tids, times and durations,
 handle values (`aux`), the run's paths and the schema version. Changed on purpose since: the timeline
-has no displayTimeUnit, a copy lane per direction and stream, and flow ends at their slices' middles
+ends with an escaped displayTimeUnit "ns", a copy lane per direction and stream, and flow ends at their slices' middles
 (regenerated then with --write-expected; the added files and meta below left out by hand).
 
 expected/multistream_hip_outputs.json is that normal form of the outputs of unmodified prof (schema 1)

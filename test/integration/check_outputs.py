@@ -137,15 +137,32 @@ def check_times_text(path):
     with open(path, encoding="utf-8") as stream:
         text = stream.read()
     for key, value in re.findall(r'"(ts|dur)":([^,}]*)', text):
-        check(re.fullmatch(r"-?\d+\.\d{3}", value), f"{path}: {key} {value!r} is not microseconds with 3 decimals")
+        # Microseconds with three decimals, or with 4-7 ending in 1 where the three-decimal double
+        # would lose 1 ns to Perfetto's truncation (docs/formats.md, "Times").
+        check(re.fullmatch(r"-?\d+\.\d{3}(\d{0,3}1)?", value),
+              f"{path}: {key} {value!r} is not microseconds with 3 decimals (or a nudge ending in 1)")
+        ns = round(float(value) * 1000)
+        check(int(float(value) * 1000.0) == ns, f"{path}: {key} {value!r} truncates to {int(float(value) * 1000.0)} ns "
+              f"in Perfetto, not {ns}")
+        check(len(value.split(".")[1]) == 3 or int(float(value[:value.index(".") + 4]) * 1000.0) != ns,
+              f"{path}: {key} {value!r} carries a nudge its three decimals do not need")
+
+
+def text_tail(path):
+    with open(path, "rb") as stream:
+        stream.seek(0, os.SEEK_END)
+        stream.seek(max(0, stream.tell() - 64))
+        return stream.read().decode("utf-8", "replace")
 
 
 def check_trace(path, db, view):
     check_times_text(path)
     with open(path, encoding="utf-8") as stream:
         document = json.load(stream)
-    # No displayTimeUnit: Perfetto v20.1 misreads times by 1000x in files it reads in one chunk.
-    check("displayTimeUnit" not in document, f"{path}: displayTimeUnit is set")
+    # displayTimeUnit "ns" for catapult, written "display\u0054imeUnit" and last so that Perfetto
+    # v20.1, which matched the raw key and read it as ts's unit, does not see it.
+    check(document.get("displayTimeUnit") == "ns", f"{path}: displayTimeUnit is {document.get('displayTimeUnit')!r}")
+    check('"display\\u0054imeUnit":"ns"\n}' in text_tail(path), f"{path}: displayTimeUnit is not escaped and last")
     other = document["otherData"]
     for key, value in db.meta().items():
         check(other.get(key) == value, f"{path}: otherData[{key!r}] = {other.get(key)!r}, meta has {value!r}")

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "report/chrome_json_writer.hpp"
 
 using namespace prof::report;
@@ -27,7 +30,7 @@ TEST_CASE("Chrome JSON events: metadata, slices, flows and otherData", "[report]
         "\"args\":{\"bytes\":16,\"name\":\"a\\\"b\",\"stream\":null}},\n"
         "{\"ph\":\"s\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":7,\"pid\":1,\"tid\":42,\"ts\":2.117},\n"
         "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":7,\"pid\":3,\"tid\":1,\"ts\":2.250}\n"
-        "],\n\"otherData\":{\"pid\":\"4242\"}\n}\n");
+        "],\n\"otherData\":{\"pid\":\"4242\"},\n\"display\\u0054imeUnit\":\"ns\"\n}\n");
 }
 
 TEST_CASE("an empty trace is still a valid document", "[report][json]") {
@@ -35,7 +38,34 @@ TEST_CASE("an empty trace is still a valid document", "[report][json]") {
   ChromeJsonWriter writer(sink, 0);
   writer.begin();
   writer.end(JsonObject{});
-  CHECK(sink.text() == "{\"traceEvents\":[\n\n],\n\"otherData\":{}\n}\n");
+  CHECK(sink.text() == "{\"traceEvents\":[\n\n],\n\"otherData\":{},\n\"display\\u0054imeUnit\":\"ns\"\n}\n");
+}
+
+// Perfetto reads a ts or dur as (int64)(value * 1000.0): 1.005 us would be 1004 ns, so that value
+// gets the smallest nudge that reads back (docs/formats.md, "Times"); 1.234 needs none.
+TEST_CASE("a time Perfetto would truncate 1 ns short carries a nudge", "[report][json]") {
+  StringSink sink;
+  ChromeJsonWriter writer(sink, 0);
+  writer.begin();
+  writer.complete(1, 1, "a", "api", 1'005, 1'005 + 8'196'532, JsonObject{});
+  writer.complete(1, 1, "b", "api", 1'234, 2'468, JsonObject{});
+  writer.end(JsonObject{});
+  const std::string text = sink.text();
+  CHECK(text.find("\"ts\":1.0050001,\"dur\":8196.5320001,") != std::string::npos);
+  CHECK(text.find("\"ts\":1.234,\"dur\":1.234,") != std::string::npos);
+  for (int64_t ns = 0; ns < 2'000'000; ns += 7) {
+    StringSink one;
+    ChromeJsonWriter w(one, 0);
+    w.begin();
+    w.complete(1, 1, "x", "api", ns, ns, JsonObject{});
+    w.end(JsonObject{});
+    const std::string t = one.text();
+    const size_t at = t.find("\"ts\":") + 5;
+    const double us = std::strtod(t.c_str() + at, nullptr);
+    INFO(t.substr(at, 14));
+    REQUIRE(static_cast<int64_t>(us * 1000.0) == ns);
+    REQUIRE(std::llround(us * 1000.0) == ns);
+  }
 }
 
 namespace {
