@@ -113,6 +113,7 @@ report::ReportOptions report_options(const Options& o, const std::string& base) 
   r.output_dir = o.output_dir;
   r.base_name = base;
   r.group_stream = o.group_stream;
+  r.pftrace = !o.no_pftrace;
   if (!o.index_range.empty()) r.index_range = parse_range(o.index_range);
   r.json_max_events = o.json_max_events;
   r.kernel_stats_by_range = o.kernel_stats_by_range;

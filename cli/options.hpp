@@ -31,6 +31,7 @@ struct Options {
   std::string duration;
   bool sim = false;
   bool group_stream = false;
+  bool no_pftrace = false;  // --no-pftrace: no <base>.pftrace
   bool no_device_timing = false;
   double wait_timeout_s = 30;
   std::string output_dir = ".";

@@ -21,6 +21,7 @@ Manifest output_manifest(const Options& o) {
   return {{"output_dir", o.output_dir},
           {"output_name", o.output_name},
           {"group_stream", o.group_stream ? "1" : "0"},
+          {"no_pftrace", o.no_pftrace ? "1" : "0"},
           {"json_max_events", std::to_string(o.json_max_events)},
           {"kernel_stats_by_range", o.kernel_stats_by_range ? "1" : "0"},
           {"index_range", o.index_range},
@@ -35,6 +36,7 @@ Options options_from_manifest(const OrphanedRun& run) {
   o.output_dir = run.get("output_dir");
   o.output_name = run.get("output_name");
   o.group_stream = run.get("group_stream") == "1";
+  o.no_pftrace = run.get("no_pftrace") == "1";
   const std::string max_events = run.get("json_max_events");
   if (!max_events.empty()) o.json_max_events = std::strtoll(max_events.c_str(), nullptr, 10);
   if (o.json_max_events < 1) o.json_max_events = report::kDefaultPartEvents;

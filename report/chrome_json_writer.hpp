@@ -20,45 +20,11 @@
 
 #include "report/text_put.hpp"
 #include "report/text_sink.hpp"
+#include "report/trace_writer.hpp"
 
 namespace prof::report {
 
-// A JSON object built one member at a time, for event "args" and "otherData". Reused per event
-// (clear()), so writing a row allocates nothing once the buffer has grown.
-class JsonObject {
- public:
-  JsonObject& add(std::string_view key, int64_t value);
-  JsonObject& add(std::string_view key, std::string_view value);
-  JsonObject& add_null(std::string_view key);
-  JsonObject& add_raw(std::string_view key, std::string_view json);  // `json` must already be valid JSON
-  std::string text() const { return body_.empty() ? "{}" : "{" + body_ + "}"; }
-  void append_to(std::string& out) const;
-  bool empty() const { return body_.empty(); }
-  void clear() { body_.clear(); }
-
- private:
-  void key(std::string_view name);
-  std::string body_;
-};
-
-// Appends the decimal digits of `value` (std::to_chars: no locale, no allocation). Inline: it
-// runs several times per event.
-inline void append_int(std::string& out, int64_t value) {
-  char text[24];
-  char* end = std::to_chars(text, text + sizeof text, value).ptr;
-  out.append(text, static_cast<size_t>(end - text));  // (pointer, length): not the generic iterator append
-}
-
-// The slice a flow arrow starts from (the API call), repeated in a later part that holds the
-// arrow's end but not the call. Its name and category are JSON strings already (json_string).
-struct FlowSource {
-  std::string_view name_json;
-  std::string_view category_json;
-  int64_t begin_ns;
-  int64_t end_ns;
-};
-
-class ChromeJsonWriter {
+class ChromeJsonWriter final : public TraceWriter {
  public:
   // `origin_ns` becomes ts 0: every time written is (t - origin_ns).
   ChromeJsonWriter(TextSink& sink, int64_t origin_ns) : ChromeJsonWriter({&sink}, {INT64_MIN}, origin_ns) {}
@@ -71,27 +37,27 @@ class ChromeJsonWriter {
   void set_other_data(const JsonObject& other_data) { other_data_ = other_data.text(); }
 
   void begin();
-  void process_name(int64_t pid, std::string_view name, int64_t sort_index);
-  void thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index);
+  void process_name(int64_t pid, std::string_view name, int64_t sort_index) override;
+  void thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) override;
   // Whether process_name(pid, ...) was called.
-  bool process_named(int64_t pid) const;
+  bool process_named(int64_t pid) const override;
   // A complete ("X") event.
   void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
-                int64_t end_ns, const JsonObject& args);
+                int64_t end_ns, const JsonObject& args) override;
   // complete() with the name and category already JSON strings (json_string: quotes included)
   // and `args_json` already a JSON object's text: the timeline's hot path, which escapes nothing
   // and builds each line in place.
   void complete_raw(int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
-                    int64_t begin_ns, int64_t end_ns, std::string_view args_json);
+                    int64_t begin_ns, int64_t end_ns, std::string_view args_json) override;
   // An instant ("i", thread scope) event at `at_ns`: a marker.
   void instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t at_ns,
-               const JsonObject& args);
+               const JsonObject& args) override;
   // An async slice ("b" then "e", one id) from begin_ns to end_ns, both written in the part of
   // begin_ns (as an X slice is): a range that may end on another thread.
   void async_slice(int64_t pid, int64_t tid, int64_t id, std::string_view name, std::string_view category,
-                   int64_t begin_ns, int64_t end_ns, const JsonObject& args);
+                   int64_t begin_ns, int64_t end_ns, const JsonObject& args) override;
   // A counter ("C") sample: the track `name` of process `pid` holds `value` from `at_ns` on.
-  void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series, int64_t value);
+  void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series, int64_t value) override;
   // A flow arrow from the slice `source` on (pid_from, tid_from) to the slice [to_ns, to_end_ns]
   // on (pid_to, tid_to) ("s" then "f" with binding point "e"), written in the part of to_ns. Both
   // ends are stamped at their slice's midpoint: viewers bind an "s" or "f" to the slice that
@@ -101,7 +67,7 @@ class ChromeJsonWriter {
   // source lies in an earlier part, it is repeated in this part first, once per part and id,
   // with args {"correlation_id", "repeated_from_part"}.
   void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t pid_to, int64_t tid_to, int64_t to_ns,
-            int64_t to_end_ns, const FlowSource& source);
+            int64_t to_end_ns, const FlowSource& source) override;
   // The time an arrow end is bound at: strictly inside [begin_ns, end_ns] when it is 2 ns or longer.
   static int64_t binding_ns(int64_t begin_ns, int64_t end_ns) {
     return end_ns - begin_ns >= 2 ? begin_ns + (end_ns - begin_ns) / 2 : begin_ns;

@@ -236,9 +236,18 @@ void write_timelines(const std::vector<HtmlTimelineLink>& links, TextSink& out) 
     out.write("<p class=\"none\">No timeline file was written.</p>\n");
     return;
   }
-  out.write("<p>The full timeline (every call, kernel, copy and memory counter) is in the Chrome trace-event JSON "
-            "below, in this page's directory. Open one in <b>ui.perfetto.dev</b> (\"Open trace file\"); each file "
-            "opens on its own.</p>\n");
+  const bool pftrace = std::any_of(links.begin(), links.end(),
+                                   [](const HtmlTimelineLink& l) { return l.file.ends_with(".pftrace"); });
+  if (pftrace)
+    out.write("<p>The full timeline (every call, kernel, copy, marker and memory counter) is in the files below, in "
+              "this page's directory. Open the <b>.pftrace</b> first, in <b>ui.perfetto.dev</b> (\"Open trace "
+              "file\"): one file for the whole run, times in ns, an arrow from each call to its kernel or copy. "
+              "The Chrome trace-event JSON files hold the same timeline and also open in catapult's trace viewer; "
+              "each opens on its own.</p>\n");
+  else
+    out.write("<p>The full timeline (every call, kernel, copy and memory counter) is in the Chrome trace-event JSON "
+              "below, in this page's directory. Open one in <b>ui.perfetto.dev</b> (\"Open trace file\"); each file "
+              "opens on its own.</p>\n");
   // A row per file: its name, then its time range on an axis from the timeline's ts 0 to its end.
   int64_t end = 1;
   for (const HtmlTimelineLink& l : links) end = std::max(end, l.end_ns);

@@ -176,7 +176,11 @@ size_t nested_end(std::string_view s, size_t open) {
 PftraceWriter::PftraceWriter(TextSink& sink, int64_t origin_ns, Options options)
     : sink_(sink), origin_ns_(origin_ns), options_(options) {}
 
-void PftraceWriter::begin() {}
+// The first packet clears the sequence's incremental state and holds nothing else, so every
+// pftrace prof writes starts with the same bytes (report_files.hpp kPftraceSignature).
+void PftraceWriter::begin() {
+  if (first_packet_) close_packet(open_packet(INT64_MIN, false));
+}
 
 uint64_t PftraceWriter::timestamp(int64_t ns) {
   if (ns < origin_ns_) {
@@ -299,6 +303,7 @@ bool PftraceWriter::process_named(int64_t pid) const {
 }
 
 void PftraceWriter::process_name(int64_t pid, std::string_view name, int64_t sort_index) {
+  settle();
   auto [it, added] = processes_.try_emplace(pid, Process{0});
   if (added) it->second.uuid = next_uuid_++;
   it->second.named = true;
@@ -347,10 +352,12 @@ void PftraceWriter::describe_row(int64_t pid, int64_t tid, std::string_view name
 }
 
 void PftraceWriter::thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) {
+  settle();
   describe_row(pid, tid, name, sort_index, false);
 }
 
 void PftraceWriter::os_thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) {
+  settle();
   describe_row(pid, tid, name, sort_index, true);
 }
 
@@ -454,30 +461,44 @@ void PftraceWriter::slice(Track& track, std::string_view name, bool name_is_json
   event_head(kTypeSliceBegin, track, name, name_is_json, category, category_is_json);
   annotations(args_json);
   for (uint64_t id : flows.out) out_.varint(kEventFlowIds, id);
-  for (uint64_t id : flows.in) add_in(open, id);
+  for (uint64_t id : flows.in) out_.varint(kEventTerminatingFlowIds, id);
   if (!track.waiting.empty()) {
     // Flow ends waiting for this slice are placed; those for an earlier begin never will be.
     size_t kept = 0;
-    for (const Waiting& w : track.waiting) {
+    for (Waiting& w : track.waiting) {
       if (w.begin_ns == begin_ns) {
-        if (w.out) out_.varint(kEventFlowIds, w.flow_id);
-        else add_in(open, w.flow_id);
+        out_.varint(w.out ? kEventFlowIds : kEventTerminatingFlowIds, w.flow_id);
       } else if (w.begin_ns < begin_ns) {
         ++flows_dropped_;
       } else {
-        track.waiting[kept++] = w;
+        if (&track.waiting[kept] != &w) track.waiting[kept] = std::move(w);
+        ++kept;
+        continue;
       }
+      if (!w.deferred.empty()) emit_after_.push_back(std::move(w.deferred));
     }
     track.waiting.resize(kept);
   }
-  out_.close(event);
-  close_packet(packet);
+  // The BEGIN packet stays open until the next call: a flow() that ends at this slice puts its
+  // terminating id here (settle() closes it).
   track.open.push_back(std::move(open));
+  pending_ = Pending{packet, event, &track, begin_ns, end_ns};
   count(1, begin_ns, end_ns);
+}
+
+void PftraceWriter::settle() {
+  if (!pending_.track) return;
+  out_.close(pending_.event);
+  close_packet(pending_.packet);
+  pending_ = Pending{};
+  for (const std::string& packet : emit_after_) out_.raw(packet);
+  emit_after_.clear();
+  flush_if_full();
 }
 
 void PftraceWriter::complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
                              int64_t begin_ns, int64_t end_ns, const JsonObject& args, const SliceFlows& flows) {
+  settle();
   args_text_.clear();
   args.append_to(args_text_);
   slice(row(pid, tid), name, false, category, false, begin_ns, end_ns, args_text_, flows);
@@ -486,11 +507,13 @@ void PftraceWriter::complete(int64_t pid, int64_t tid, std::string_view name, st
 void PftraceWriter::complete_raw(int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
                                  int64_t begin_ns, int64_t end_ns, std::string_view args_json,
                                  const SliceFlows& flows) {
+  settle();
   slice(row(pid, tid), unquoted(name_json), true, unquoted(category_json), true, begin_ns, end_ns, args_json, flows);
 }
 
 void PftraceWriter::instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
                             int64_t at_ns, const JsonObject& args) {
+  settle();
   Track& track = row(pid, tid);
   close_ended(track, at_ns);
   args_text_.clear();
@@ -506,6 +529,7 @@ void PftraceWriter::instant(int64_t pid, int64_t tid, std::string_view name, std
 
 void PftraceWriter::async_slice(int64_t pid, int64_t, int64_t, std::string_view name, std::string_view category,
                                 int64_t begin_ns, int64_t end_ns, const JsonObject& args) {
+  settle();
   auto it = async_tracks_.find(std::tuple<int64_t, std::string_view>{pid, name});
   if (it == async_tracks_.end()) it = async_tracks_.try_emplace({pid, std::string(name)}).first;
   Track* track = nullptr;
@@ -535,6 +559,7 @@ void PftraceWriter::async_slice(int64_t pid, int64_t, int64_t, std::string_view 
 
 void PftraceWriter::counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
                             int64_t value) {
+  settle();
   auto it = counter_tracks_.find(std::tuple<int64_t, std::string_view, std::string_view>{pid, name, series});
   if (it == counter_tracks_.end()) {
     const uint64_t parent = process(pid).uuid;
@@ -565,11 +590,45 @@ void PftraceWriter::flow(int64_t, int64_t pid_from, int64_t tid_from, int64_t pi
   const uint64_t id = next_flow_id_++;
   auto wait = [this](Track& track, Waiting w) {
     if (track.waiting.size() >= kMostWaitingPerRow) {
+      out_.raw(track.waiting.front().deferred);  // the slice stays, without its arrow
       track.waiting.erase(track.waiting.begin());
       ++flows_dropped_;
     }
-    track.waiting.push_back(w);
+    track.waiting.push_back(std::move(w));
   };
+  // Normally the target is the slice just written, whose BEGIN is still open: the id goes there
+  // (Perfetto v20 binds terminating ids on a slice's BEGIN, not on its END).
+  if (pending_.track && pending_.begin_ns == to_ns && pending_.end_ns == to_end_ns) {
+    auto target = rows_.find({pid_to, tid_to});
+    if (target != rows_.end() && target->second == pending_.track) {
+      out_.varint(kEventTerminatingFlowIds, id);
+      Waiting source_end{source.begin_ns, id, true};
+      if (to_ns <= source.begin_ns) {
+        // Device work that began at the call's own ns (an idle stream's first op starts at the
+        // call's begin event): the trace processor keeps file order on a tie and ignores a
+        // terminating id before its flow began, so this BEGIN packet is cut out and written
+        // right after the call's. Names it introduces go first, in a packet of their own: later
+        // packets refer to them.
+        std::vector<NewEntry> entries;
+        entries.swap(new_entries_);
+        out_.close(pending_.event);
+        out_.close(pending_.packet);
+        const size_t start = pending_.packet - 1;  // the packet's one-byte tag
+        source_end.deferred.assign(out_.view().substr(start));
+        out_.truncate(start);
+        pending_ = Pending{};
+        if (!entries.empty()) {
+          new_entries_.swap(entries);
+          close_packet(open_packet(INT64_MIN, true));
+        }
+      }
+      settle();
+      wait(row(pid_from, tid_from), std::move(source_end));
+      count(2, source.begin_ns, to_end_ns);
+      return;
+    }
+  }
+  settle();
   Track& to = row(pid_to, tid_to);
   bool placed = false;
   for (auto open = to.open.rbegin(); open != to.open.rend(); ++open) {
@@ -585,12 +644,14 @@ void PftraceWriter::flow(int64_t, int64_t pid_from, int64_t tid_from, int64_t pi
 }
 
 void PftraceWriter::end() {
+  settle();
   for (Track& track : tracks_) {
     while (!track.open.empty()) {
       write_end(track, track.open.back());
       track.open.pop_back();
     }
     flows_dropped_ += static_cast<int64_t>(track.waiting.size());
+    for (const Waiting& w : track.waiting) out_.raw(w.deferred);
     track.waiting.clear();
   }
   if (first_packet_) close_packet(open_packet(INT64_MIN, false));  // an empty trace is still one packet

@@ -61,7 +61,7 @@ struct SliceFlows {
   std::span<const uint64_t> in = {};
 };
 
-class PftraceWriter {
+class PftraceWriter final : public TraceWriter {
  public:
   struct Options {
     // Event names, categories and annotation names written once per distinct string (interned
@@ -78,29 +78,37 @@ class PftraceWriter {
   void set_other_data(const JsonObject&) {}
 
   void begin();
-  void process_name(int64_t pid, std::string_view name, int64_t sort_index);
+  void process_name(int64_t pid, std::string_view name, int64_t sort_index) override;
   // A row of process `pid`: a named track under the process track.
-  void thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index);
+  void thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) override;
   // A row that is the OS thread `tid`: a thread track (ThreadDescriptor).
-  void os_thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index);
-  bool process_named(int64_t pid) const;
+  void os_thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) override;
+  bool process_named(int64_t pid) const override;
 
   void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
-                int64_t end_ns, const JsonObject& args, const SliceFlows& flows = {});
+                int64_t end_ns, const JsonObject& args) override {
+    complete(pid, tid, name, category, begin_ns, end_ns, args, SliceFlows{});
+  }
+  void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
+                int64_t end_ns, const JsonObject& args, const SliceFlows& flows);
   // complete() with the name and category as JSON strings (quotes included; escapes are decoded)
   // and the args as a JSON object's text.
   void complete_raw(int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
-                    int64_t begin_ns, int64_t end_ns, std::string_view args_json, const SliceFlows& flows = {});
+                    int64_t begin_ns, int64_t end_ns, std::string_view args_json) override {
+    complete_raw(pid, tid, name_json, category_json, begin_ns, end_ns, args_json, SliceFlows{});
+  }
+  void complete_raw(int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
+                    int64_t begin_ns, int64_t end_ns, std::string_view args_json, const SliceFlows& flows);
   void instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t at_ns,
-               const JsonObject& args);
+               const JsonObject& args) override;
   // `id` and `tid` are not needed: the range gets a track that no overlapping range shares.
   void async_slice(int64_t pid, int64_t tid, int64_t id, std::string_view name, std::string_view category,
-                   int64_t begin_ns, int64_t end_ns, const JsonObject& args);
-  void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series, int64_t value);
+                   int64_t begin_ns, int64_t end_ns, const JsonObject& args) override;
+  void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series, int64_t value) override;
   // An arrow from the slice `source` on (pid_from, tid_from) to the slice [to_ns, to_end_ns] on
   // (pid_to, tid_to); `id` (the correlation id) is already in both slices' args.
   void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t pid_to, int64_t tid_to, int64_t to_ns,
-            int64_t to_end_ns, const FlowSource& source);
+            int64_t to_end_ns, const FlowSource& source) override;
   void end(const JsonObject&) { end(); }
   void end();
 
@@ -128,6 +136,9 @@ class PftraceWriter {
     int64_t begin_ns;
     uint64_t flow_id;
     bool out;
+    // The target's BEGIN packet, when it has the source's timestamp: written right after the
+    // source's BEGIN (flow()).
+    std::string deferred = {};
   };
   struct Track {
     uint64_t uuid;
@@ -191,6 +202,16 @@ class PftraceWriter {
   Options options_;
   protobuf_wire::ProtoBuffer out_;  // whole packets, written to the sink in chunks
   bool first_packet_ = true;
+  // The last slice's BEGIN packet, still open (slice()); settle() closes it before anything else
+  // is written.
+  struct Pending {
+    size_t packet = 0, event = 0;
+    Track* track = nullptr;
+    int64_t begin_ns = 0, end_ns = 0;
+  };
+  Pending pending_;
+  std::vector<std::string> emit_after_;  // deferred packets settle() writes after the pending one
+  void settle();
   uint64_t next_uuid_ = 1;
   uint64_t next_flow_id_ = 1;
   std::unordered_map<int64_t, Process> processes_;

@@ -11,6 +11,7 @@
 #include "report/html_report.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
+#include "report/pftrace_writer.hpp"
 #include "report/memory.hpp"
 #include "report/profile.hpp"
 #include "report/range_stats.hpp"
@@ -90,15 +91,35 @@ std::vector<HtmlTimelineLink> html_timeline_links(const std::vector<TimelinePart
   return links;
 }
 
-// One timeline view (<base>_copy.json or <base>_stream.json), as one file or, when it is too big
-// for a viewer, as parts <base>_copy.1.json, ... split by time (report/timeline_parts.hpp). The
+// One timeline: a JSON view (<base>_copy.json or <base>_stream.json) as one file or, when it is too
+// big for a viewer, as parts <base>_copy.1.json, ... split by time (report/timeline_parts.hpp); or
+// the Perfetto protobuf trace <base>.pftrace, always one file, with the copy view's rows. The
 // report's pass over each process's events feeds it (events(), on the pipe's thread) between the
 // process's head and tail, which are written on the report's thread.
 class TimelineOutput {
  public:
+  enum class Format { kJson, kPftrace };
   TimelineOutput(Database& db, const std::vector<SourceProcess>& processes, const std::vector<EventExtents>& extents,
-                 bool merged, bool stream_view, const std::vector<int64_t>& part_starts, const ReportOptions& opt)
-      : stream_view_(stream_view), merged_(merged), stem_(opt.base_name + (stream_view ? "_stream" : "_copy")) {
+                 bool merged, bool stream_view, Format format, const std::vector<int64_t>& part_starts,
+                 const ReportOptions& opt)
+      : stream_view_(stream_view),
+        merged_(merged),
+        stem_(format == Format::kPftrace ? opt.base_name : opt.base_name + (stream_view ? "_stream" : "_copy")) {
+    for (size_t i = 0; i < processes.size(); ++i) {
+      select_process(db, processes[i].process_id);
+      origin_ns_ = std::min(origin_ns_, timeline_origin_ns(db, extents[i]));
+    }
+    if (processes.empty()) origin_ns_ = 0;
+    if (format == Format::kPftrace) {
+      files_.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, stem_ + ".pftrace"), kPftraceSignature,
+                                                    OutputFile::Tolerant{}));
+      outputs_.push_back(files_.back().get());
+      auto writer = std::make_unique<PftraceWriter>(*files_.back(), origin_ns_);
+      pftrace_ = writer.get();
+      writer_ = std::move(writer);
+      pftrace_->begin();
+      return;
+    }
     std::vector<TextSink*> sinks;
     for (size_t i = 0; i < part_starts.size(); ++i) {
       std::string name =
@@ -111,17 +132,14 @@ class TimelineOutput {
       if (part_starts.size() > 1)
         files_.back()->set_flush_bytes(std::max<size_t>(size_t{64} << 10, (size_t{4} << 20) / part_starts.size()));
     }
-    for (size_t i = 0; i < processes.size(); ++i) {
-      select_process(db, processes[i].process_id);
-      origin_ns_ = std::min(origin_ns_, timeline_origin_ns(db, extents[i]));
-    }
-    if (processes.empty()) origin_ns_ = 0;
-    writer_ = std::make_unique<ChromeJsonWriter>(sinks, part_starts, origin_ns_);
+    auto writer = std::make_unique<ChromeJsonWriter>(sinks, part_starts, origin_ns_);
+    json_ = writer.get();
+    writer_ = std::move(writer);
     if (merged)
-      writer_->set_other_data(merged_other_data(db, processes, view(), origin_ns_));
+      json_->set_other_data(merged_other_data(db, processes, view(), origin_ns_));
     else
-      writer_->set_other_data(timeline_other_data(db, view(), origin_ns_));
-    writer_->begin();
+      json_->set_other_data(timeline_other_data(db, view(), origin_ns_));
+    json_->begin();
   }
 
   // The selected process: its names now, then events() for its pass.
@@ -152,8 +170,17 @@ class TimelineOutput {
 
   // Ends every part; the files move to `files` (in part order) and the result lists the parts.
   void end(std::vector<std::unique_ptr<OutputFile>>& files, const ReportOptions& opt, ReportResult& result) {
-    writer_->end();
-    const ChromeJsonWriter& writer = *writer_;
+    if (pftrace_) {
+      pftrace_->end();
+      auto [begin_ns, end_ns] = pftrace_->part_span(0);
+      result.timeline_parts.push_back({outputs_.front()->final_path(), "pftrace", begin_ns - origin_ns_,
+                                       end_ns - origin_ns_, pftrace_->events_written()});
+      for (auto& file : files_) files.push_back(std::move(file));
+      files_.clear();
+      return;
+    }
+    json_->end();
+    const ChromeJsonWriter& writer = *json_;
     int64_t largest_bytes = 0, largest_events = 0;
     for (int i = 0; i < writer.parts(); ++i) {
       auto [begin_ns, end_ns] = writer.part_span(i);
@@ -188,7 +215,9 @@ class TimelineOutput {
   std::vector<std::unique_ptr<OutputFile>> files_;
   std::vector<OutputFile*> outputs_;
   int64_t origin_ns_ = INT64_MAX;
-  std::unique_ptr<ChromeJsonWriter> writer_;
+  std::unique_ptr<TraceWriter> writer_;
+  ChromeJsonWriter* json_ = nullptr;  // writer_, when the format is JSON
+  PftraceWriter* pftrace_ = nullptr;  // writer_, when it is a pftrace
   std::unique_ptr<TimelineContext> ctx_;
   std::unique_ptr<TimelineEventWriter> events_;
 };
@@ -340,9 +369,15 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     }
     const std::vector<int64_t> part_starts = planner.plan(db, filter, processes);
     std::vector<std::unique_ptr<TimelineOutput>> timelines;
-    timelines.push_back(std::make_unique<TimelineOutput>(db, processes, extents, merged, false, part_starts, opt));
+    using Format = TimelineOutput::Format;
+    if (opt.pftrace)
+      timelines.push_back(
+          std::make_unique<TimelineOutput>(db, processes, extents, merged, false, Format::kPftrace, part_starts, opt));
+    timelines.push_back(
+        std::make_unique<TimelineOutput>(db, processes, extents, merged, false, Format::kJson, part_starts, opt));
     if (opt.group_stream)
-      timelines.push_back(std::make_unique<TimelineOutput>(db, processes, extents, merged, true, part_starts, opt));
+      timelines.push_back(
+          std::make_unique<TimelineOutput>(db, processes, extents, merged, true, Format::kJson, part_starts, opt));
 
     std::function<void(int64_t)> progress;
     if (opt.progress) {

@@ -23,6 +23,7 @@ struct ReportOptions {
   std::string base_name;   // e.g. "result_4242" (the cli computes it; -o NAME overrides)
   bool summary_to_stdout = true;
   bool group_stream = false;  // also <base>_stream.json
+  bool pftrace = true;        // <base>.pftrace, Perfetto's protobuf trace of the copy view
   // Only API calls with sequence in [first, last] and the kernels/copies they enqueued.
   std::optional<std::pair<int64_t, int64_t>> index_range;
   // A timeline with more events than this (or more than kPartMaxBytes) is split by time into
@@ -39,7 +40,7 @@ struct ReportOptions {
 // One timeline file: a whole view, or one part of it. Times are ns from the timeline's ts 0.
 struct TimelinePartFile {
   std::string path;
-  std::string view;  // "copy" or "stream"
+  std::string view;  // "copy" or "stream" (JSON), "pftrace" (<base>.pftrace)
   int64_t begin_ns;  // earliest event in it
   int64_t end_ns;    // latest event end in it
   int64_t events;

@@ -14,6 +14,9 @@ namespace prof::report {
 // of prof's own earlier outputs).
 inline constexpr std::string_view kCsvSignature = "Name,Calls,TotalDurationNs,";
 inline constexpr std::string_view kJsonSignature = "{\"traceEvents\":[";
+// A pftrace's first packet, always the same (PftraceWriter::begin): trusted_packet_sequence_id 1,
+// sequence_flags SEQ_INCREMENTAL_STATE_CLEARED.
+inline constexpr std::string_view kPftraceSignature = std::string_view("\x0a\x04\x50\x01\x68\x01", 6);
 inline constexpr std::string_view kApiTraceSignature = "Domain,Function,Process_Id,";
 inline constexpr std::string_view kKernelTraceSignature = "Kind,Runtime,Process_Id,Thread_Id,Device,Stream_Id,Correlation_Id,Kernel_Name,";
 inline constexpr std::string_view kCopyTraceSignature = "Kind,Runtime,Process_Id,Thread_Id,Device,Stream_Id,Correlation_Id,Direction,";

@@ -125,7 +125,7 @@ void write_api_process_metadata(TimelineContext& ctx) {
   for (const auto& [order, tid, runtime] : seen) {
     const int64_t lane = ctx.lane_tid(tid, runtime);
     if (lane == tid)
-      ctx.writer.thread_name(ctx.api_pid(), tid, "Thread " + std::to_string(tid), order);
+      ctx.writer.os_thread_name(ctx.api_pid(), tid, "Thread " + std::to_string(tid), order);
     else
       ctx.writer.thread_name(ctx.api_pid(), lane, titles[runtime] + " (Thread " + std::to_string(tid) + ")", order);
   }

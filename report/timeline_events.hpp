@@ -80,7 +80,7 @@ class TimelineLanes final : public EventConsumer {
 struct TimelineContext {
   Database& db;
   const RowFilter& filter;
-  ChromeJsonWriter& writer;
+  TraceWriter& writer;
   KernelNameCache kernel_names;
   int64_t pid_base = 0;       // 0 for a single process
   std::string process_label;  // appended to process names: "" or " (pid 4242, host h)"

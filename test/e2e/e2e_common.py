@@ -240,6 +240,7 @@ def output_paths(directory, pid, base=None):
         "copy_stats": os.path.join(directory, f"{base}.copy_stats.csv"),
         "memory_stats": os.path.join(directory, f"{base}.memory_stats.csv"),
         "html": os.path.join(directory, f"{base}.report.html"),
+        "pftrace": os.path.join(directory, f"{base}.pftrace"),
     }
 
 

@@ -30,7 +30,7 @@ RUN_KEYS = {"command_line", "end_ns", "host_name", "pid", "ppid", "start_ns", "w
 # the trace CSVs and the copy and memory statistics; the HTML report.
 ADDED_FILES = {"result_PID.summary.json", "result_PID.api_trace.csv", "result_PID.kernel_trace.csv",
                "result_PID.copy_trace.csv", "result_PID.copy_stats.csv", "result_PID.memory_stats.csv",
-               "result_PID.report.html"}
+               "result_PID.report.html", "result_PID.pftrace"}
 ADDED_META = {"run_id"}
 
 

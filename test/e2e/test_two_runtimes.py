@@ -39,7 +39,8 @@ class TwoRuntimesTest(unittest.TestCase):
                                                           f"{base}.summary.json", f"{base}_copy.json",
                                                           f"{base}.api_trace.csv", f"{base}.kernel_trace.csv",
                                                           f"{base}.copy_trace.csv", f"{base}.copy_stats.csv",
-                                                          f"{base}.memory_stats.csv", f"{base}.report.html"]))
+                                                          f"{base}.memory_stats.csv", f"{base}.report.html",
+                                                          f"{base}.pftrace"]))
         direct = e2e.run_on_sim([e2e.sample(APP)], cwd=out)
         self.assertEqual(e2e.normalise_sample_output(e2e.program_stdout(done.stdout)),
                          e2e.normalise_sample_output(e2e.program_stdout(direct.stdout)))

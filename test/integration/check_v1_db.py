@@ -53,9 +53,9 @@ class V1DatabaseTest(unittest.TestCase):
     def assert_same_files(self, out, expected_dir, stdout):
         expected = sorted(f for f in os.listdir(expected_dir) if f != "summary.txt")
         # Files added after version 1: the run summary JSON (prof --compare), the trace CSVs and statistics,
-        # the HTML report.
+        # the HTML report, the Perfetto protobuf trace.
         added = ["v1.summary.json", "v1.api_trace.csv", "v1.kernel_trace.csv", "v1.copy_trace.csv", "v1.copy_stats.csv",
-                 "v1.memory_stats.csv", "v1.report.html"]
+                 "v1.memory_stats.csv", "v1.report.html", "v1.pftrace"]
         self.assertEqual(sorted(os.listdir(out)), sorted(expected + added), "a different set of files")
         with open(os.path.join(out, "v1.summary.json")) as stream:
             summary = json.load(stream)

@@ -1,4 +1,5 @@
 // write_reports' options and its all-or-nothing output, on the fixture dbs.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -46,21 +47,33 @@ TEST_CASE("write_reports writes hipprof's file names and lists them", "[report][
                                        f.out.file("result_4242.summary.json"),  f.out.file("result_4242.api_trace.csv"),
                                        f.out.file("result_4242.kernel_trace.csv"), f.out.file("result_4242.copy_trace.csv"),
                                        f.out.file("result_4242.copy_stats.csv"),   f.out.file("result_4242.memory_stats.csv"),
-                                       f.out.file("result_4242_copy.json"),        f.out.file("result_4242.report.html")};
+                                       f.out.file("result_4242.pftrace"),          f.out.file("result_4242_copy.json"),
+                                       f.out.file("result_4242.report.html")};
   CHECK(result.files_written == expected);
   CHECK(f.out.list() == std::vector<std::string>{"result_4242.api_trace.csv", "result_4242.copy_stats.csv",
                                                  "result_4242.copy_trace.csv", "result_4242.hiptrace.csv",
                                                  "result_4242.kernel.csv", "result_4242.kernel_trace.csv",
-                                                 "result_4242.memory_stats.csv", "result_4242.report.html",
-                                                 "result_4242.summary.json", "result_4242_copy.json"});
+                                                 "result_4242.memory_stats.csv", "result_4242.pftrace",
+                                                 "result_4242.report.html", "result_4242.summary.json",
+                                                 "result_4242_copy.json"});
+}
+
+TEST_CASE("pftrace off leaves the other files", "[report][options]") {
+  Fixture f;
+  f.options.pftrace = false;
+  ReportResult result = write_reports(f.db_path, f.options, nullptr);
+  CHECK(result.files_written.size() == 10);
+  CHECK(f.out.list().size() == 10);
+  CHECK(std::find(result.files_written.begin(), result.files_written.end(), f.out.file("result_4242.pftrace")) ==
+        result.files_written.end());
 }
 
 TEST_CASE("group_stream adds the stream view", "[report][options]") {
   Fixture f;
   f.options.group_stream = true;
   ReportResult result = write_reports(f.db_path, f.options, nullptr);
-  REQUIRE(result.files_written.size() == 11);
-  CHECK(result.files_written[9] == f.out.file("result_4242_stream.json"));
+  REQUIRE(result.files_written.size() == 12);
+  CHECK(result.files_written[10] == f.out.file("result_4242_stream.json"));
 }
 
 TEST_CASE("the summary goes to the given stream only when asked", "[report][options]") {
@@ -113,5 +126,5 @@ TEST_CASE("reports never replace a file that is not prof's", "[report][options]"
   REQUIRE(result.failed.size() == 1);
   CHECK_THAT(result.failed[0], Catch::Contains("result_4242_copy.json"));
   CHECK(prof::report::test::read_text(f.out.file("result_4242_copy.json")) == "my notes\n");
-  CHECK(f.out.list().size() == 10);  // the nine others were written
+  CHECK(f.out.list().size() == 11);  // the ten others were written
 }

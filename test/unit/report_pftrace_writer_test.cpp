@@ -317,12 +317,15 @@ TEST_CASE("pftrace: tracks, slices, flows, counters and names", "[report][pftrac
     const Event* first_end = ends[kernel];
     CHECK(first_end - &trace.events[0] < slices[kernel2].first - &trace.events[0]);
 
-    // Two arrows from the one call, each its own id: out on the call's BEGIN, in at each kernel.
+    // Two arrows from the one call, each its own id: out on the call's BEGIN, in on each kernel's
+    // BEGIN (Perfetto v20 binds terminating ids there, not on an END).
     REQUIRE(slices[call].first->flow_ids.size() == 2);
     const uint64_t to_first = slices[call].first->flow_ids[0], to_second = slices[call].first->flow_ids[1];
     CHECK(to_first != to_second);
-    CHECK(ends[kernel]->terminating_flow_ids == std::vector<uint64_t>{to_first});
-    CHECK(ends[kernel2]->terminating_flow_ids == std::vector<uint64_t>{to_second});
+    CHECK(slices[kernel].first->terminating_flow_ids == std::vector<uint64_t>{to_first});
+    CHECK(slices[kernel2].first->terminating_flow_ids == std::vector<uint64_t>{to_second});
+    CHECK(ends[kernel]->terminating_flow_ids.empty());
+    CHECK(ends[kernel2]->terminating_flow_ids.empty());
 
     CHECK(slices[slice_named("caf\xc3\xa9 \"x\"")].first->args.at("what") == "say \"hi\"\n");
     // U+FFFD for each malformed escape; what follows it stays.
@@ -396,6 +399,37 @@ TEST_CASE("pftrace: async ranges that overlap get tracks of their own; arrows th
     CHECK(trace.tracks.at(uuid).name == "load");
     CHECK(trace.tracks.at(uuid).parent == track_named(trace, "Runtime API"));
   }
+}
+
+// An idle stream's first op begins at the call's own ns. The trace processor keeps file order on
+// a tie, and a terminating id read before its flow began binds nothing: the kernel's BEGIN goes
+// after the call's, with the names it introduced in a packet before it.
+TEST_CASE("pftrace: work that begins at its call's ns comes after the call in the file", "[report][pftrace]") {
+  StringSink sink;
+  PftraceWriter writer(sink, 0);
+  writer.begin();
+  writer.process_name(1, "Runtime API", 0);
+  writer.os_thread_name(1, 5, "Thread 5", 0);
+  writer.thread_name(2, 1, "Stream 1", 0);
+  writer.complete_raw(2, 1, "\"tied kernel\"", "\"kernel\"", 100, 400, "{\"correlation_id\":3}");
+  writer.flow(3, 1, 5, 2, 1, 100, 400, FlowSource{"\"hipLaunchKernel\"", "\"api\"", 100, 150});
+  writer.complete_raw(1, 5, "\"hipLaunchKernel\"", "\"api\"", 100, 150, "{\"correlation_id\":3}");
+  writer.end();
+  CHECK(writer.flows_dropped() == 0);
+  const Decoded trace = read_trace(sink.text());
+  const Event* call = nullptr;
+  const Event* kernel = nullptr;
+  for (const Event& e : trace.events) {
+    if (e.type != 1) continue;
+    if (e.name == "hipLaunchKernel") call = &e;
+    if (e.name == "tied kernel") kernel = &e;
+  }
+  REQUIRE(call);
+  REQUIRE(kernel);
+  CHECK(call < kernel);  // file order
+  REQUIRE(call->flow_ids.size() == 1);
+  CHECK(kernel->terminating_flow_ids == call->flow_ids);
+  CHECK(kernel->category == "kernel");  // its interned names resolve
 }
 
 TEST_CASE("pftrace: an empty trace is one packet that clears incremental state", "[report][pftrace]") {
