@@ -6,11 +6,10 @@
 #include <tuple>
 
 #include "report/compare_stats.hpp"
+#include "report/entry_slots.hpp"
 #include "report/profile.hpp"
 
 namespace prof::report {
-
-using EntryKey = std::tuple<std::string, std::string, std::string>;  // kind, runtime, name, as ProfileEntry
 
 // One run's durations per entry. `per_call` is false for a run read from run summaries, which hold
 // only each entry's numbers: such a run is judged by the totals rule (docs/compare.md).

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "report/demangle.hpp"
+#include "report/entry_slots.hpp"
 #include "report/json_escape.hpp"
 #include "report/json_value.hpp"
 #include "report/merged_db.hpp"
@@ -24,7 +25,7 @@ bool entry_key_less(const ProfileEntry& a, const ProfileEntry& b) {
 
 namespace {
 
-using Key = std::tuple<std::string, std::string, std::string>;  // kind, runtime, name
+using Key = EntryKey;  // kind, runtime, name
 
 // Durations kept as a log-linear histogram, so memory stays flat however many calls the db
 // holds: exact below 256 ns, then 128 buckets per power of two (a bucket spans at most 1/128 of
@@ -83,70 +84,32 @@ struct Gathered {
   DurationHistogram durations;
 };
 
-// One process's events into the run's entries: ids are resolved to keys once per id.
+// One process's events into the run's entries (report/entry_slots.hpp names them).
 class ProcessGatherer final : public EventConsumer {
  public:
-  ProcessGatherer(Database& db, std::map<Key, Gathered>& out) : db_(db), out_(out) {
-    Statement st = db.prepare(
-        "SELECT n.api_id, COALESCE(r.name, ''), n.name FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
-        "n.runtime_id");
-    while (st.step()) api_names_[st.column_int(0)] = {std::string(st.column_text(1)), std::string(st.column_text(2))};
-    Statement d = db.prepare("SELECT direction, name FROM copy_directions");
-    while (d.step()) direction_names_[d.column_int(0)] = d.column_text(1);
-  }
+  ProcessGatherer(Database& db, std::map<Key, Gathered>& out) : slots_(db, out) {}
 
   void api(const ApiRow& r) override {
-    Gathered*& g = apis_[r.api_id];
-    if (!g) {
-      auto it = api_names_.find(r.api_id);
-      Key key = it != api_names_.end() ? Key{"api", it->second.first, it->second.second}
-                                       : Key{"api", "", "unknown API " + std::to_string(r.api_id)};
-      g = &out_[key];
-    }
-    ++g->calls;
-    g->durations.add(r.end_ns - r.begin_ns);
+    Gathered& g = slots_.api(r);
+    ++g.calls;
+    g.durations.add(r.end_ns - r.begin_ns);
   }
 
   void kernel(const KernelRow& r) override {
-    const int64_t id = r.name_id ? *r.name_id : r.function_address;
-    Gathered*& g = r.name_id ? kernel_names_[id] : kernel_addresses_[id];
-    if (!g) {
-      std::string text;
-      if (r.name) {
-        text = *r.name;  // resolved by the pass (report/event_pipe.hpp)
-      } else if (r.name_id) {
-        Statement name = db_.prepare("SELECT value FROM strings WHERE string_id = ?1");
-        name.bind(1, id);
-        text = name.step() ? demangle(name.column_text(0)) : "unknown kernel " + std::to_string(id);
-      } else {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "unknown kernel at 0x%llx", static_cast<unsigned long long>(id));
-        text = buf;
-      }
-      g = &out_[Key{"kernel", "", text}];
-    }
-    ++g->calls;
-    if (r.device_begin_ns && r.device_end_ns) g->durations.add(*r.device_end_ns - *r.device_begin_ns);
+    Gathered& g = slots_.kernel(r);
+    ++g.calls;
+    if (r.device_begin_ns && r.device_end_ns) g.durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
 
   void copy(const CopyRow& r) override {
-    Gathered*& g = copies_[r.direction];
-    if (!g) {
-      auto it = direction_names_.find(r.direction);
-      std::string name = it != direction_names_.end() ? it->second : "Direction " + std::to_string(r.direction);
-      g = &out_[Key{"copy", "", std::move(name)}];
-    }
-    ++g->calls;
-    g->bytes += r.bytes;
-    if (r.device_begin_ns && r.device_end_ns) g->durations.add(*r.device_end_ns - *r.device_begin_ns);
+    Gathered& g = slots_.copy(r);
+    ++g.calls;
+    g.bytes += r.bytes;
+    if (r.device_begin_ns && r.device_end_ns) g.durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
 
  private:
-  Database& db_;
-  std::map<Key, Gathered>& out_;
-  std::map<int64_t, std::pair<std::string, std::string>> api_names_;  // api_id -> runtime, name
-  std::map<int64_t, std::string> direction_names_;
-  std::map<int64_t, Gathered*> apis_, kernel_names_, kernel_addresses_, copies_;
+  EntrySlots<Gathered> slots_;
 };
 
 ProfileEntry entry_of(const Key& key, const Gathered& g) {
