@@ -62,6 +62,10 @@ class Collector {
   const std::string& journal_dir() const { return options_.journal_dir; }
   // How many times the mover has read the run directories (for tests).
   uint64_t directory_reads() const { return directory_reads_.load(std::memory_order_relaxed); }
+  // Rests of the mover ended by the doorbell (or the builder) rather than by their timeout.
+  uint64_t bell_wakes() const { return bell_wakes_.load(std::memory_order_relaxed); }
+  // Rings the mover found only at the directory read it forces every second.
+  uint64_t rings_found_by_forced_read() const { return rings_found_by_forced_read_.load(std::memory_order_relaxed); }
   // Stops draining, drains what is left, completes every database. Returns them by pid.
   // `cut_short`: processes still running, whose databases are marked incomplete.
   std::vector<CollectedProcess> finish(const std::vector<int>& cut_short = {});
@@ -166,6 +170,8 @@ class Collector {
   int64_t read_mtimes_[2] = {0, 0};
   bool ring_left_for_next_read_ = false;
   std::atomic<uint64_t> directory_reads_{0};
+  std::atomic<uint64_t> bell_wakes_{0};
+  std::atomic<uint64_t> rings_found_by_forced_read_{0};
   // The mover's last cycle: records the rings gained since the cycle before, whoever moved them
   // (a thread that moves its own keeps the mover's cycles short all the same).
   uint64_t published_last_cycle_ = 0;

@@ -3,6 +3,7 @@
 // (docs/design.md, "Journal, database, recovery").
 #include "collector/collector.hpp"
 
+#include <cerrno>
 #include <dirent.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -235,7 +236,10 @@ void Collector::run_mover() {
       const timespec wait{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
       doorbell_->mover_resting.store(pause > std::chrono::microseconds(1000) ? 1 : 0, std::memory_order_relaxed);
       mover_wake_at_ns_.store(now_ns() + static_cast<uint64_t>(ns), std::memory_order_relaxed);
-      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&doorbell_->rung), FUTEX_WAIT, rung, &wait, nullptr, 0);
+      const long woke = syscall(SYS_futex, reinterpret_cast<uint32_t*>(&doorbell_->rung), FUTEX_WAIT, rung, &wait,
+                                nullptr, 0);
+      // 0: woken (the bell, or the builder when the pause was due); EAGAIN: rung before the wait.
+      if (woke == 0 || errno == EAGAIN) bell_wakes_.fetch_add(1, std::memory_order_relaxed);
       mover_wake_at_ns_.store(UINT64_MAX, std::memory_order_relaxed);
       doorbell_->mover_resting.store(0, std::memory_order_relaxed);
     } else {
@@ -374,6 +378,12 @@ uint64_t Collector::move_once(bool final) {
                   mtimes[d] <= last_read_realtime_ns_ - kDirTimeSettledNs;
     }
     if (!unchanged) {
+      // Read only because a second passed since the last read (nothing said the directory changed).
+      bool forced = !final && !rang && !ring_left_for_next_read_ && last_read_ns_ != 0;
+      for (int d = 0; d < 2; ++d)
+        forced = forced && (!dirs[d] || (mtimes[d] != INT64_MIN && mtimes[d] == read_mtimes_[d] &&
+                                         mtimes[d] <= last_read_realtime_ns_ - kDirTimeSettledNs));
+      const size_t rings_before_read = rings_.size();
       ring_left_for_next_read_ = false;
       directory_reads_.fetch_add(1, std::memory_order_relaxed);
       last_read_ns_ = scan_ns;
@@ -382,6 +392,8 @@ uint64_t Collector::move_once(bool final) {
         read_mtimes_[d] = mtimes[d];
         if (dirs[d]) scan_rings(*dirs[d]);
       }
+      if (forced && rings_.size() > rings_before_read)
+        rings_found_by_forced_read_.fetch_add(rings_.size() - rings_before_read, std::memory_order_relaxed);
     }
   }
   uint64_t moved = 0;
