@@ -1,12 +1,60 @@
 #include "collector/sqlite_db.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/regular_file.hpp"
+
 namespace prof {
 
-Database::Database(const std::string& path, Mode mode) : path_(path) {
+namespace {
+
+// SQLite opens a database's side files (<db>-journal, -wal, -shm) with a plain open(2) beside the
+// db, and probes an existing -journal for a hot one on every first read. In a shared (1777)
+// directory another user can plant a FIFO there, whose open blocks forever, or a symlink that
+// sends SQLite's writes elsewhere. Every open SQLite's unix VFS makes therefore goes through
+// this one: no symlink followed, no wait, and only a regular file kept (a directory too, which
+// SQLite opens to fsync it, and /dev/urandom, its seed). A refusal reaches SQLite as a failed
+// open (SQLITE_CANTOPEN), so prof refuses the database instead of hanging.
+int guarded_open(const char* path, int flags, int mode) {
+  const int fd = ::open(path, flags | O_NOFOLLOW | O_NONBLOCK, static_cast<mode_t>(mode));
+  if (fd < 0) return fd;
+  struct stat st;
+  const bool allowed = ::fstat(fd, &st) == 0 &&
+                       (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+                        (S_ISCHR(st.st_mode) && std::strcmp(path, "/dev/urandom") == 0));
+  if (!allowed) {
+    ::close(fd);
+    errno = kNotRegularFile;
+    return -1;
+  }
+  if (!(flags & O_NONBLOCK)) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+bool configure_sqlite() {
   // Before SQLite initializes: no memory statistics, which take a global mutex on every
   // allocation (prof never reads them).
-  static const bool configured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
-  (void)configured;
+  sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  // The unix VFSes share one system-call table: one replacement covers them all.
+  sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
+  return vfs && vfs->iVersion >= 3 && vfs->xSetSystemCall &&
+         vfs->xSetSystemCall(vfs, "open", reinterpret_cast<sqlite3_syscall_ptr>(&guarded_open)) == SQLITE_OK;
+}
+
+}  // namespace
+
+bool sqlite_opens_guarded() {
+  static const bool guarded = configure_sqlite();
+  return guarded;
+}
+
+Database::Database(const std::string& path, Mode mode) : path_(path) {
+  if (!sqlite_opens_guarded()) throw DbError(path + ": cannot guard SQLite's file opens (no unix VFS)");
   // NOMUTEX: every connection is used by one thread at a time, so SQLite's own per-call locking
   // (a quarter of the collector's time when measured) buys nothing.
   int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;

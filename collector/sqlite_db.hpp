@@ -17,6 +17,11 @@ class DbError : public std::runtime_error {
 
 class Statement;
 
+// Installs, once per process, the open(2) that every SQLite connection then uses: O_NOFOLLOW,
+// O_NONBLOCK and regular files only (sqlite_db.cpp says why). Database's constructor calls it;
+// false if SQLite's VFS would not take it.
+bool sqlite_opens_guarded();
+
 class Database {
  public:
   enum class Mode { kReadOnly, kReadWrite, kCreate };

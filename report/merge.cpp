@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/regular_file.hpp"
 #include "report/merged_db.hpp"
 #include "report/report_db.hpp"
 #include "report/report_files.hpp"
@@ -23,7 +24,7 @@ namespace {
 constexpr char kSqliteMagic[] = "SQLite format 3";  // with its NUL: the first 16 bytes of a db
 
 bool has_sqlite_header(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open_regular(path.c_str(), O_RDONLY);  // a FIFO planted among the dbs must not hang the scan
   if (fd < 0) return false;
   char header[16] = {};
   ssize_t n = ::read(fd, header, sizeof header);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/regular_file.hpp"
 #include "report/report_error.hpp"
 
 namespace prof::report {
@@ -17,8 +18,9 @@ namespace {
 }
 
 // A path may be replaced when nothing is there, or a regular file that starts with `signature`
-// (one of prof's own earlier outputs). The check reads through O_NOFOLLOW, so a symlink planted
-// between this check and the rename is refused too: rename() replaces a link, never its target.
+// (one of prof's own earlier outputs). The check reads through open_regular (O_NOFOLLOW,
+// O_NONBLOCK, a regular file only), so neither a symlink nor a FIFO planted between the lstat and
+// the read can redirect or hang it; rename() replaces a link, never its target.
 void OutputFile::check_replaceable(const std::string& path, std::string_view signature) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) return;
@@ -26,7 +28,7 @@ void OutputFile::check_replaceable(const std::string& path, std::string_view sig
   if (!S_ISREG(st.st_mode)) throw ReportOutputError(path + ": exists and is not a regular file; not replacing it");
   if (signature.empty()) return;
   std::string head(signature.size(), '\0');
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = open_regular(path.c_str(), O_RDONLY);
   ssize_t n = fd >= 0 ? ::read(fd, head.data(), head.size()) : -1;
   if (fd >= 0) ::close(fd);
   if (n != static_cast<ssize_t>(signature.size()) || head != signature)
@@ -40,10 +42,19 @@ OutputFile::OutputFile(std::string final_path, std::string_view signature)
 
 void OutputFile::open_temp(std::string_view signature) {
   check_replaceable(final_path_, signature);
-  fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    int error = errno;
-    if (error == ELOOP) throw ReportOutputError(temp_path_ + ": refusing to write a report through a symbolic link");
+  // O_EXCL: the temp file is always a new file of prof's own, so nothing planted at its name (a
+  // FIFO whose open would block, a symlink, another user's file) is opened. What is there already
+  // is removed only when it is a regular file of this user's (an earlier prof with this pid).
+  for (int attempt = 0;; ++attempt) {
+    fd_ = open_regular(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd_ >= 0) return;
+    const int error = errno;
+    struct stat st;
+    if (error == EEXIST && attempt == 0 && ::lstat(temp_path_.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == ::geteuid() && ::unlink(temp_path_.c_str()) == 0)
+      continue;
+    if (error == EEXIST)
+      throw ReportOutputError(temp_path_ + ": exists and is not a file prof made (planted?); not writing through it");
     throw ReportOutputError(final_path_ + ": cannot create: " + std::strerror(error));
   }
 }
