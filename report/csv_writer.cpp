@@ -4,6 +4,29 @@
 
 namespace prof::report {
 
+namespace {
+
+// A plain decimal number ("-12", "3.5"): a value, not a formula, whatever its sign.
+bool is_number(std::string_view text) {
+  size_t i = text.front() == '-' ? 1 : 0;
+  bool digits = false, point = false;
+  for (; i < text.size(); ++i) {
+    if (text[i] >= '0' && text[i] <= '9') digits = true;
+    else if (text[i] == '.' && !point && digits) point = true;
+    else return false;
+  }
+  return digits && text.back() != '.';
+}
+
+}  // namespace
+
+bool csv_formula_like(std::string_view text) {
+  if (text.empty()) return false;
+  const char first = text.front();
+  return (first == '=' || first == '+' || first == '-' || first == '@' || first == '\t' || first == '\r') &&
+         !is_number(text);
+}
+
 std::string csv_field(std::string_view text) {
   std::string repaired;
   repaired.reserve(text.size());
@@ -15,10 +38,12 @@ std::string csv_field(std::string_view text) {
     repaired.append(kReplacementChar);
     start = nul + 1;
   }
-  if (repaired.find_first_of(",\"\r\n") == std::string::npos) return repaired;
+  const bool formula = csv_formula_like(repaired);
+  if (!formula && repaired.find_first_of(",\"\r\n") == std::string::npos) return repaired;
   std::string quoted;
-  quoted.reserve(repaired.size() + 2);
+  quoted.reserve(repaired.size() + 3);
   quoted.push_back('"');
+  if (formula) quoted.push_back('\'');
   for (char c : repaired) {
     if (c == '"') quoted.push_back('"');
     quoted.push_back(c);

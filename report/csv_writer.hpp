@@ -11,7 +11,14 @@ namespace prof::report {
 
 // One field as RFC 4180 wants it: quoted when it holds a comma, quote, CR or LF, with quotes
 // doubled. Invalid UTF-8 bytes and NUL become U+FFFD so the file is always valid UTF-8 text.
+// A cell a spreadsheet would run as a formula (csv_formula_like) is neutralised as OWASP's
+// CSV-injection guidance says: quoted, with a single quote before its text ("'=cmd|..."), so
+// Excel, LibreOffice and Sheets show it as text. docs/formats.md tells scripts to drop that quote.
 std::string csv_field(std::string_view text);
+
+// True for text that starts with '=', '+', '-', '@', tab or CR and is not a plain decimal number
+// ("-12" and "-0.5" are values and stay as they are).
+bool csv_formula_like(std::string_view text);
 
 class CsvWriter {
  public:
