@@ -6,6 +6,7 @@
 #include "report/csv_writer.hpp"
 #include "report/json_escape.hpp"
 #include "report/time_format.hpp"
+#include "report/utf8.hpp"
 
 namespace prof::report {
 
@@ -24,8 +25,32 @@ std::string number(double v, const char* format = "%.3g") {
   return buf;
 }
 
+// Text from a database (names, kinds, paths) as a terminal may show it: invalid UTF-8 repaired,
+// and C0/C1 control characters and DEL written as \xNN / \u00NN, so a name cannot move the cursor,
+// retitle the window or hide the lines after it.
+std::string plain(std::string_view text) {
+  std::string repaired;
+  append_utf8_repaired(repaired, text);
+  std::string out;
+  out.reserve(repaired.size());
+  char code[8];
+  for (size_t i = 0; i < repaired.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(repaired[i]);
+    if (byte < 0x20 || byte == 0x7f) {
+      std::snprintf(code, sizeof code, "\\x%02x", byte);
+      out += code;
+    } else if (byte == 0xc2 && i + 1 < repaired.size() && static_cast<unsigned char>(repaired[i + 1]) < 0xa0) {
+      std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned char>(repaired[++i]));
+      out += code;
+    } else {
+      out += repaired[i];
+    }
+  }
+  return out;
+}
+
 std::string key_label(const CompareRow& r) {
-  return r.kind + (r.runtime.empty() ? "" : " " + r.runtime) + " " + r.name;
+  return plain(r.kind) + (r.runtime.empty() ? "" : " " + plain(r.runtime)) + " " + plain(r.name);
 }
 
 std::string runs_text(int64_t runs) { return std::to_string(runs) + (runs == 1 ? " run" : " runs"); }
@@ -73,7 +98,7 @@ namespace {
 std::string header_line(const Comparison& c) {
   char threshold[32];
   std::snprintf(threshold, sizeof threshold, "%g%%", c.options.threshold * 100);
-  return "base " + c.base_path + " (" + runs_text(c.base_runs) + ") vs new " + c.new_path + " (" +
+  return "base " + plain(c.base_path) + " (" + runs_text(c.base_runs) + ") vs new " + plain(c.new_path) + " (" +
          runs_text(c.new_runs) + "); threshold " + threshold + ", min-time " + human_duration(c.options.min_time_ns) +
          ", call counts " + (c.options.check_calls ? "checked" : "not checked");
 }
@@ -120,18 +145,19 @@ void write_text(const Comparison& c, TextSink& out) {
   if (c.regressions > 0) {
     out.write("\nREGRESSED (" + std::to_string(c.regressions) + "):\n");
     for (const CompareRow& r : c.rows)
-      if (r.regression) out.write("  " + key_label(r) + ": " + r.reason + "\n");
+      if (r.regression) out.write("  " + key_label(r) + ": " + plain(r.reason) + "\n");
   }
   std::vector<std::vector<std::string>> table = {
       {"Status", "Kind", "Timing", "Calls", "Total", "Change", "Median", "Test", "Name"}};
   for (const CompareRow& r : c.rows) {
     if (!listed(r)) continue;
-    table.push_back({status_name(r.status), r.kind + (r.runtime.empty() ? "" : ":" + r.runtime),
+    table.push_back({status_name(r.status), plain(r.kind) + (r.runtime.empty() ? "" : ":" + plain(r.runtime)),
                      r.device_timed ? "device" : "host",
                      std::to_string(r.base.calls) + " -> " + std::to_string(r.now.calls),
                      human_duration(r.base.total_ns) + " -> " + human_duration(r.now.total_ns),
                      percent_change(r.base.total_ns, r.now.total_ns),
-                     human_duration(r.base.median_ns) + " -> " + human_duration(r.now.median_ns), test_cell(r), r.name});
+                     human_duration(r.base.median_ns) + " -> " + human_duration(r.now.median_ns), test_cell(r),
+                     plain(r.name)});
   }
   out.write("\n");
   if (table.size() > 1) write_table(table, out);
@@ -141,7 +167,7 @@ void write_text(const Comparison& c, TextSink& out) {
     if (r.status != CompareStatus::kUnchanged || r.reason.empty()) continue;
     if (!noted) out.write("\nNot flagged although the total moved:\n");
     noted = true;
-    out.write("  " + key_label(r) + ": " + r.reason + "\n");
+    out.write("  " + key_label(r) + ": " + plain(r.reason) + "\n");
   }
   out.write("\nverdict: " + verdict_line(c) + "\n");
 }
@@ -219,14 +245,22 @@ void write_json(const Comparison& c, TextSink& out) {
   out.write("\n]}\n");
 }
 
-// Markdown table cells: a '|' or a newline in a kernel name would end the cell.
+// Markdown (GitHub's, CommonMark) from a database: every character that could start markup is
+// backslash-escaped, so a kernel named `*[x](http://evil)*` or `<img src=x>` shows as written
+// ('(' and '!' need none once '[' has one; '#', '+' and '-' mark up only at a line's start, which
+// a cell never is; '$' opens GitHub's math). '|' would end a table cell and a newline the table:
+// control characters are written as text by plain().
 std::string md_cell(std::string_view text) {
   std::string out;
-  for (char ch : text) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else if (ch == '`') out += "\\`";
-    else out += ch;
+  for (char ch : plain(text)) {
+    switch (ch) {
+      case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '>': case '|': case '~':
+      case '&': case '$':
+        out += '\\';
+        out += ch;
+        break;
+      default: out += ch;
+    }
   }
   return out;
 }
@@ -245,7 +279,8 @@ void write_markdown(const Comparison& c, TextSink& out) {
       continue;
     }
     out.write("| " + std::string(r.regression ? "**" : "") + status_name(r.status) + (r.regression ? "**" : "") +
-              " | " + r.kind + (r.runtime.empty() ? "" : " " + r.runtime) + (r.device_timed ? " (device)" : " (host)") +
+              " | " + md_cell(r.kind) + (r.runtime.empty() ? "" : " " + md_cell(r.runtime)) +
+              (r.device_timed ? " (device)" : " (host)") +
               " | " + md_cell(r.name) + " | " +
               std::to_string(r.base.calls) + " → " + std::to_string(r.now.calls) + " | " +
               human_duration(r.base.total_ns) + " → " + human_duration(r.now.total_ns) + " | " +
