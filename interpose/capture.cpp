@@ -28,14 +28,6 @@ CaptureLog* g_log = nullptr;
 uint64_t g_delay_ns = 0, g_duration_ns = 0, g_start_ns = 0;
 bool g_timed = false;
 
-uint64_t env_ns(const char* name) {
-  const char* v = getenv(name);
-  if (!v || !*v) return 0;
-  char* end = nullptr;
-  const unsigned long long x = strtoull(v, &end, 10);
-  return end && *end == '\0' ? x : 0;
-}
-
 // <pid>.<image>.capture, a fresh zeroed mapping the collector reads when the process is done.
 void map_capture_log() noexcept {
   g_log = nullptr;
@@ -96,8 +88,8 @@ void capture_switch(bool on, CaptureCause cause, uint16_t api_id, uint64_t time_
 void capture_start(uint64_t start_ns) noexcept {
   const char* mode = getenv("PROF_CAPTURE");
   g_capture_by_api = mode && std::string_view(mode) == "api";
-  g_delay_ns = env_ns("PROF_CAPTURE_DELAY_NS");
-  g_duration_ns = env_ns("PROF_CAPTURE_DURATION_NS");
+  g_delay_ns = env_number(kEnvCaptureDelayNs);
+  g_duration_ns = env_number(kEnvCaptureDurationNs);
   g_timed = g_delay_ns || g_duration_ns;
   g_start_ns = start_ns;
   if (!g_capture_by_api && !g_timed) {

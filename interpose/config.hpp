@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 
+#include "common/env_value.hpp"
 #include "runtimes/api_id.hpp"
 
 namespace prof::interpose {
@@ -26,5 +27,10 @@ struct Config {
 extern Config g_config;
 
 void load_config() noexcept;
+
+// One line on stderr, "prof: <why>; using the default" (constructor time only, never from a hook).
+void warn_bad_env(const char* why) noexcept;
+// The variable's value, or its default after warn_bad_env when it is malformed or out of range.
+uint64_t env_number(const EnvNumber& v) noexcept;
 
 }  // namespace prof::interpose

@@ -3,10 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "common/clock.hpp"
+#include "common/env_value.hpp"
 #include "interpose/capture.hpp"
 #include "interpose/config.hpp"
 #include "interpose/hook_clock.hpp"
@@ -19,14 +21,6 @@ namespace prof::interpose {
 Config g_config;
 
 namespace {
-
-uint64_t env_u64(const char* name, uint64_t fallback) {
-  const char* v = getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  unsigned long long x = strtoull(v, &end, 10);
-  return (end && *end == '\0') ? x : fallback;
-}
 
 bool list_has(const char* list, const char* name) {
   const size_t n = strlen(name);
@@ -59,6 +53,25 @@ void on_fork_child() {
 
 }  // namespace
 
+// A bad value is said once, on stderr, and the default used: the program runs as it would without
+// prof (the cli refuses such values before it launches anything; this is for a program started
+// some other way, or a variable the program changed for its children).
+void warn_bad_env(const char* why) noexcept {
+  char line[320];
+  int n = snprintf(line, sizeof line, "prof: %s; using the default\n", why);
+  if (n <= 0) return;
+  if (static_cast<size_t>(n) >= sizeof line) n = static_cast<int>(sizeof line - 1);
+  const ssize_t ignored = write(STDERR_FILENO, line, static_cast<size_t>(n));
+  (void)ignored;
+}
+
+uint64_t env_number(const EnvNumber& v) noexcept {
+  uint64_t value = 0;
+  char why[256];
+  if (!read_env_number(v, getenv(v.name), value, why, sizeof why)) warn_bad_env(why);
+  return value;
+}
+
 void load_config() noexcept {
   const char* dir = getenv("PROF_RUN_DIR");
   struct stat st;
@@ -70,22 +83,28 @@ void load_config() noexcept {
   const char* fallback = getenv("PROF_RUN_DIR_FALLBACK");
   if (fallback && strlen(fallback) < sizeof(g_config.run_dir_fallback) && stat(fallback, &st) == 0 && S_ISDIR(st.st_mode))
     strcpy(g_config.run_dir_fallback, fallback);
-  g_config.device_timing = env_u64("PROF_DEVICE_TIMING", 1) != 0;
+  g_config.device_timing = env_number(kEnvDeviceTiming) != 0;
   // A comma-separated list of runtime names; unset means every runtime.
   const char* runtimes = getenv("PROF_RUNTIMES");
   for (size_t i = 0; i < kRuntimeCount; ++i) g_config.traced[i] = !runtimes || list_has(runtimes, kRuntimeNames[i]);
-  uint64_t records = env_u64("PROF_BUFFER_RECORDS", 1u << 16);
+  const uint64_t records = env_number(kEnvBufferRecords);
   uint64_t pow2 = 1024;
-  while (pow2 < records && pow2 < (1ull << 30)) pow2 <<= 1;
+  while (pow2 < records) pow2 <<= 1;  // records <= 2^28: no overflow
   g_config.buffer_records = pow2;
-  g_config.full_wait_ms = env_u64("PROF_BUFFER_WAIT_MS", 10000);
-  g_config.self_move = env_u64("PROF_SELF_MOVE", 1) != 0;
+  g_config.full_wait_ms = env_number(kEnvBufferWaitMs);
+  g_config.self_move = env_number(kEnvSelfMove) != 0;
+  for (const EnvWord& word : kEnvWords) {
+    char why[256];
+    if (!read_env_word(word, getenv(word.name), why, sizeof why)) warn_bad_env(why);
+  }
   g_config.enabled = true;
   // Test only: PROF_TEST_CLOCK_SKEW=<rank>:<ns> runs that rank's clock <ns> ahead (common/clock.hpp).
-  if (const char* skew = getenv("PROF_TEST_CLOCK_SKEW")) {
-    char* end = nullptr;
-    const long rank = strtol(skew, &end, 10);
-    if (end != skew && *end == ':' && rank == mpi_rank()) g_test_clock_skew_ns = strtoll(end + 1, nullptr, 10);
+  {
+    long rank = -1;
+    long long skew_ns = 0;
+    char why[256];
+    if (!read_env_clock_skew(getenv("PROF_TEST_CLOCK_SKEW"), rank, skew_ns, why, sizeof why)) warn_bad_env(why);
+    if (rank >= 0 && rank == mpi_rank()) g_test_clock_skew_ns = skew_ns;
   }
   // After the skew, as the calls' times: the start is on the same clock.
   g_config.image_token = now_ns();

@@ -147,22 +147,33 @@ ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   return buffer;
 }
 
-// Where a ring goes: the run directory (tmpfs, /dev/shm), at full size when 1/kRingShareOfFree
-// of its free space holds one; else the fallback run directory (on $TMPDIR or /tmp, when prof
-// made one) at full size; else the run directory with a smaller ring, down to kMinRingRecords.
-bool ThreadBuffer::open(uint64_t thread_index, RuntimeId runtime) noexcept {
-  const uint64_t full = g_config.buffer_records;
+namespace {
+// The largest ring up to `full` records whose file takes at most 1/kRingShareOfFree of the free
+// space where it goes (kMinRingRecords at the least): a huge PROF_BUFFER_RECORDS never fills a
+// disk, in /dev/shm or in the fallback on $TMPDIR or /tmp alike.
+uint64_t affordable_in(const char* dir, uint64_t full) noexcept {
   uint64_t affordable = full;
   struct statvfs fs;
-  if (statvfs(g_config.run_dir, &fs) == 0) {
+  if (statvfs(dir, &fs) == 0) {
     const uint64_t available = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
     while (affordable / 2 >= kMinRingRecords && buffer_file_bytes(affordable) > available / kRingShareOfFree)
       affordable /= 2;
   }
-  if (affordable < full && g_config.run_dir_fallback[0] != '\0' &&
-      open_in(g_config.run_dir_fallback, full, true, thread_index, runtime))
-    return true;
-  return open_in(g_config.run_dir, affordable, true, thread_index, runtime);
+  return affordable;
+}
+}  // namespace
+
+// Where a ring goes: the run directory (tmpfs, /dev/shm), at full size when it is affordable there
+// (affordable_in); else the fallback run directory (on $TMPDIR or /tmp, when prof made one) if it
+// affords a larger ring; else the run directory with a smaller ring, down to kMinRingRecords.
+bool ThreadBuffer::open(uint64_t thread_index, RuntimeId runtime) noexcept {
+  const uint64_t full = g_config.buffer_records;
+  const uint64_t here = affordable_in(g_config.run_dir, full);
+  if (here < full && g_config.run_dir_fallback[0] != '\0') {
+    const uint64_t there = affordable_in(g_config.run_dir_fallback, full);
+    if (there > here && open_in(g_config.run_dir_fallback, there, true, thread_index, runtime)) return true;
+  }
+  return open_in(g_config.run_dir, here, true, thread_index, runtime);
 }
 
 bool ThreadBuffer::open_in(const char* dir, uint64_t capacity, bool shrink, uint64_t thread_index,

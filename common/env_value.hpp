@@ -1,0 +1,140 @@
+// The PROF_* variables the preload library reads, each described once with its range: the library
+// (which must never change the program) warns once and uses the default for a bad value, the cli
+// refuses it before launching anything (docs/design.md lists the variables). No allocation, no
+// exceptions: the preload library uses this from its constructor.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+namespace prof {
+
+struct EnvNumber {
+  const char* name;
+  uint64_t min;
+  uint64_t max;
+  uint64_t fallback;
+};
+
+// A ring of 2^28 records is 16 GiB: more than any run needs, and every ring location still halves it
+// to 1/64 of its free space (interpose/thread_buffer.cpp).
+inline constexpr EnvNumber kEnvBufferRecords{"PROF_BUFFER_RECORDS", 1, uint64_t{1} << 28, uint64_t{1} << 16};
+inline constexpr EnvNumber kEnvBufferWaitMs{"PROF_BUFFER_WAIT_MS", 0, 3'600'000, 10'000};  // at most an hour
+inline constexpr EnvNumber kEnvDeviceTiming{"PROF_DEVICE_TIMING", 0, 1, 1};
+inline constexpr EnvNumber kEnvSelfMove{"PROF_SELF_MOVE", 0, 1, 1};
+// Delays and windows up to 100 days, in ns: far from overflowing when added to a start time.
+inline constexpr EnvNumber kEnvCaptureDelayNs{"PROF_CAPTURE_DELAY_NS", 0, 8'640'000'000'000'000, 0};
+inline constexpr EnvNumber kEnvCaptureDurationNs{"PROF_CAPTURE_DURATION_NS", 0, 8'640'000'000'000'000, 0};
+
+inline constexpr EnvNumber kEnvNumbers[] = {kEnvBufferRecords, kEnvBufferWaitMs,   kEnvDeviceTiming,
+                                            kEnvSelfMove,      kEnvCaptureDelayNs, kEnvCaptureDurationNs};
+
+// Variables with a fixed set of words ("" = unset or empty is always allowed).
+struct EnvWord {
+  const char* name;
+  const char* allowed[3];  // nullptr-terminated
+};
+inline constexpr EnvWord kEnvWords[] = {
+    {"PROF_CAPTURE", {"api", nullptr, nullptr}},
+    {"PROF_HOOK_CLOCK", {"clock_gettime", nullptr, nullptr}},
+};
+
+// Copies `text` into `out` (always terminated) with control characters and DEL written as \xNN,
+// so a value or a name printed to a terminal cannot move its cursor or change its title.
+inline void escape_control(const char* text, char* out, size_t out_size) noexcept {
+  if (out_size == 0) return;
+  size_t at = 0;
+  for (const unsigned char* p = reinterpret_cast<const unsigned char*>(text); *p; ++p) {
+    const bool control = *p < 0x20 || *p == 0x7f;
+    const size_t need = control ? 4 : 1;
+    if (at + need + 1 > out_size) break;
+    if (control) {
+      static const char kHex[] = "0123456789abcdef";
+      out[at++] = '\\';
+      out[at++] = 'x';
+      out[at++] = kHex[*p >> 4];
+      out[at++] = kHex[*p & 15];
+    } else {
+      out[at++] = static_cast<char>(*p);
+    }
+  }
+  out[at] = '\0';
+}
+
+// Decimal digits only (no sign, no blanks, no suffix) within [min, max]. Unset or empty: the default,
+// true. Otherwise false with `why` set to one line naming the variable and what is wrong with it.
+inline bool read_env_number(const EnvNumber& v, const char* text, uint64_t& value, char* why, size_t why_size) noexcept {
+  value = v.fallback;
+  if (text == nullptr || *text == '\0') return true;
+  uint64_t x = 0;
+  bool overflow = false;
+  const char* p = text;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    const uint64_t digit = static_cast<uint64_t>(*p - '0');
+    if (x > (UINT64_MAX - digit) / 10) overflow = true;
+    x = overflow ? UINT64_MAX : x * 10 + digit;
+  }
+  char shown[96];
+  escape_control(text, shown, sizeof shown);
+  if (*p != '\0' || p == text) {
+    std::snprintf(why, why_size, "%s=%s: not a whole number (expected %llu to %llu)", v.name, shown,
+                  static_cast<unsigned long long>(v.min), static_cast<unsigned long long>(v.max));
+    return false;
+  }
+  if (overflow || x < v.min || x > v.max) {
+    std::snprintf(why, why_size, "%s=%s: out of range (expected %llu to %llu)", v.name, shown,
+                  static_cast<unsigned long long>(v.min), static_cast<unsigned long long>(v.max));
+    return false;
+  }
+  value = x;
+  return true;
+}
+
+// True when `text` is unset, empty or one of the allowed words; otherwise `why` names them.
+inline bool read_env_word(const EnvWord& v, const char* text, char* why, size_t why_size) noexcept {
+  if (text == nullptr || *text == '\0') return true;
+  char expected[96] = {};
+  for (const char* const* w = v.allowed; *w; ++w) {
+    if (std::strcmp(text, *w) == 0) return true;
+    if (expected[0]) std::strncat(expected, " or ", sizeof expected - std::strlen(expected) - 1);
+    std::strncat(expected, *w, sizeof expected - std::strlen(expected) - 1);
+  }
+  char shown[96];
+  escape_control(text, shown, sizeof shown);
+  std::snprintf(why, why_size, "%s=%s: not a known value (expected %s, or unset)", v.name, shown, expected);
+  return false;
+}
+
+// PROF_TEST_CLOCK_SKEW=<rank>:<ns> (tests only): digits, a colon, an optionally signed number.
+inline bool read_env_clock_skew(const char* text, long& rank, long long& skew_ns, char* why, size_t why_size) noexcept {
+  rank = -1;
+  skew_ns = 0;
+  if (text == nullptr || *text == '\0') return true;
+  const char* p = text;
+  long r = 0;
+  for (; *p >= '0' && *p <= '9' && r < 100'000'000; ++p) r = r * 10 + (*p - '0');
+  bool ok = p != text && *p == ':';
+  long long ns = 0;
+  if (ok) {
+    const char* q = p + 1;
+    const bool negative = *q == '-';
+    if (negative) ++q;
+    const char* digits = q;
+    // Under an hour either way: a skew is a test's, never a real offset of years.
+    for (; *q >= '0' && *q <= '9' && ns <= 3'600'000'000'000LL; ++q) ns = ns * 10 + (*q - '0');
+    ok = q != digits && *q == '\0' && ns <= 3'600'000'000'000LL;
+    if (negative) ns = -ns;
+  }
+  if (!ok) {
+    char shown[96];
+    escape_control(text, shown, sizeof shown);
+    std::snprintf(why, why_size, "PROF_TEST_CLOCK_SKEW=%s: expected <rank>:<ns> (|ns| under an hour)", shown);
+    return false;
+  }
+  rank = r;
+  skew_ns = ns;
+  return true;
+}
+
+}  // namespace prof
