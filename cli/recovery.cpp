@@ -47,6 +47,42 @@ std::string read_all(int fd) {
   return text;
 }
 
+// A directory or file of the run that this user may act on: not a symlink, of the expected type,
+// owned by the invoking user (euid), and (a directory) writable by nobody else. Anything else was
+// made or can be changed by another local user: acting on it would let them pick what prof
+// deletes or replaces (docs/guarantees.md, "Threat model").
+bool owned_here(const std::string& path, bool directory, std::string& why) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    why = path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (S_ISLNK(st.st_mode)) why = path + ": is a symbolic link; not following it";
+  else if (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+    why = path + (directory ? ": not a directory" : ": not a regular file");
+  else if (st.st_uid != geteuid())
+    why = path + ": owned by uid " + std::to_string(st.st_uid) + ", not by this user; not acting on it";
+  else if (directory && (st.st_mode & (S_IWGRP | S_IWOTH)))
+    why = path + ": writable by other users; not acting on it";
+  else if (!directory && st.st_nlink != 1)
+    why = path + ": has other names (hard links); not acting on it";
+  else
+    return true;
+  return false;
+}
+
+std::string without_trailing_slashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+bool has_dot_dot(const std::string& path) {
+  return path == ".." || path.rfind("../", 0) == 0 || path.find("/../") != std::string::npos ||
+         (path.size() >= 3 && path.compare(path.size() - 3, 3, "/..") == 0);
+}
+
 }  // namespace
 
 ManifestLock::ManifestLock(const std::string& run_dir, Manifest manifest)
@@ -88,11 +124,18 @@ void ManifestLock::write() {
   (void)pwrite_all(fd_, text.data(), text.size(), 0);
 }
 
-std::optional<OrphanedRun> OrphanedRun::take(const std::string& run_dir, std::string& why) {
+std::optional<OrphanedRun> OrphanedRun::take(const std::string& named_dir, std::string& why) {
+  const std::string run_dir = without_trailing_slashes(named_dir);
+  if (!owned_here(run_dir, true, why)) return std::nullopt;
   const std::string path = run_dir + "/" + kManifestName;
-  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in place of the manifest fails the type check below instead of hanging.
+  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    why = errno == ENOENT ? "not a prof run directory (no " + std::string(kManifestName) + ")" : std::strerror(errno);
+    why = errno == ENOENT ? "not a prof run directory (no " + std::string(kManifestName) + ")" : path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  if (!owned_here(path, false, why)) {
+    ::close(fd);
     return std::nullopt;
   }
   // A moment's retry: another prof's scan for orphans (find_orphaned_runs) may hold it shared.
@@ -120,7 +163,71 @@ std::optional<OrphanedRun> OrphanedRun::take(const std::string& run_dir, std::st
     why = path + ": incomplete manifest";
     return std::nullopt;
   }
+  if (!run.confined(why)) return std::nullopt;
   return run;
+}
+
+// The paths a manifest names are the ones prof itself makes (cli/main.cpp, collector.cpp): the
+// journal directory is <output_dir>/.<run dir's name>, the fallback run directory is a
+// prof-run-XXXXXX of this user, and each <pid>.dbpath note names a .db file directly in
+// output_dir. Anything else is refused before recovery deletes or replaces a single file.
+bool OrphanedRun::confined(std::string& why) const {
+  const std::string manifest = run_dir_ + "/" + kManifestName;
+  const std::string output_dir = without_trailing_slashes(get("output_dir"));
+  if (output_dir.empty() || output_dir[0] != '/' || has_dot_dot(output_dir)) {
+    why = manifest + ": output_dir=" + output_dir + " is not an absolute path without '..'; refusing it";
+    return false;
+  }
+  const std::string journal_dir = get("journal_dir");
+  if (!journal_dir.empty()) {
+    if (journal_dir != output_dir + "/." + base_name(run_dir_)) {
+      why = manifest + ": journal_dir=" + journal_dir + " is not this run's journal directory (" + output_dir + "/." +
+            base_name(run_dir_) + "); refusing it";
+      return false;
+    }
+    struct stat st {};
+    if (lstat(journal_dir.c_str(), &st) == 0) {
+      if (!owned_here(journal_dir, true, why)) return false;
+      if (!dbpath_notes_confined(journal_dir, output_dir, why)) return false;
+    }
+  }
+  const std::string fallback = get("fallback_run_dir");
+  if (!fallback.empty()) {
+    if (fallback[0] != '/' || has_dot_dot(fallback) || base_name(fallback).rfind("prof-run-", 0) != 0) {
+      why = manifest + ": fallback_run_dir=" + fallback + " is not a prof run directory; refusing it";
+      return false;
+    }
+    struct stat st {};
+    if (lstat(fallback.c_str(), &st) == 0 && !owned_here(fallback, true, why)) return false;
+  }
+  return true;
+}
+
+bool dbpath_notes_confined(const std::string& journal_dir, const std::string& output_dir, std::string& why) {
+  DIR* dir = opendir(journal_dir.c_str());
+  if (!dir) return true;  // nothing to follow
+  bool ok = true;
+  while (dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.size() < 8 || name.compare(name.size() - 7, 7, ".dbpath") != 0) continue;
+    const std::string note = journal_dir + "/" + name;
+    if (!(ok = owned_here(note, false, why))) break;
+    const int fd = ::open(note.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    std::string target = fd >= 0 ? read_all(fd) : std::string();
+    if (fd >= 0) ::close(fd);
+    if (const size_t end = target.find('\n'); end != std::string::npos) target.resize(end);
+    const std::string file = target.substr(target.rfind('/') + 1);
+    if (target != output_dir + "/" + file || file.size() < 4 || file[0] == '.' ||
+        file.compare(file.size() - 3, 3, ".db") != 0) {
+      why = note + ": names " + target + ", not a database in " + output_dir + "; refusing it";
+      ok = false;
+      break;
+    }
+    struct stat st {};
+    if (lstat(target.c_str(), &st) == 0 && !(ok = owned_here(target, false, why))) break;
+  }
+  closedir(dir);
+  return ok;
 }
 
 OrphanedRun::OrphanedRun(OrphanedRun&& other) noexcept

@@ -35,7 +35,9 @@ class ManifestLock {
 // An orphaned run, taken for recovery: its manifest locked by this process until destroyed.
 class OrphanedRun {
  public:
-  // nullopt with `why` when `run_dir` is not a run directory or its prof is still alive.
+  // nullopt with `why` (one line naming the file and the problem) when `run_dir` is not a run
+  // directory, its prof is still alive, it or its files are not the invoking user's, or its
+  // manifest names a path outside the run's own directories (confined()).
   static std::optional<OrphanedRun> take(const std::string& run_dir, std::string& why);
   OrphanedRun(OrphanedRun&& other) noexcept;
   ~OrphanedRun();
@@ -45,10 +47,15 @@ class OrphanedRun {
 
  private:
   OrphanedRun() = default;
+  bool confined(std::string& why) const;
   std::string run_dir_;
   Manifest manifest_;
   int fd_ = -1;
 };
+
+// Every <pid>.dbpath note in `journal_dir` is this user's and names a .db file directly in
+// `output_dir` (which, if it exists, is this user's regular file): else false with `why`.
+bool dbpath_notes_confined(const std::string& journal_dir, const std::string& output_dir, std::string& why);
 
 struct OrphanFound {
   std::string run_dir;
