@@ -26,6 +26,8 @@
 #include "cli/run_directory.hpp"
 #include "cli/run_processes.hpp"
 #include "collector/collector.hpp"
+#include "common/env_value.hpp"
+#include "common/terminal_text.hpp"
 #include "runtimes/api_id.hpp"
 
 namespace prof::cli {
@@ -51,9 +53,35 @@ std::string make_run_id() {
          std::to_string(static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec);
 }
 
+// The variables prof passes through to the preload library (and those it reads itself), checked
+// before anything is launched or created: a value the library would ignore with a warning is
+// refused here with one line naming it (common/env_value.hpp holds the ranges).
+bool check_environment(std::string& message) {
+  char why[256];
+  uint64_t ignored = 0;
+  for (const prof::EnvNumber& v : {prof::kEnvBufferRecords, prof::kEnvBufferWaitMs, prof::kEnvSelfMove})
+    if (!prof::read_env_number(v, getenv(v.name), ignored, why, sizeof why)) return message = why, false;
+  for (const prof::EnvWord& w : prof::kEnvWords)
+    if (std::string(w.name) != "PROF_CAPTURE" && !prof::read_env_word(w, getenv(w.name), why, sizeof why))
+      return message = why, false;
+  long rank = 0;
+  long long skew_ns = 0;
+  if (!prof::read_env_clock_skew(getenv("PROF_TEST_CLOCK_SKEW"), rank, skew_ns, why, sizeof why))
+    return message = why, false;
+  if (const char* pause = getenv("PROF_TEST_PAUSE");
+      pause && *pause && std::strcmp(pause, "build") != 0 && std::strcmp(pause, "reports") != 0)
+    return message = "PROF_TEST_PAUSE=" + std::string(pause) + ": expected build or reports, or unset", false;
+  // The run directory's path goes to the library in a 512-byte field: a longer one would leave the
+  // program unrecorded without a word.
+  if (const char* tmp = getenv("TMPDIR"); tmp && *tmp && (tmp[0] != '/' || std::strlen(tmp) > 400))
+    return message = "TMPDIR=" + std::string(tmp) + ": expected an absolute path of at most 400 characters", false;
+  return true;
+}
+
 int run(const Options& options) {
   std::string message;
   Options o = options;
+  if (!check_environment(message)) return fail(kExitUsage, message);
   if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, message);
   int not_found_code = 0;
   std::string program = resolve_program(o.program[0], not_found_code, message);
@@ -137,7 +165,7 @@ int run(const Options& options) {
   if (const size_t orphans = count_orphaned_runs_into(o.output_dir))
     std::fprintf(stderr,
                  "prof: %zu earlier run%s into %s ended when %s prof was killed; `prof --recover` finishes %s\n",
-                 orphans, orphans == 1 ? "" : "s", o.output_dir.c_str(), orphans == 1 ? "its" : "their",
+                 orphans, orphans == 1 ? "" : "s", escape_control(o.output_dir).c_str(), orphans == 1 ? "its" : "their",
                  orphans == 1 ? "it" : "them");
   collector->start();
   // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
@@ -152,13 +180,13 @@ int run(const Options& options) {
   const std::vector<int> running = wait_for_descendants(result.pid < 0 ? 0 : o.wait_timeout_s);
   for (int pid : running)
     std::fprintf(stderr, "prof: process %d (%s) still running %gs after %s exited; its recording is cut short\n", pid,
-                 process_name(pid).c_str(), o.wait_timeout_s, o.program[0].c_str());
+                 escape_control(process_name(pid)).c_str(), o.wait_timeout_s, escape_control(o.program[0]).c_str());
   std::vector<collector::CollectedProcess> dbs = collector->finish(running);
   if (result.pid < 0) {
     collector->remove_journal();
     return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
   }
-  for (const auto& error : collector->errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
+  for (const auto& error : collector->errors()) std::fprintf(stderr, "prof: %s\n", escape_control(error).c_str());
 
   if (const char* pause = getenv("PROF_TEST_PAUSE"); pause && std::strcmp(pause, "reports") == 0) {
     // The fault suite's moment "prof killed while it writes the reports" (test/e2e/test_recover.py).
@@ -170,9 +198,10 @@ int run(const Options& options) {
   if (code != result.exit_status) return code;
   if (dbs.empty() && collector->errors().empty() && !collecting.capture_control.empty())
     std::fprintf(stderr, "prof: %s made no call to a traced runtime (%s) inside a capture window (%s); nothing recorded\n",
-                 o.program[0].c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
+                 escape_control(o.program[0]).c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
   else if (dbs.empty() && collector->errors().empty())
-    std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n", o.program[0].c_str(),
+    std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n",
+                 escape_control(o.program[0]).c_str(),
                  launch.runtimes.c_str());
   return result.exit_status;
 }
@@ -294,8 +323,8 @@ int main(int argc, char** argv) {
   }
   if (o.summary_output != "stdout" && o.summary_output != "stderr" && o.summary_output != "none") {
     if (o.summary_output.empty()) return fail(kExitUsage, "--summary-output: expected stdout, stderr, none or a file");
-    if (summary_stream(o) == nullptr)
-      return fail(kExitCannotWrite, "--summary-output " + o.summary_output + ": " + std::strerror(errno));
+    std::string why;
+    if (summary_file(o, &why) == nullptr) return fail(kExitCannotWrite, why);
   }
   if (o.trace_start != "on" && o.trace_start != "off")
     return fail(kExitUsage, "--trace-start " + o.trace_start + ": expected on or off");

@@ -13,11 +13,14 @@
 #include <regex>
 
 #include "cli/merge.hpp"
+#include "cli/outputs.hpp"
+#include "common/terminal_text.hpp"
 
 namespace prof::cli {
 
 int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "prof: %s\n", message.c_str());
+  // One line, whatever the paths and names quoted in it hold.
+  std::fprintf(stderr, "prof: %s\n", escape_control(message).c_str());
   return code;
 }
 
@@ -104,8 +107,7 @@ std::FILE* summary_stream(const Options& o) {
   if (o.summary_output == "stdout") return stdout;
   if (o.summary_output == "stderr") return stderr;
   if (o.summary_output == "none") return nullptr;
-  static std::FILE* file = std::fopen(o.summary_output.c_str(), "w");
-  return file;
+  return summary_file(o);
 }
 
 report::ReportOptions report_options(const Options& o, const std::string& base) {

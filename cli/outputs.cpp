@@ -1,13 +1,18 @@
 #include "cli/outputs.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 
 #include "cli/exit_codes.hpp"
 #include "cli/merge.hpp"
+#include "common/terminal_text.hpp"
 #include "report/report.hpp"
 #include "report/report_error.hpp"
 
@@ -41,6 +46,51 @@ void guard_the_finish() {
   for (int sig : {SIGINT, SIGTERM, SIGQUIT}) sigaction(sig, &sa, nullptr);
 }
 
+namespace {
+
+// --summary-output FILE is opened where another user may have planted something: never through a
+// symlink (O_NOFOLLOW), never blocking on a FIFO (O_NONBLOCK, then a type check), and an existing
+// file is replaced only with --force and only when it is this user's and has no other name.
+std::FILE* open_summary_file(const std::string& path, bool force, std::string& why) {
+  const auto refuse = [&](const std::string& problem) -> std::FILE* {
+    why = "--summary-output " + path + ": " + problem;
+    return nullptr;
+  };
+  constexpr int kFlags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  int fd = ::open(path.c_str(), kFlags | O_CREAT | O_EXCL, 0644);
+  const bool created = fd >= 0;
+  if (!created && errno == EEXIST) fd = ::open(path.c_str(), kFlags);
+  if (fd < 0) {
+    if (errno == ELOOP) return refuse("is a symbolic link; refusing to write through it");
+    if (errno == ENXIO) return refuse("is a FIFO or device, not a regular file; not writing it");
+    return refuse(std::strerror(errno));
+  }
+  struct stat st {};
+  std::string problem;
+  if (fstat(fd, &st) != 0) problem = std::strerror(errno);
+  else if (!S_ISREG(st.st_mode)) problem = "exists and is not a regular file; not writing it";
+  else if (!created && (st.st_uid != geteuid() || st.st_nlink != 1))
+    problem = "exists and belongs to another user or has other names; not replacing it";
+  else if (!created && st.st_size > 0 && !force)
+    problem = "exists; not replacing it (--force replaces it, or name another file)";
+  if (problem.empty() && (ftruncate(fd, 0) != 0 || fcntl(fd, F_SETFL, O_WRONLY) != 0)) problem = std::strerror(errno);
+  std::FILE* file = problem.empty() ? fdopen(fd, "w") : nullptr;
+  if (file) return file;
+  if (problem.empty()) problem = std::strerror(errno);
+  ::close(fd);
+  if (created) unlink(path.c_str());
+  return refuse(problem);
+}
+
+}  // namespace
+
+std::FILE* summary_file(const Options& o, std::string* why) {
+  static std::string error;
+  static std::FILE* file = open_summary_file(o.summary_output, o.force, error);
+  if (why) *why = error;
+  return file;
+}
+
 int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs, int launched_pid, bool output_lost,
                   int exit_status) {
   // The launched process first, then its children, each under its own name. A name an earlier
@@ -55,24 +105,26 @@ int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs
     std::string base = wanted;
     for (int n = 2; !o.force && base_taken(o.output_dir, base); ++n) base = wanted + "." + std::to_string(n);
     if (base != wanted)
-      std::fprintf(stderr, "prof: %s/%s.* belong to an earlier run: this run's reports are %s.* (--force replaces)\n",
-                   o.output_dir.c_str(), wanted.c_str(), base.c_str());
+      std::fprintf(stderr, "prof: %s\n",
+                   escape_control(o.output_dir + "/" + wanted + ".* belong to an earlier run: this run's reports are " +
+                                  base + ".* (--force replaces)")
+                       .c_str());
     try {
       std::fflush(stdout);
       if (dbs.size() > 1 && summary_stream(o)) {
         // Several processes: each summary under a line naming its process, then one over all.
         std::fprintf(summary_stream(o), "%s%s\n", &db == &dbs.front() ? "" : "\n",
-                     report::process_heading(db.db_path).c_str());
+                     escape_control(report::process_heading(db.db_path)).c_str());
         std::fflush(summary_stream(o));
       }
       const report::ReportResult written = report::write_reports(db.db_path, report_options(o, base), summary_stream(o));
       print_warnings(written);
       for (const std::string& failed : written.failed) {
-        std::fprintf(stderr, "prof: %s\n", failed.c_str());
+        std::fprintf(stderr, "prof: %s\n", escape_control(failed).c_str());
         lost.push_back("a report of process " + std::to_string(db.pid) + " not written");
       }
     } catch (const report::ReportError& e) {
-      std::fprintf(stderr, "prof: %s\n", e.what());
+      std::fprintf(stderr, "prof: %s\n", escape_control(e.what()).c_str());
       lost.push_back(std::string("reports of process ") + std::to_string(db.pid) + " not written");
     }
   }
@@ -83,7 +135,7 @@ int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs
       std::fputc('\n', summary_stream(o));
       report::write_combined_summary(paths, summary_stream(o));
     } catch (const report::ReportError& e) {
-      std::fprintf(stderr, "prof: combined summary: %s\n", e.what());
+      std::fprintf(stderr, "prof: combined summary: %s\n", escape_control(e.what()).c_str());
     }
   }
   if (!lost.empty()) {
