@@ -1,11 +1,15 @@
 #include "report/report_db.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "collector/schema.hpp"
+#include "common/regular_file.hpp"
 #include "report/report_error.hpp"
 #include "report/runtime_labels.hpp"
 
@@ -17,22 +21,85 @@ namespace {
 constexpr char kSqliteMagic[] = "SQLite format 3";
 
 void check_sqlite_header(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) throw ReportError(path + ": cannot open the database: " + std::strerror(errno));
+  // open_regular: a FIFO given as the db (or planted under its name) must not hang prof.
+  const int fd = open_regular(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    const int error = errno;
+    throw ReportError(path + ": cannot open the database: " +
+                      (error == kNotRegularFile ? "not a regular file"
+                       : error == ELOOP         ? "a symbolic link (prof does not read through one)"
+                                                : std::strerror(error)));
+  }
   char header[16] = {};
-  size_t n = std::fread(header, 1, sizeof header, file);
-  std::fclose(file);
-  if (n < sizeof header || std::memcmp(header, kSqliteMagic, sizeof header) != 0)
+  const ssize_t n = ::read(fd, header, sizeof header);
+  ::close(fd);
+  if (n < static_cast<ssize_t>(sizeof header) || std::memcmp(header, kSqliteMagic, sizeof header) != 0)
     throw ReportError(path + ": not a prof database (not a SQLite file)");
 }
 
 constexpr const char* kRequiredTables[] = {"api_names", "strings", "copy_directions", "threads", "streams",
                                            "api_calls", "kernels", "copies", "drops"};
 
+// SQLite probes <db>-journal on the first read. Another user can plant a FIFO or symlink there in
+// a shared directory; SQLite's opens refuse it (collector/sqlite_db.cpp), and this names it.
+void check_journal(const std::string& path) {
+  struct stat st;
+  const std::string journal = path + "-journal";
+  if (::lstat(journal.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw ReportError(path + ": refusing to read beside " + journal +
+                      ", which is not a regular file (planted by another user?)");
+}
+
+// What the report computes from (durations, sizes) must be what prof writes: integers, and no
+// interval that ends before it begins. A db from elsewhere (a colleague, a CI artifact) may hold a
+// text '1.5e9' in begin_ns, which SQLite reads as a number and the report would turn into a
+// duration of seconds. One scan per table, stopped by LIMIT at the first bad row; a missing
+// column shows as a prepare that fails.
+struct TableCheck {
+  const char* table;
+  const char* bad_row;  // SQL condition true for a row prof could not have written
+  const char* problem;
+};
+constexpr TableCheck kTableChecks[] = {
+    {"api_calls",
+     "typeof(begin_ns) <> 'integer' OR typeof(end_ns) <> 'integer' OR typeof(bytes) <> 'integer' OR end_ns < begin_ns",
+     "begin_ns, end_ns and bytes must be integers with end_ns >= begin_ns"},
+    {"kernels",
+     "typeof(device_begin_ns) NOT IN ('integer', 'null') OR typeof(device_end_ns) NOT IN ('integer', 'null')"
+     " OR device_end_ns < device_begin_ns",
+     "device_begin_ns and device_end_ns must be integers (or NULL) with device_end_ns >= device_begin_ns"},
+    {"copies",
+     "typeof(device_begin_ns) NOT IN ('integer', 'null') OR typeof(device_end_ns) NOT IN ('integer', 'null')"
+     " OR device_end_ns < device_begin_ns OR typeof(bytes) <> 'integer'",
+     "bytes, device_begin_ns and device_end_ns must be integers (times may be NULL) with device_end_ns >= "
+     "device_begin_ns"},
+    {"markers",
+     "typeof(begin_ns) <> 'integer' OR typeof(end_ns) NOT IN ('integer', 'null') OR end_ns < begin_ns",
+     "begin_ns and end_ns must be integers (end_ns may be NULL) with end_ns >= begin_ns"},
+    {"capture_windows", "typeof(begin_ns) <> 'integer' OR typeof(end_ns) <> 'integer' OR end_ns < begin_ns",
+     "begin_ns and end_ns must be integers with end_ns >= begin_ns"},
+};
+
+void check_rows(Database& db, const std::string& path) {
+  for (const TableCheck& check : kTableChecks) {
+    if (!db.table_exists(check.table)) continue;  // older schemas lack markers and capture_windows
+    std::optional<Statement> bad;
+    try {
+      bad.emplace(db, std::string("SELECT 1 FROM ") + check.table + " WHERE " + check.bad_row + " LIMIT 1");
+    } catch (const DbError&) {
+      throw ReportError(path + ": not a valid prof database (table " + check.table + ": " +
+                        sqlite3_errmsg(db.handle()) + ")");
+    }
+    if (bad->step())
+      throw ReportError(path + ": not a valid prof database (table " + check.table + ": " + check.problem + ")");
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Database> open_report_db(const std::string& path) {
   check_sqlite_header(path);
+  check_journal(path);
   std::unique_ptr<Database> db;
   try {
     // A writer killed mid-transaction (prof SIGKILLed, a full disk) leaves a hot journal, which a
@@ -64,6 +131,7 @@ std::unique_ptr<Database> open_report_db(const std::string& path) {
     if (version < 2) present_as_current(*db, "main", "");
     else if (!db->table_exists("runtimes"))
       throw ReportError(path + ": not a complete prof database (no table runtimes)");
+    check_rows(*db, path);
   } catch (const DbError& e) {
     throw as_report_error(e);
   }

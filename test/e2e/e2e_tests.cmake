@@ -21,9 +21,12 @@ if(TARGET prof)
   prof_add_e2e_test(killme test_killme.py)
   prof_add_e2e_test(exit_status test_exit_status.py)
   prof_add_e2e_test(bad_input test_bad_input.py)
+  prof_add_e2e_test(security_files test_security_files.py)
   prof_add_e2e_test(output_name test_output_name.py)
   prof_add_e2e_test(faults test_faults.py)
   prof_add_e2e_test(recover test_recover.py)
+  # Run as root: creates and removes a second local user (useradd) that plants files for root's prof.
+  prof_add_e2e_test(security_user test_security_user.py)
   prof_add_e2e_test(rings test_rings.py)
   set_tests_properties(e2e:rings PROPERTIES RUN_SERIAL TRUE)
   # Eight threads flat out: alone, so the timing tests beside it do not run on a saturated host.
