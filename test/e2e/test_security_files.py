@@ -16,6 +16,7 @@ import shutil
 import sqlite3
 import stat
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -93,13 +94,17 @@ class SharedDirectoryTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, f"{command}: {result.stderr}")
 
     def plant(self, kind, paths):
-        """FIFOs (kind 'fifo') or symlinks to the root-only target ('link'), made by the other user."""
-        script = "for p in \"$@\"; do " + ("mkfifo \"$p\"" if kind == "fifo" else f"ln -s '{self.target}' \"$p\"") + \
-                 " || exit 1; done"
-        for start in range(0, len(paths), 500):
-            self.as_user("sh", "-c", script, "plant", *paths[start:start + 500])
+        """FIFOs (kind 'fifo') or symlinks to the root-only target ('link'), made by the other user in
+        one process, so planting does not use up the pids the test predicts."""
+        make = "os.mkfifo(p)" if kind == "fifo" else f"os.symlink({self.target!r}, p)"
+        script = f"import os, sys\nfor p in sys.stdin.read().split(chr(0)):\n    {make}\n"
+        # The system's python3: root's may live where the other user cannot reach it.
+        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+        result = subprocess.run(["runuser", "-u", self.user, "--", python, "-c", script],
+                                input="\0".join(paths), capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, f"planting {kind}s failed: {result.stderr}")
         for path in paths:
-            self.assertEqual(os.lstat(path).st_uid != 0, True)
+            self.assertNotEqual(os.lstat(path).st_uid, 0, path)
 
     def bounded_prof(self, args):
         try:
@@ -149,7 +154,7 @@ class SharedDirectoryTest(unittest.TestCase):
     def test_planted_journals_and_links_during_a_run(self):
         # The collector's db is <runtime>-prof-<pid>.db: the next pids' side files are planted.
         first = _spawned_pid()
-        pids = range(first, first + 300)
+        pids = range(first, first + 1500)  # other users' processes take pids too
         fifos = [os.path.join(self.shared, f"hip-prof-{p}.db-journal") for p in pids]
         links = [os.path.join(self.shared, f"hip-prof-{p}.db-wal") for p in pids]
         self.plant("fifo", fifos)
