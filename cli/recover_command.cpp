@@ -14,6 +14,7 @@
 #include "cli/run_directory.hpp"
 #include "collector/collector.hpp"
 #include "collector/process_info.hpp"
+#include "common/terminal_text.hpp"
 
 namespace prof::cli {
 
@@ -77,9 +78,11 @@ int recover_run(const OrphanedRun& run) {
   const std::string journal_dir = run.get("journal_dir");
   const std::string program_pid = run.get("program_pid");
   const int launched_pid = program_pid.empty() ? -1 : std::atoi(program_pid.c_str());
-  std::fprintf(stderr, "prof: recovering %s: %s (pid %s), whose prof (pid %s) was killed; outputs in %s\n",
-               run.run_dir().c_str(), o.program[0].c_str(), program_pid.empty() ? "?" : program_pid.c_str(),
-               run.get("prof_pid").c_str(), o.output_dir.c_str());
+  std::fprintf(stderr, "prof: %s\n",
+               escape_control("recovering " + run.run_dir() + ": " + o.program[0] + " (pid " +
+                              (program_pid.empty() ? "?" : program_pid) + "), whose prof (pid " + run.get("prof_pid") +
+                              ") was killed; outputs in " + o.output_dir)
+                   .c_str());
   std::vector<collector::CollectedProcess> dbs;
   bool lost = false;
   struct stat st;
@@ -108,7 +111,7 @@ int recover_run(const OrphanedRun& run) {
     try {
       collector::Collector collector(c);
       dbs = collector.finish(processes_alive({run.run_dir(), run.get("fallback_run_dir")}));
-      for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", error.c_str());
+      for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", escape_control(error).c_str());
       lost = collector.output_lost();
     } catch (const std::exception& e) {
       return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + e.what());
@@ -116,7 +119,7 @@ int recover_run(const OrphanedRun& run) {
   }
   std::sort(dbs.begin(), dbs.end(), [](const auto& a, const auto& b) { return a.pid < b.pid; });
   const int code = write_outputs(o, dbs, launched_pid, lost, 0);
-  if (dbs.empty()) std::fprintf(stderr, "prof: %s: nothing was recorded\n", run.run_dir().c_str());
+  if (dbs.empty()) std::fprintf(stderr, "prof: %s: nothing was recorded\n", escape_control(run.run_dir()).c_str());
   remove_flat_dir(journal_dir);
   remove_flat_dir(run.get("fallback_run_dir"));
   remove_flat_dir(run.run_dir());
