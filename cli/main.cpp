@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>");
   app.add_flag("--group-stream", o.group_stream, "Also write <base>_stream.json: copies and kernels by stream");
   app.add_flag("--no-pftrace", o.no_pftrace,
-               "Do not write <base>.pftrace (Perfetto's protobuf trace, one file for any run size)");
+               "Do not write <base>.pftrace (Perfetto's protobuf trace of the whole run, in one file)");
   app.add_option("--db", o.db, "Regenerate the reports from this database; runs nothing");
   app.add_option("--db-merge", o.db_merge, "Merge every prof database in DIR into one db and one set of reports");
   app.add_flag("--recursive", o.recursive, "With --db-merge: also search DIR's subdirectories");

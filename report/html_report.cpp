@@ -241,7 +241,8 @@ void write_timelines(const std::vector<HtmlTimelineLink>& links, TextSink& out) 
   if (pftrace)
     out.write("<p>The full timeline (every call, kernel, copy, marker and memory counter) is in the files below, in "
               "this page's directory. Open the <b>.pftrace</b> first, in <b>ui.perfetto.dev</b> (\"Open trace "
-              "file\"): one file for the whole run, times in ns, an arrow from each call to its kernel or copy. "
+              "file\"): one file for the whole run, times in ns, an arrow from each call to its kernel or copy (the "
+              "browser's own engine opens up to about 2M calls; beyond, Perfetto's trace_processor --httpd). "
               "The Chrome trace-event JSON files hold the same timeline and also open in catapult's trace viewer; "
               "each opens on its own.</p>\n");
   else
