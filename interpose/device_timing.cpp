@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include "common/clock.hpp"
 #include "common/quiet_thread.hpp"
+#include "interpose/abrupt_end.hpp"
 #include "interpose/config.hpp"
 #include "interpose/spsc_ring.hpp"
 #include "interpose/stream_capture.hpp"
@@ -104,6 +106,11 @@ std::atomic<bool> g_harvester_running{false};
 std::atomic<bool> g_stop{false};
 std::atomic<uint32_t> g_flush_request{0};
 std::atomic<uint32_t> g_flush_done{0};
+// The process is ending without its exit handlers (a fatal signal, _exit: interpose/abrupt_end.cpp):
+// a dying thread asks the harvester for one more round and waits, bounded, for it to be done.
+std::atomic<uint32_t> g_end_request{0};
+std::atomic<uint32_t> g_end_done{0};
+pid_t g_harvester_pid = 0;  // the process whose harvester runs: not a vfork child sharing its memory
 // A device the application has chosen (set-device) or timed work on: the harvester calibrates it
 // as soon as it sees the request, usually while the application is still setting up.
 std::atomic<bool> g_calibration_wanted[kRuntimeCount][64];
@@ -261,8 +268,14 @@ class Harvester {
     timespec idle{0, 200000};
     uint64_t idle_since = now_ns();
     while (!g_stop.load(std::memory_order_acquire)) {
+      // Read before the round: the ops pushed before the request are collected and asked in it.
+      const uint32_t end_request = g_end_request.load(std::memory_order_acquire);
       const bool collected = collect_pending();
       bool progressed = poll(false);
+      if (end_request != g_end_done.load(std::memory_order_relaxed)) {
+        g_end_done.store(end_request, std::memory_order_release);
+        continue;  // the end may wait on more rounds (timing_harvest_before_end)
+      }
       uint32_t request = g_flush_request.load(std::memory_order_acquire);
       if (request != g_flush_done.load(std::memory_order_relaxed)) {
         flush_and_retire();
@@ -572,10 +585,13 @@ void want_calibration(RuntimeId runtime, int device) noexcept {
 void harvester_start() {
   sem_init(&g_wake, 0, 0);
   const BlockAsyncSignals quiet;  // the application's signals are not ours (common/quiet_thread.hpp)
-  if (pthread_create(&g_harvester, nullptr, harvester_main, nullptr) == 0)
+  g_harvester_pid = getpid();
+  if (pthread_create(&g_harvester, nullptr, harvester_main, nullptr) == 0) {
     g_harvester_running.store(true, std::memory_order_release);
-  else
+    install_end_handlers();  // from now on there are device times to save at an abrupt end
+  } else {
     g_disabled.store(true, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace
@@ -721,6 +737,26 @@ void timing_shutdown() noexcept {
   g_stop.store(true, std::memory_order_release);
   sem_post(&g_wake);
   pthread_join(g_harvester, nullptr);
+}
+
+// Async-signal-safe: atomics, sem_post, clock_gettime, nanosleep. The harvester does the work on
+// its own thread; a harvester that cannot (the dying thread holds a lock it needs) is waited for
+// kEndWaitNs at most. Two rounds: an op whose end event was recorded as the program's last
+// blocking call returned may be stamped by the device a moment after the first round asked it.
+void timing_harvest_before_end() noexcept {
+  if (!g_harvester_running.load(std::memory_order_acquire) || getpid() != g_harvester_pid) return;
+  if (pthread_equal(pthread_self(), g_harvester)) return;  // the harvester itself faulted
+  constexpr uint64_t kEndWaitNs = 500'000'000;
+  const uint64_t deadline = now_ns() + kEndWaitNs;
+  for (int round = 0; round < 2; ++round) {
+    const uint32_t request = g_end_request.fetch_add(1, std::memory_order_acq_rel) + 1;
+    sem_post(&g_wake);
+    while (g_end_done.load(std::memory_order_acquire) - request > UINT32_MAX / 2) {
+      if (now_ns() >= deadline) return;
+      timespec pause{0, 50000};
+      nanosleep(&pause, nullptr);
+    }
+  }
 }
 
 void timing_after_fork_child() noexcept {

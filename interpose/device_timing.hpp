@@ -72,6 +72,9 @@ void timing_before_device_reset() noexcept;
 void timing_after_device_reset() noexcept;
 // Normal exit: harvest what completes within a short grace period, then stop the harvester.
 void timing_shutdown() noexcept;
+// The process ends without exit handlers (a fatal signal, _exit; interpose/abrupt_end.hpp): the
+// harvester harvests what has completed, while this thread waits (bounded). Async-signal-safe.
+void timing_harvest_before_end() noexcept;
 void timing_after_fork_child() noexcept;
 
 }  // namespace prof::interpose

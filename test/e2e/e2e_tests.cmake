@@ -14,10 +14,12 @@ if(TARGET prof)
   prof_add_e2e_test(multistream_hip test_multistream.py --app multistream_hip)
   prof_add_e2e_test(capture test_capture.py)
   prof_add_e2e_test(boundary test_boundary.py)
+  prof_add_e2e_test(abort_times test_abort_times.py)
   # These hold device times to 1 us of the simulator's timeline: on a 2-core machine a test
   # running beside them takes the CPU the application thread needs between a call and the event
   # prof records after it, so they run alone.
-  set_tests_properties(e2e:multistream e2e:multistream_hip e2e:capture e2e:boundary PROPERTIES RUN_SERIAL TRUE)
+  set_tests_properties(e2e:multistream e2e:multistream_hip e2e:capture e2e:boundary e2e:abort_times
+                       PROPERTIES RUN_SERIAL TRUE)
   prof_add_e2e_test(killme test_killme.py)
   prof_add_e2e_test(exit_status test_exit_status.py)
   prof_add_e2e_test(bad_input test_bad_input.py)

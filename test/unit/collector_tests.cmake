@@ -11,7 +11,7 @@ prof_add_catch_test(collector_ring_test integration
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_ring_test.cpp
           ${CMAKE_SOURCE_DIR}/interpose/thread_buffer.cpp ${CMAKE_SOURCE_DIR}/interpose/lifecycle.cpp
           ${CMAKE_SOURCE_DIR}/interpose/capture.cpp ${CMAKE_SOURCE_DIR}/interpose/hook_clock.cpp
-          ${CMAKE_SOURCE_DIR}/interpose/device_timing.cpp ${CMAKE_SOURCE_DIR}/interpose/stream_capture.cpp
+          ${CMAKE_SOURCE_DIR}/interpose/device_timing.cpp ${CMAKE_SOURCE_DIR}/interpose/abrupt_end.cpp ${CMAKE_SOURCE_DIR}/interpose/stream_capture.cpp
           ${CMAKE_SOURCE_DIR}/interpose/process_files.cpp
           ${CMAKE_SOURCE_DIR}/interpose/real_functions.cpp ${CMAKE_SOURCE_DIR}/interpose/dl_real.cpp ${CMAKE_SOURCE_DIR}/interpose/timing_adapters.cpp
   LIBS prof::collector prof::sqlite Threads::Threads ${CMAKE_DL_LIBS})
