@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -76,6 +77,39 @@ bool check_environment(std::string& message) {
   if (const char* tmp = getenv("TMPDIR"); tmp && *tmp && (tmp[0] != '/' || std::strlen(tmp) > 400))
     return message = "TMPDIR=" + std::string(tmp) + ": expected an absolute path of at most 400 characters", false;
   return true;
+}
+
+// Every numeric option is read whole and held to its range here, with one line naming the range:
+// a number past int64 (99999999999999999999) saturated silently, and a huge --wait-timeout
+// overflowed the deadline's nanoseconds into one already past.
+constexpr long long kMaxJsonEvents = 1'000'000'000'000LL;
+constexpr double kMaxWaitTimeoutS = 1'000'000;  // 11.6 days; the deadline is in int64 ns
+
+CLI::Validator whole_number_in(long long low, long long high, const char* unit) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const long long n = std::strtoll(text.c_str(), &end, 10);
+        if (end == text.c_str() || *end != '\0' || errno == ERANGE || n < low || n > high)
+          return "expected a whole number of " + std::string(unit) + ", at least " + std::to_string(low) + " and at most " +
+                 std::to_string(high);
+        return "";
+      },
+      "N");
+}
+
+CLI::Validator seconds_up_to(double high) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const double s = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(s) || s < 0 || s > high)
+          return "expected a number of seconds from 0 to " + std::to_string(static_cast<long long>(high));
+        return "";
+      },
+      "SECONDS");
 }
 
 int run(const Options& options) {
@@ -268,14 +302,7 @@ int main(int argc, char** argv) {
   app.add_option("--json-max-events", o.json_max_events,
                  "Split a timeline with more than N events by time into parts <base>_copy.1.json, ... of at most N events"
                  " (default 500000, which a browser tab opens)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            long long n = 0;
-            char* end = nullptr;
-            n = std::strtoll(text.c_str(), &end, 10);
-            return end != text.c_str() && *end == '\0' && n >= 1 ? "" : "expected a whole number of events, at least 1";
-          },
-          "N"));
+      ->check(whole_number_in(1, kMaxJsonEvents, "events"));
   app.add_flag("--force", o.force, "Replace the databases and reports of an earlier run with the same names");
   app.add_option("--summary-output", o.summary_output,
                  "Where the summary goes: stdout (default), stderr, none, or a file");
@@ -300,7 +327,7 @@ int main(int argc, char** argv) {
   app.add_option("--wait-timeout", o.wait_timeout_s,
                  "After the program exits, wait up to SECONDS for processes it left running (daemons, background "
                  "jobs) to finish recording (default 30; 0: do not wait)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(seconds_up_to(kMaxWaitTimeoutS));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

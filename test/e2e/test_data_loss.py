@@ -1,0 +1,117 @@
+"""e2e: a profile is never lost without a word, and what a killed prof leaves is finished (issue 42).
+
+    python3 test/e2e/test_data_loss.py --prof build/bin/prof --bin-dir build/test-bin
+
+Uses the sample test/apps/prof_killed.cpp (CALLS_BEFORE hipStreamQuery calls, `READY <pid>`, a
+line on stdin, CALLS_AFTER more, `EXPECT api_calls=N`). Scenarios that kill prof find their own
+run directory in /dev/shm by its manifest's output directory and recover it by name, so they never
+take another prof's run.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import unittest
+
+import e2e_common as e2e
+
+
+def manifest(run_dir):
+    try:
+        with open(os.path.join(run_dir, "run.conf")) as f:
+            return dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+    except OSError:
+        return {}
+
+
+def runs_into(out):
+    """The run directories in /dev/shm whose outputs go to `out`."""
+    real = os.path.realpath(out)
+    found = []
+    for name in os.listdir("/dev/shm"):
+        run_dir = os.path.join("/dev/shm", name)
+        if name.startswith("prof-run-") and manifest(run_dir).get("output_dir") == real:
+            found.append(run_dir)
+    return found
+
+
+def kill_prof_at(app, out, moment, env=None):
+    """Runs the sample under prof into `out` and SIGKILLs prof at `moment`: "running" (after the
+    program's first phase) or "reports" (PROF_TEST_PAUSE=reports: the dbs complete, no report yet).
+    Returns (the program's pid, prof's pid, the run directory)."""
+    merged = dict(os.environ)
+    merged.pop("PROF_SIM_TRUTH", None)
+    merged.update(env or {})
+    if moment == "reports":
+        merged["PROF_TEST_PAUSE"] = "reports"
+    proc = subprocess.Popen([e2e.Config.prof, "--sim", "-d", out, app, "200", "300"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=merged)
+    try:
+        ready = proc.stdout.readline()
+        if not ready.startswith("READY "):
+            raise AssertionError(f"the sample did not start under prof: {ready!r}")
+        pid = int(ready.split()[1])
+        if moment == "reports":
+            proc.stdin.write("go\n")
+            proc.stdin.close()
+            proc.stdout.readline()  # EXPECT
+            while "PROF_TEST_PAUSE=reports" not in proc.stderr.readline():
+                pass
+        runs = runs_into(out)
+        if len(runs) != 1:
+            raise AssertionError(f"expected one run into {out} in /dev/shm, found {runs}")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        if moment == "running":
+            proc.stdin.write("go\n")
+            proc.stdin.close()
+            proc.stdout.read()  # the program ends by itself: its stdout closes
+        return pid, proc.pid, runs[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+class DataLossTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.app = e2e.built_sample("prof_killed")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="prof-e2e-loss-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def one_line(self, done):
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, "exactly one line on stderr" + e2e.describe(done))
+        return lines[0]
+
+    # -- 5: numeric options hold to their ranges ----------------------------------------------------
+
+    def test_numeric_options_out_of_range_are_refused_in_one_line(self):
+        huge = "99999999999999999999"
+        for option, value in (("--json-max-events", huge), ("--json-max-events", "-1"), ("--wait-timeout", huge),
+                              ("--wait-timeout", "nan"), ("--wait-timeout", "inf"), ("--wait-timeout", "-1"),
+                              ("--delay", huge + "s"), ("--duration", huge + "ms"), ("--index-range", "1:" + huge)):
+            with self.subTest(option=option, value=value):
+                done = e2e.run_prof([option, value, "--sim", self.app, "1", "1"], cwd=self.tmp)
+                self.assertEqual(done.returncode, 2, e2e.describe(done))
+                line = self.one_line(done)
+                self.assertIn(option, line)
+                self.assertNotIn("READY", done.stdout)
+        for option, value in (("--threshold", huge), ("--min-time", huge + "us")):
+            with self.subTest(option=option, value=value):
+                done = e2e.run_prof(["--compare", "a.db", "b.db", option, value], cwd=self.tmp)
+                self.assertEqual(done.returncode, 2, e2e.describe(done))
+                self.assertIn(option, self.one_line(done))
+
+
+if __name__ == "__main__":
+    e2e.main()
