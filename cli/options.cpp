@@ -14,6 +14,7 @@
 
 #include "cli/merge.hpp"
 #include "cli/outputs.hpp"
+#include "collector/sqlite_db.hpp"
 #include "common/terminal_text.hpp"
 
 namespace prof::cli {
@@ -59,6 +60,17 @@ bool prepare_output_dir(std::string& dir, std::string& message, const char* opti
     return false;
   }
   dir = resolved;
+  // SQLite opens no path longer than its VFS's limit, and says so only when the finished db is
+  // opened at the end: the whole profile was lost. Room is kept for the longest name prof gives a
+  // db in it (kDbNameRoom) and SQLite's "-journal" after it.
+  const size_t limit = static_cast<size_t>(sqlite_max_path_chars());
+  if (dir.size() + 1 + kDbNameRoom + std::strlen("-journal") + 1 > limit) {
+    message = std::string(option) + " " + dir + ": the path is " + std::to_string(dir.size()) +
+              " characters; SQLite opens databases of at most " + std::to_string(limit) +
+              "-character paths, so the directory may have at most " +
+              std::to_string(limit - 1 - kDbNameRoom - std::strlen("-journal") - 1);
+    return false;
+  }
   // access() says yes to root everywhere; only creating a file proves the directory takes one.
   std::string probe = dir + "/.prof-probe-" + std::to_string(getpid());
   int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

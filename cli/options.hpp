@@ -60,6 +60,9 @@ std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text);
 // The output directory: created when missing (with its parents, mode 0755 less the umask, as
 // rocprofv3 and nsys do), followed through symlinks like every other tool, and proved writable
 // before anything runs. `dir` becomes its canonical path: SQLite refuses a path with a symlink in it.
+// The longest db name prof makes in an output directory, "musa-prof-4194304.2.db" with room to spare.
+inline constexpr size_t kDbNameRoom = 32;
+// It is also refused when a db in it would pass SQLite's path limit (sqlite_max_path_chars).
 bool prepare_output_dir(std::string& dir, std::string& message, const char* option = "-d");
 // -o NAME: a base name, or a path whose directory is created like -d's (relative to -d).
 bool split_output_name(Options& o, std::string& message);

@@ -93,6 +93,26 @@ class DataLossTest(unittest.TestCase):
         self.assertEqual(len(lines), 1, "exactly one line on stderr" + e2e.describe(done))
         return lines[0]
 
+    # -- 1: an output path SQLite cannot open --------------------------------------------------------
+
+    def test_output_dir_too_long_for_sqlite_is_refused_before_the_program_starts(self):
+        out = self.tmp
+        while len(out) < 520:
+            out = os.path.join(out, "d" * 60)
+        done = e2e.run_prof(["--sim", "-d", out, self.app, "10", "10"], cwd=self.tmp)
+        self.assertNotEqual(done.returncode, 0, e2e.describe(done))
+        line = self.one_line(done)
+        self.assertIn("-d ", line)
+        self.assertIn("512", line, "names SQLite's limit")
+        self.assertNotIn("READY", done.stdout, "the program must not start" + e2e.describe(done))
+        # At the limit's edge a path that fits still profiles.
+        fits = self.tmp
+        while len(fits) < 400:
+            fits = os.path.join(fits, "f" * 40)
+        done = e2e.run_prof(["--sim", "-d", fits, self.app, "10", "10"], cwd=self.tmp, env={})
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        self.assertEqual(len(e2e.find_dbs(fits)), 1, e2e.describe(done))
+
     # -- 5: numeric options hold to their ranges ----------------------------------------------------
 
     def test_numeric_options_out_of_range_are_refused_in_one_line(self):
