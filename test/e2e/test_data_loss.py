@@ -113,6 +113,21 @@ class DataLossTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, e2e.describe(done))
         self.assertEqual(len(e2e.find_dbs(fits)), 1, e2e.describe(done))
 
+    # -- 2: --recover without the journals -----------------------------------------------------------
+
+    def test_recover_without_the_journal_directory_says_so_and_writes_nothing(self):
+        out = os.path.join(self.tmp, "out")
+        _, _, run_dir = kill_prof_at(self.app, out, "running")
+        journal_dir = manifest(run_dir)["journal_dir"]
+        self.assertTrue(os.path.isdir(journal_dir), journal_dir)
+        shutil.rmtree(out)  # the output directory removed, its journals with it
+        done = e2e.run([e2e.Config.prof, "--recover", run_dir])
+        self.assertNotEqual(done.returncode, 0, e2e.describe(done))
+        line = self.one_line(done)
+        self.assertIn(journal_dir, line, "names the missing directory")
+        self.assertFalse(os.path.exists(out), f"nothing written: {os.listdir(out) if os.path.isdir(out) else ''}")
+        self.assertFalse(os.path.exists(run_dir), "the run, now unrecoverable, is removed")
+
     # -- 5: numeric options hold to their ranges ----------------------------------------------------
 
     def test_numeric_options_out_of_range_are_refused_in_one_line(self):
