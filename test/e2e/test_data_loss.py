@@ -7,6 +7,7 @@ line on stdin, CALLS_AFTER more, `EXPECT api_calls=N`). Scenarios that kill prof
 run directory in /dev/shm by its manifest's output directory and recover it by name, so they never
 take another prof's run.
 """
+import csv
 import os
 import shutil
 import signal
@@ -127,6 +128,53 @@ class DataLossTest(unittest.TestCase):
         self.assertIn(journal_dir, line, "names the missing directory")
         self.assertFalse(os.path.exists(out), f"nothing written: {os.listdir(out) if os.path.isdir(out) else ''}")
         self.assertFalse(os.path.exists(run_dir), "the run, now unrecoverable, is removed")
+
+    # -- 6: symlinks and copies --------------------------------------------------------------------
+
+    def profile_once(self, out):
+        done = e2e.run_prof(["--sim", "-d", out, self.app, "20", "30"], cwd=self.tmp)
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        dbs = e2e.find_dbs(out)
+        self.assertEqual(len(dbs), 1, e2e.describe(done))
+        return dbs[0], e2e.parse_expect(done.stdout)["api_calls"]
+
+    def test_db_through_a_symlinked_directory_or_a_symlink_is_read(self):
+        db, calls = self.profile_once(os.path.join(self.tmp, "out"))
+        linked_dir = os.path.join(self.tmp, "linked")
+        os.symlink(os.path.join(self.tmp, "out"), linked_dir)
+        link = os.path.join(self.tmp, "latest.db")
+        os.symlink(db, link)
+        for given in (os.path.join(linked_dir, os.path.basename(db)), link):
+            with self.subTest(given=given):
+                reports = tempfile.mkdtemp(dir=self.tmp)
+                done = e2e.run_prof(["--db", given, "-d", reports], cwd=self.tmp)
+                self.assertEqual(done.returncode, 0, e2e.describe(done))
+                traces = [n for n in os.listdir(reports) if n.endswith(".hiptrace.csv")]
+                self.assertEqual(len(traces), 1, os.listdir(reports))
+                with open(os.path.join(reports, traces[0]), newline="") as f:
+                    reported = sum(int(row["Calls"]) for row in csv.DictReader(f))
+                self.assertEqual(reported, calls, "every call reported once")
+        self.assertTrue(os.path.islink(link), "the link itself is left as it was")
+
+    def test_db_merge_counts_a_symlinked_or_copied_db_once(self):
+        db, calls = self.profile_once(os.path.join(self.tmp, "out"))
+        folder = os.path.join(self.tmp, "merge")
+        os.makedirs(folder)
+        shutil.copy(db, os.path.join(folder, os.path.basename(db)))
+        shutil.copy(db, os.path.join(folder, "copy-" + os.path.basename(db)))
+        os.symlink(os.path.join(folder, os.path.basename(db)), os.path.join(folder, "zz-link.db"))
+        merged_out = os.path.join(self.tmp, "merged")
+        done = e2e.run_prof(["--db-merge", folder, "-d", merged_out], cwd=self.tmp)
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        merged = e2e.open_db(os.path.join(merged_out, "result_merged.db"))
+        try:
+            self.assertEqual(e2e.scalar(merged, "SELECT COUNT(*) FROM processes"), 1)
+            self.assertEqual(e2e.scalar(merged, "SELECT COUNT(*) FROM api_calls"), calls)
+        finally:
+            merged.close()
+        notes = [line for line in done.stderr.splitlines() if "merged once" in line]
+        self.assertEqual(len(notes), 2, "a note for the copy and one for the link" + e2e.describe(done))
+        self.assertTrue(any("copy-" in line for line in notes), notes)
 
     # -- 5: numeric options hold to their ranges ----------------------------------------------------
 
