@@ -66,6 +66,7 @@ int regenerate(const Options& given) {
   std::string message;
   Options out = o;
   if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
+  say_stale_temps_removed(out.output_dir, remove_stale_temps(out.output_dir));
   try {
     const report::ReportResult written = report::write_reports(o.db, report_options(out, base), summary_stream(o));
     print_warnings(written);
@@ -84,6 +85,7 @@ int merge(const Options& o) {
   if (!S_ISDIR(st.st_mode)) return fail(kExitBadInput, "--db-merge " + o.db_merge + ": not a directory");
   Options out = o;
   if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
+  say_stale_temps_removed(out.output_dir, remove_stale_temps(out.output_dir));
   return merge_databases({o.db_merge, o.recursive, PROF_VERSION, !o.strict},
                          report_options(out, o.output_name.empty() ? "result_merged" : o.output_name),
                          summary_stream(o));

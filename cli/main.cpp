@@ -117,6 +117,7 @@ int run(const Options& options) {
   Options o = options;
   if (!check_environment(message)) return fail(kExitUsage, message);
   if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, message);
+  say_stale_temps_removed(o.output_dir, remove_stale_temps(o.output_dir));
   int not_found_code = 0;
   std::string program = resolve_program(o.program[0], not_found_code, message);
   if (program.empty()) return fail(not_found_code, message);

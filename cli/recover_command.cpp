@@ -100,6 +100,8 @@ int recover_run(const OrphanedRun& run) {
                               (program_pid.empty() ? "?" : program_pid) + "), whose prof (pid " + run.get("prof_pid") +
                               ") was killed; outputs in " + o.output_dir)
                    .c_str());
+  // Its killed prof's unfinished reports: removed, so the reports written now take their names.
+  say_stale_temps_removed(o.output_dir, remove_stale_temps(o.output_dir));
   std::vector<collector::CollectedProcess> dbs;
   bool lost = false;
   if (!journal_dir.empty() && stat((journal_dir + "/built").c_str(), &st) == 0) {

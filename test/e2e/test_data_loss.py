@@ -129,6 +129,63 @@ class DataLossTest(unittest.TestCase):
         self.assertFalse(os.path.exists(out), f"nothing written: {os.listdir(out) if os.path.isdir(out) else ''}")
         self.assertFalse(os.path.exists(run_dir), "the run, now unrecoverable, is removed")
 
+    # -- 4: reports killed mid-write ---------------------------------------------------------------
+
+    def plant_temps(self, out, final_names, pid):
+        """Temp files as a prof with `pid` leaves them when killed mid-write; returns their paths."""
+        paths = [os.path.join(out, f"{name}.tmp-{pid}") for name in final_names]
+        for path in paths:
+            with open(path, "w") as f:
+                f.write("Name,Calls\n" * 1000)
+        return paths
+
+    def foreign_and_live_temps(self, out, dead_pid):
+        """A stale temp of another user's (root only) and one whose prof is alive: never removed."""
+        kept = self.plant_temps(out, ["result_1.kernel.csv"], os.getpid())
+        if os.geteuid() == 0:
+            kept += self.plant_temps(out, ["someone_else.hiptrace.csv"], dead_pid)
+            os.chown(kept[-1], 65534, 65534)
+        return kept
+
+    def dead_pid(self):
+        child = subprocess.Popen(["true"])
+        child.wait()
+        return child.pid
+
+    def test_next_prof_removes_its_own_stale_temps_and_says_what_finishes_the_job(self):
+        out = os.path.join(self.tmp, "out")
+        os.makedirs(out)
+        dead = self.dead_pid()
+        stale = self.plant_temps(out, ["result_7.hiptrace.csv", "result_7_copy.json", "result_7.report.html"], dead)
+        kept = self.foreign_and_live_temps(out, dead)
+        done = e2e.run_prof(["--sim", "-d", out, self.app, "5", "5"], cwd=self.tmp)
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        notes = [line for line in done.stderr.splitlines() if "unfinished report files" in line]
+        self.assertEqual(len(notes), 1, e2e.describe(done))
+        self.assertIn("3 unfinished report files", notes[0])
+        self.assertIn(str(dead), notes[0])
+        self.assertIn("prof --recover", notes[0])
+        self.assertIn("prof --db", notes[0])
+        self.assertEqual([p for p in stale if os.path.exists(p)], [], "the user's stale temps are removed")
+        self.assertEqual([p for p in kept if not os.path.exists(p)], [], "another user's, or a live prof's, stay")
+
+    def test_recover_after_a_kill_mid_report_takes_the_reports_names(self):
+        out = os.path.join(self.tmp, "out")
+        pid, prof_pid, run_dir = kill_prof_at(self.app, out, "reports")
+        stale = self.plant_temps(out, [f"result_{pid}.hiptrace.csv", f"result_{pid}.kernel.csv",
+                                       f"result_{pid}.pftrace"], prof_pid)
+        kept = self.foreign_and_live_temps(out, prof_pid)
+        done = e2e.run([e2e.Config.prof, "--recover", run_dir])
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        self.assertIn("3 unfinished report files", done.stderr, e2e.describe(done))
+        self.assertNotIn(".2", done.stderr, "no report renamed for the temporaries" + e2e.describe(done))
+        names = os.listdir(out)
+        self.assertIn(f"result_{pid}.hiptrace.csv", names)
+        self.assertIn(f"result_{pid}.kernel.csv", names)
+        self.assertEqual([n for n in names if n.startswith(f"result_{pid}.2")], [], names)
+        self.assertEqual([p for p in stale if os.path.exists(p)], [])
+        self.assertEqual([p for p in kept if not os.path.exists(p)], [])
+
     # -- 6: symlinks and copies --------------------------------------------------------------------
 
     def profile_once(self, out):
