@@ -231,6 +231,15 @@ int run(const Options& options) {
   const int code = write_outputs(o, dbs, result.pid, collector->output_lost(), result.exit_status);
   collector->remove_journal();
   if (code != result.exit_status) return code;
+  // Calls no ring took are counted and said above; a profile missing them must not look like a
+  // whole one to a script either (400,007 calls once ended "nothing recorded", exit 0).
+  if (const uint64_t unrecorded = collector->unrecorded_calls()) {
+    std::fprintf(stderr, "prof: profile incomplete: %llu calls of %s not recorded (above); exiting %d instead of the "
+                 "program's status %d\n",
+                 static_cast<unsigned long long>(unrecorded), escape_control(o.program[0]).c_str(), kExitCannotWrite,
+                 result.exit_status);
+    return kExitCannotWrite;
+  }
   if (dbs.empty() && collector->errors().empty() && !collecting.capture_control.empty())
     std::fprintf(stderr, "prof: %s made no call to a traced runtime (%s) inside a capture window (%s); nothing recorded\n",
                  escape_control(o.program[0]).c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());

@@ -129,6 +129,42 @@ class DataLossTest(unittest.TestCase):
         self.assertFalse(os.path.exists(out), f"nothing written: {os.listdir(out) if os.path.isdir(out) else ''}")
         self.assertFalse(os.path.exists(run_dir), "the run, now unrecoverable, is removed")
 
+    # -- 3: no room for any ring ---------------------------------------------------------------------
+
+    def with_full_ring_places(self, tmpdir_fill):
+        """prof runs the sample (400,007 calls) under `unshare -m` with an 8 KiB tmpfs on /dev/shm
+        (the manifest and the doorbell fill it) and TMPDIR on a 16 KiB tmpfs, filled first when
+        `tmpdir_fill`: no ring fits anywhere."""
+        if not shutil.which("unshare"):
+            self.skipTest("no unshare")
+        probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=8k tmpfs /dev/shm"],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            self.skipTest(f"unshare -m / mount not permitted: {probe.stderr}")
+        small = os.path.join(self.tmp, "small-tmp")
+        shutil.rmtree(small, ignore_errors=True)
+        os.makedirs(small)
+        mounts = f"mount -t tmpfs -o size=8k tmpfs /dev/shm && mount -t tmpfs -o size=16k tmpfs '{small}'"
+        if tmpdir_fill:
+            mounts += f" && (dd if=/dev/zero of='{small}/fill' bs=4k 2>/dev/null; true)"
+        out = os.path.join(self.tmp, "out")
+        command = ["unshare", "-m", "sh", "-c", mounts + ' && exec "$@"', "sh",
+                   e2e.Config.prof, "--sim", "-d", out, self.app, "200000", "200005"]
+        return e2e.run(command, cwd=self.tmp, env={"TMPDIR": small})
+
+    def test_calls_no_ring_took_are_counted_said_and_fail_the_run(self):
+        for tmpdir_fill in (False, True):
+            with self.subTest(tmpdir_full=tmpdir_fill):
+                done = self.with_full_ring_places(tmpdir_fill)
+                calls = e2e.parse_expect(done.stdout)["api_calls"]
+                self.assertEqual(calls, 400007)
+                self.assertEqual(done.returncode, 73, "not the program's 0: the profile is missing calls" +
+                                 e2e.describe(done))
+                self.assertNotIn("nothing recorded", done.stderr, e2e.describe(done))
+                self.assertIn(f"{calls} calls on 1 threads not recorded", done.stderr, "counted exactly" +
+                              e2e.describe(done))
+                shutil.rmtree(os.path.join(self.tmp, "small-tmp"))
+
     # -- 4: reports killed mid-write ---------------------------------------------------------------
 
     def plant_temps(self, out, final_names, pid):
