@@ -1,7 +1,13 @@
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iterator>
 #include <regex>
 
@@ -17,12 +23,26 @@
 
 namespace prof::cli {
 
-int regenerate(const Options& o) {
+int regenerate(const Options& given) {
   struct stat st;
-  if (stat(o.db.c_str(), &st) != 0) return fail(kExitNoInput, "--db " + o.db + ": no such file");
+  if (stat(given.db.c_str(), &st) != 0) return fail(kExitNoInput, "--db " + given.db + ": no such file");
+  // SQLite's opens do not follow symbolic links (collector/sqlite_db.cpp, on purpose: the collector
+  // writes into shared directories), so a db named through a link, or in a linked directory, failed
+  // with "unable to open database file". The user's own db is opened at its real path; a link to
+  // another user's file is not followed.
+  Options o = given;
+  char resolved[PATH_MAX];
+  if (realpath(given.db.c_str(), resolved) == nullptr)
+    return fail(kExitNoInput, "--db " + given.db + ": " + std::strerror(errno));
+  if (std::filesystem::absolute(given.db).lexically_normal() != resolved) {
+    if (st.st_uid != geteuid())
+      return fail(kExitBadInput, "--db " + given.db + ": a symbolic link to " + resolved +
+                                     ", which is another user's; not following it (name the file itself)");
+    o.db = resolved;
+  }
   std::string pid_part;
   std::smatch m;
-  std::string file = o.db.substr(o.db.rfind('/') + 1);
+  std::string file = given.db.substr(given.db.rfind('/') + 1);  // the name the user gave
   // <runtime>-prof-<pid>.db (hip-prof-<pid>.db, musa-prof-<pid>.db) or prof-<pid>.db (several runtimes).
   static const std::regex db_name(R"(^(?:[a-z0-9]+-)?prof-([0-9]+)\.db$)");
   std::string base = o.output_name;
@@ -46,6 +66,7 @@ int regenerate(const Options& o) {
   std::string message;
   Options out = o;
   if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
+  say_stale_temps_removed(out.output_dir, remove_stale_temps(out.output_dir));
   try {
     const report::ReportResult written = report::write_reports(o.db, report_options(out, base), summary_stream(o));
     print_warnings(written);
@@ -64,6 +85,7 @@ int merge(const Options& o) {
   if (!S_ISDIR(st.st_mode)) return fail(kExitBadInput, "--db-merge " + o.db_merge + ": not a directory");
   Options out = o;
   if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
+  say_stale_temps_removed(out.output_dir, remove_stale_temps(out.output_dir));
   return merge_databases({o.db_merge, o.recursive, PROF_VERSION, !o.strict},
                          report_options(out, o.output_name.empty() ? "result_merged" : o.output_name),
                          summary_stream(o));

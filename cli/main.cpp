@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -78,11 +79,45 @@ bool check_environment(std::string& message) {
   return true;
 }
 
+// Every numeric option is read whole and held to its range here, with one line naming the range:
+// a number past int64 (99999999999999999999) saturated silently, and a huge --wait-timeout
+// overflowed the deadline's nanoseconds into one already past.
+constexpr long long kMaxJsonEvents = 1'000'000'000'000LL;
+constexpr double kMaxWaitTimeoutS = 1'000'000;  // 11.6 days; the deadline is in int64 ns
+
+CLI::Validator whole_number_in(long long low, long long high, const char* unit) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const long long n = std::strtoll(text.c_str(), &end, 10);
+        if (end == text.c_str() || *end != '\0' || errno == ERANGE || n < low || n > high)
+          return "expected a whole number of " + std::string(unit) + ", at least " + std::to_string(low) + " and at most " +
+                 std::to_string(high);
+        return "";
+      },
+      "N");
+}
+
+CLI::Validator seconds_up_to(double high) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const double s = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(s) || s < 0 || s > high)
+          return "expected a number of seconds from 0 to " + std::to_string(static_cast<long long>(high));
+        return "";
+      },
+      "SECONDS");
+}
+
 int run(const Options& options) {
   std::string message;
   Options o = options;
   if (!check_environment(message)) return fail(kExitUsage, message);
   if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, message);
+  say_stale_temps_removed(o.output_dir, remove_stale_temps(o.output_dir));
   int not_found_code = 0;
   std::string program = resolve_program(o.program[0], not_found_code, message);
   if (program.empty()) return fail(not_found_code, message);
@@ -196,6 +231,15 @@ int run(const Options& options) {
   const int code = write_outputs(o, dbs, result.pid, collector->output_lost(), result.exit_status);
   collector->remove_journal();
   if (code != result.exit_status) return code;
+  // Calls no ring took are counted and said above; a profile missing them must not look like a
+  // whole one to a script either (400,007 calls once ended "nothing recorded", exit 0).
+  if (const uint64_t unrecorded = collector->unrecorded_calls()) {
+    std::fprintf(stderr, "prof: profile incomplete: %llu calls of %s not recorded (above); exiting %d instead of the "
+                 "program's status %d\n",
+                 static_cast<unsigned long long>(unrecorded), escape_control(o.program[0]).c_str(), kExitCannotWrite,
+                 result.exit_status);
+    return kExitCannotWrite;
+  }
   if (dbs.empty() && collector->errors().empty() && !collecting.capture_control.empty())
     std::fprintf(stderr, "prof: %s made no call to a traced runtime (%s) inside a capture window (%s); nothing recorded\n",
                  escape_control(o.program[0]).c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
@@ -268,14 +312,7 @@ int main(int argc, char** argv) {
   app.add_option("--json-max-events", o.json_max_events,
                  "Split a timeline with more than N events by time into parts <base>_copy.1.json, ... of at most N events"
                  " (default 500000, which a browser tab opens)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            long long n = 0;
-            char* end = nullptr;
-            n = std::strtoll(text.c_str(), &end, 10);
-            return end != text.c_str() && *end == '\0' && n >= 1 ? "" : "expected a whole number of events, at least 1";
-          },
-          "N"));
+      ->check(whole_number_in(1, kMaxJsonEvents, "events"));
   app.add_flag("--force", o.force, "Replace the databases and reports of an earlier run with the same names");
   app.add_option("--summary-output", o.summary_output,
                  "Where the summary goes: stdout (default), stderr, none, or a file");
@@ -300,7 +337,7 @@ int main(int argc, char** argv) {
   app.add_option("--wait-timeout", o.wait_timeout_s,
                  "After the program exits, wait up to SECONDS for processes it left running (daemons, background "
                  "jobs) to finish recording (default 30; 0: do not wait)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(seconds_up_to(kMaxWaitTimeoutS));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

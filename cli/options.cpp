@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +16,8 @@
 
 #include "cli/merge.hpp"
 #include "cli/outputs.hpp"
+#include "collector/process_info.hpp"
+#include "collector/sqlite_db.hpp"
 #include "common/terminal_text.hpp"
 
 namespace prof::cli {
@@ -59,6 +63,17 @@ bool prepare_output_dir(std::string& dir, std::string& message, const char* opti
     return false;
   }
   dir = resolved;
+  // SQLite opens no path longer than its VFS's limit, and says so only when the finished db is
+  // opened at the end: the whole profile was lost. Room is kept for the longest name prof gives a
+  // db in it (kDbNameRoom) and SQLite's "-journal" after it.
+  const size_t limit = static_cast<size_t>(sqlite_max_path_chars());
+  if (dir.size() + 1 + kDbNameRoom + std::strlen("-journal") + 1 > limit) {
+    message = std::string(option) + " " + dir + ": the path is " + std::to_string(dir.size()) +
+              " characters; SQLite opens databases of at most " + std::to_string(limit) +
+              "-character paths, so the directory may have at most " +
+              std::to_string(limit - 1 - kDbNameRoom - std::strlen("-journal") - 1);
+    return false;
+  }
   // access() says yes to root everywhere; only creating a file proves the directory takes one.
   std::string probe = dir + "/.prof-probe-" + std::to_string(getpid());
   int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -87,12 +102,66 @@ bool split_output_name(Options& o, std::string& message) {
   return true;
 }
 
+int temp_owner_pid(const std::string& name) {
+  const size_t at = name.rfind(".tmp-");
+  if (at == std::string::npos || at + 5 >= name.size()) return 0;
+  char* end = nullptr;
+  const long pid = std::strtol(name.c_str() + at + 5, &end, 10);
+  return *end == '\0' && pid > 0 && pid <= INT_MAX && std::isdigit(static_cast<unsigned char>(name[at + 5]))
+             ? static_cast<int>(pid)
+             : 0;
+}
+
+namespace {
+// A temp name whose prof is gone: nothing will ever rename it into place.
+bool stale_temp(const std::string& name) {
+  const int pid = temp_owner_pid(name);
+  return pid > 0 && !collector::process_alive(pid);
+}
+}  // namespace
+
+StaleTemps remove_stale_temps(const std::string& dir) {
+  StaleTemps removed;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return removed;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (!stale_temp(name)) continue;
+    // Only a regular file of this user's: another user's stale temporaries are theirs to remove,
+    // and a link or FIFO planted under such a name is not a report prof began.
+    struct stat st;
+    const std::string path = dir + "/" + name;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) continue;
+    if (unlink(path.c_str()) != 0) continue;
+    ++removed.files;
+    removed.bytes += static_cast<uint64_t>(st.st_size);
+    const int pid = temp_owner_pid(name);
+    if (std::find(removed.pids.begin(), removed.pids.end(), pid) == removed.pids.end()) removed.pids.push_back(pid);
+  }
+  closedir(d);
+  return removed;
+}
+
+void say_stale_temps_removed(const std::string& dir, const StaleTemps& removed) {
+  if (removed.files == 0) return;
+  std::string pids;
+  for (int pid : removed.pids) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
+  std::fprintf(stderr, "prof: %s\n",
+               escape_control("removed " + std::to_string(removed.files) + " unfinished report file" +
+                              (removed.files == 1 ? "" : "s") + " (" + std::to_string(removed.bytes >> 20) +
+                              " MiB) in " + dir + " of a prof killed while writing its reports (pid " + pids +
+                              "); its databases are complete: `prof --recover` writes the reports of a killed run, "
+                              "`prof --db <db>` those of one database")
+                   .c_str());
+}
+
 bool base_taken(const std::string& dir, const std::string& base) {
   DIR* d = opendir(dir.c_str());
   if (!d) return false;
   bool taken = false;
   while (dirent* entry = readdir(d)) {
     const std::string name = entry->d_name;
+    if (stale_temp(name)) continue;  // a killed prof's unfinished report holds no name
     if (name.size() > base.size() && name.compare(0, base.size(), base) == 0 &&
         (name[base.size()] == '.' || name[base.size()] == '_') && name.rfind(".db") != name.size() - 3) {
       taken = true;

@@ -60,10 +60,26 @@ std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text);
 // The output directory: created when missing (with its parents, mode 0755 less the umask, as
 // rocprofv3 and nsys do), followed through symlinks like every other tool, and proved writable
 // before anything runs. `dir` becomes its canonical path: SQLite refuses a path with a symlink in it.
+// The longest db name prof makes in an output directory, "musa-prof-4194304.2.db" with room to spare.
+inline constexpr size_t kDbNameRoom = 32;
+// It is also refused when a db in it would pass SQLite's path limit (sqlite_max_path_chars).
 bool prepare_output_dir(std::string& dir, std::string& message, const char* option = "-d");
 // -o NAME: a base name, or a path whose directory is created like -d's (relative to -d).
 bool split_output_name(Options& o, std::string& message);
-// Whether an earlier run's reports use `base` in `dir` (any <base>.* or <base>_* file).
+// The pid in a temp name prof writes (`<final>.tmp-<pid>`, report/output_file.cpp), else 0.
+int temp_owner_pid(const std::string& name);
+struct StaleTemps {
+  size_t files = 0;
+  uint64_t bytes = 0;
+  std::vector<int> pids;  // the killed profs'
+};
+// Removes the temp files in `dir` whose prof is gone (killed while writing its reports: they would
+// stay forever), of this user's only, regular files only.
+StaleTemps remove_stale_temps(const std::string& dir);
+// One line on stderr when any were removed, saying what finishes the job.
+void say_stale_temps_removed(const std::string& dir, const StaleTemps& removed);
+// Whether an earlier run's reports use `base` in `dir` (any <base>.* or <base>_* file; a stale temp
+// name does not count).
 bool base_taken(const std::string& dir, const std::string& base);
 // Where the summary goes (--summary-output): stdout, stderr, a file (opened once), or nowhere.
 std::FILE* summary_stream(const Options& o);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -74,8 +75,24 @@ std::vector<int> processes_alive(const std::vector<std::string>& dirs) {
 int recover_run(const OrphanedRun& run) {
   Options o = options_from_manifest(run);
   std::string message;
-  if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + message);
   const std::string journal_dir = run.get("journal_dir");
+  // The journals are where the killed prof's records went (its whole run, but for what is still in
+  // the rings): without their directory (removed with the output directory, or by hand) a
+  // recovery would build empty dbs and 0-call reports, and exit 0 as if all were well. Checked
+  // before the output directory is made again, as it may have gone with it.
+  struct stat st;
+  if (!journal_dir.empty() && lstat(journal_dir.c_str(), &st) != 0) {
+    const bool gone = errno == ENOENT;
+    const std::string why = gone ? "is gone" : "cannot be read (" + std::string(std::strerror(errno)) + ")";
+    const int code = fail(kExitNoInput, "--recover " + run.run_dir() + ": its journal directory " + journal_dir + " " +
+                                            why + ", and with it the recorded calls; nothing written" +
+                                            (gone ? ", the run removed" : ""));
+    if (!gone) return code;  // perhaps a file system not mounted now: the run stays for later
+    remove_flat_dir(run.get("fallback_run_dir"));
+    remove_flat_dir(run.run_dir());
+    return code;
+  }
+  if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + message);
   const std::string program_pid = run.get("program_pid");
   const int launched_pid = program_pid.empty() ? -1 : std::atoi(program_pid.c_str());
   std::fprintf(stderr, "prof: %s\n",
@@ -83,9 +100,10 @@ int recover_run(const OrphanedRun& run) {
                               (program_pid.empty() ? "?" : program_pid) + "), whose prof (pid " + run.get("prof_pid") +
                               ") was killed; outputs in " + o.output_dir)
                    .c_str());
+  // Its killed prof's unfinished reports: removed, so the reports written now take their names.
+  say_stale_temps_removed(o.output_dir, remove_stale_temps(o.output_dir));
   std::vector<collector::CollectedProcess> dbs;
   bool lost = false;
-  struct stat st;
   if (!journal_dir.empty() && stat((journal_dir + "/built").c_str(), &st) == 0) {
     // Killed while writing the reports: the databases are complete.
     if (DIR* dir = opendir(journal_dir.c_str())) {

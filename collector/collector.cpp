@@ -257,21 +257,24 @@ void Collector::load_info(int pid, uint64_t image, Process& proc) {
 uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_ns) const {
   uint64_t calls = 0, exit_ns = 0;
   threads = 0;
-  DIR* dir = opendir(options_.run_dir.c_str());
-  if (!dir) return 0;
-  while (dirent* entry = readdir(dir)) {
-    int p = 0;
-    uint64_t image = 0;
-    if (!parse_name(entry->d_name, "lost", p, image, nullptr) || p != pid) continue;
-    uint64_t counts[3] = {0, 0, 0};
-    std::ifstream in(options_.run_dir + "/" + entry->d_name, std::ios::binary);
-    if (in.read(reinterpret_cast<char*>(counts), sizeof counts)) {
-      calls += counts[0];
-      threads += counts[1];
-      exit_ns = std::max(exit_ns, counts[2]);
+  // A process whose run directory was full made its page in the fallback (interpose/thread_buffer.cpp).
+  for (const std::string* base : {&options_.run_dir, &options_.fallback_run_dir}) {
+    DIR* dir = base->empty() ? nullptr : opendir(base->c_str());
+    if (!dir) continue;
+    while (dirent* entry = readdir(dir)) {
+      int p = 0;
+      uint64_t image = 0;
+      if (!parse_name(entry->d_name, "lost", p, image, nullptr) || p != pid) continue;
+      uint64_t counts[3] = {0, 0, 0};
+      std::ifstream in(*base + "/" + entry->d_name, std::ios::binary);
+      if (in.read(reinterpret_cast<char*>(counts), sizeof counts)) {
+        calls += counts[0];
+        threads += counts[1];
+        exit_ns = std::max(exit_ns, counts[2]);
+      }
     }
+    closedir(dir);
   }
-  closedir(dir);
   if (exit_time_ns) *exit_time_ns = exit_ns;
   return calls;
 }
@@ -587,6 +590,7 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
     drops.cut_short = std::find(cut_short.begin(), cut_short.end(), pid) != cut_short.end();
     uint64_t lost_threads = 0, exit_ns = 0;
     drops.unrecorded_calls = lost_calls(pid, lost_threads, &exit_ns);
+    unrecorded_calls_ += drops.unrecorded_calls;
     if (drops.unrecorded_calls || lost_threads)
       add_error("process " + std::to_string(pid) + ": " + std::to_string(drops.unrecorded_calls) + " calls on " +
                 std::to_string(lost_threads) + " threads not recorded (no room for their rings in the run directory)");
@@ -653,18 +657,37 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
     proc.writer.reset();
   }
   // A process none of whose threads got a ring has no database: its loss is said here.
-  if (DIR* dir = opendir(options_.run_dir.c_str())) {
+  std::vector<int> said;
+  for (const std::string* base : {&options_.run_dir, &options_.fallback_run_dir}) {
+    DIR* dir = base->empty() ? nullptr : opendir(base->c_str());
+    if (!dir) continue;
     while (dirent* entry = readdir(dir)) {
       int pid = 0;
       uint64_t image = 0;
-      if (!parse_name(entry->d_name, "lost", pid, image, nullptr) || processes_.count(pid)) continue;
+      if (!parse_name(entry->d_name, "lost", pid, image, nullptr) || processes_.count(pid) ||
+          std::find(said.begin(), said.end(), pid) != said.end())
+        continue;
+      said.push_back(pid);
       uint64_t threads = 0;
       const uint64_t calls = lost_calls(pid, threads);
+      unrecorded_calls_ += calls;
       if (calls || threads)
         add_error("process " + std::to_string(pid) + ": " + std::to_string(calls) + " calls on " +
                   std::to_string(threads) + " threads not recorded (no room for their rings in the run directory)");
     }
     closedir(dir);
+  }
+  // Processes that had no room even for their own count (interpose/thread_buffer.cpp): summed in
+  // the doorbell, and said without a process.
+  if (doorbell_) {
+    const uint64_t calls = doorbell_->unplaced.calls.load(std::memory_order_acquire);
+    const uint64_t threads = doorbell_->unplaced.threads.load(std::memory_order_acquire);
+    unrecorded_calls_ += calls;
+    if (calls || threads)
+      add_error(std::to_string(calls) + " calls on " + std::to_string(threads) + " threads not recorded: no room for " +
+                "rings in " + options_.run_dir +
+                (options_.fallback_run_dir.empty() ? "" : " or " + options_.fallback_run_dir) +
+                " (both full or not writable; free space there, or set TMPDIR to a file system with room)");
   }
   // The databases are complete: the journals have served. A marker says so, for a recovery of a
   // prof killed while it wrote the reports (the <pid>.dbpath notes stay until remove_journal()).

@@ -73,6 +73,8 @@ class Collector {
   std::vector<std::string> errors() const;
   // Whether a process's database could not be created or written (some of its records are lost).
   bool output_lost() const;
+  // Calls the program made that no ring took (counted, per process or run-wide), after finish().
+  uint64_t unrecorded_calls() const { return unrecorded_calls_; }
   // Removes the journal directory: once the reports are written, nothing is left to recover.
   void remove_journal() const;
 
@@ -191,7 +193,8 @@ class Collector {
   std::vector<std::string> errors_;
   mutable std::mutex error_mutex_;
   std::thread mover_, builder_;
-  Doorbell* doorbell_ = nullptr;  // <run dir>/doorbell, mapped (common/record.hpp)
+  Doorbell* doorbell_ = nullptr;
+  uint64_t unrecorded_calls_ = 0;  // summed by finish()  // <run dir>/doorbell, mapped (common/record.hpp)
   double fullest_ = 0;            // the mover's last cycle: the largest share of a ring it found filled
   // The mover keeps off the CPUs its busiest producers run on (keep_off_busy_cpus()).
   static constexpr double kBusyFillPerMs = 0.05;  // a producer filling this share of its ring a ms is busy

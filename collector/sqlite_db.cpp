@@ -53,6 +53,11 @@ bool sqlite_opens_guarded() {
   return guarded;
 }
 
+int sqlite_max_path_chars() {
+  sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
+  return vfs ? vfs->mxPathname : 512;
+}
+
 Database::Database(const std::string& path, Mode mode) : path_(path) {
   if (!sqlite_opens_guarded()) throw DbError(path + ": cannot guard SQLite's file opens (no unix VFS)");
   // NOMUTEX: every connection is used by one thread at a time, so SQLite's own per-call locking

@@ -21,6 +21,9 @@ class Statement;
 // O_NONBLOCK and regular files only (sqlite_db.cpp says why). Database's constructor calls it;
 // false if SQLite's VFS would not take it.
 bool sqlite_opens_guarded();
+// The longest path SQLite's unix VFS opens (mxPathname, 512): a longer database path fails only
+// when SQLite opens it, so callers check their directories before anything runs.
+int sqlite_max_path_chars();
 
 class Database {
  public:

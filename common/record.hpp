@@ -209,6 +209,15 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free);
 // once drained, the collector unmaps it and unlinks the file.
 inline constexpr uint32_t kRingReleased = 2;
 
+// What a process could not record: calls and threads that got no ring, and when it exited
+// normally (0: not, or killed). Its own page, <pid>.<image>.lost in the run directory (or, when
+// that is full, its fallback), or else Doorbell::unplaced.
+struct LostCounts {
+  std::atomic<uint64_t> calls;
+  std::atomic<uint64_t> threads;
+  std::atomic<uint64_t> exit_ns;
+};
+
 // A page of the run directory, made by the collector (<run dir>/doorbell), mapped by the collector
 // and every recorded process.
 struct Doorbell {
@@ -224,6 +233,10 @@ struct Doorbell {
   // moving its own records (half its ring filled) then rings too, so a thread that turns busy after
   // a quiet spell has its ring back with the mover after one move of its own, not one long pause.
   std::atomic<uint32_t> mover_resting;
+  // The counts of every process that found no room for its own .lost page in the run directory or
+  // its fallback (both full): summed here, in the page the collector made before the program
+  // started, so that such calls are counted too, not silently missing (exit_ns unused).
+  LostCounts unplaced;
 };
 inline constexpr char kDoorbellFile[] = "doorbell";
 inline constexpr size_t kDoorbellBytes = 4096;

@@ -51,14 +51,11 @@ constexpr uint64_t kInitialRingRecords = 256;
 std::atomic<int> g_populate_works{-1};
 
 // Calls and threads that could not be recorded (no ring fitted anywhere, or more threads alive
-// at once than storage slots): counted in a page of the run directory the collector reads
-// (<pid>.<image>.lost), set up by map_lost_counters() when the process announces itself.
-struct LostCounters {
-  std::atomic<uint64_t> calls;
-  std::atomic<uint64_t> threads;
-  std::atomic<uint64_t> exit_ns;  // when the process exited normally (0: not, or killed)
-};
+// at once than storage slots): counted in a page the collector reads (LostCounts,
+// common/record.hpp), set up by map_lost_counters() when the process announces itself.
+using LostCounters = LostCounts;
 LostCounters* g_lost = nullptr;
+bool g_lost_shared = false;  // g_lost is the doorbell's run-wide page: no exit time there
 
 void count_unrecorded_thread() noexcept {
   if (g_lost) g_lost->threads.fetch_add(1, std::memory_order_relaxed);
@@ -552,28 +549,47 @@ void emit_string(ThreadBuffer& buffer, StringKind kind, uint64_t key, const char
 }
 
 void note_process_exit(uint64_t time_ns) noexcept {
-  if (g_lost) g_lost->exit_ns.store(time_ns, std::memory_order_relaxed);
+  if (g_lost && !g_lost_shared) g_lost->exit_ns.store(time_ns, std::memory_order_relaxed);
 }
 
 void count_unrecorded_call() noexcept {
   if (g_lost) g_lost->calls.fetch_add(1, std::memory_order_relaxed);
 }
 
-void map_lost_counters() noexcept {
-  g_lost = nullptr;
+namespace {
+bool map_lost_page_in(const char* dir) noexcept {
+  if (dir[0] == '\0') return false;
   char path[640];
-  snprintf(path, sizeof path, "%s/%d.%llu.lost", g_config.run_dir, static_cast<int>(getpid()),
+  snprintf(path, sizeof path, "%s/%d.%llu.lost", dir, static_cast<int>(getpid()),
            static_cast<unsigned long long>(g_config.image_token));
   int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return;
+  if (fd < 0) return false;
   if (posix_fallocate(fd, 0, 4096) != 0) {
     ::close(fd);
     unlink(path);
-    return;
+    return false;
   }
   void* map = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ::close(fd);
-  if (map != MAP_FAILED) g_lost = static_cast<LostCounters*>(map);
+  if (map == MAP_FAILED) {
+    unlink(path);
+    return false;
+  }
+  g_lost = static_cast<LostCounters*>(map);
+  return true;
+}
+}  // namespace
+
+void map_lost_counters() noexcept {
+  g_lost = nullptr;
+  g_lost_shared = false;
+  // Where there is no room for this page there is none for a ring either: every call would go
+  // uncounted. The fallback directory, then the run-wide page the collector made beforehand.
+  if (map_lost_page_in(g_config.run_dir) || map_lost_page_in(g_config.run_dir_fallback)) return;
+  if (Doorbell* bell = doorbell()) {
+    g_lost = &bell->unplaced;
+    g_lost_shared = true;
+  }
 }
 
 }  // namespace prof::interpose

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include "common/regular_file.hpp"
@@ -146,6 +147,15 @@ struct Source {
   throw ReportOutputError(error.what());
 }
 
+// What makes two dbs the same process: a copy of a db, or a db found both by its name and through a
+// symlink, has the same run, host, pid and start; merged twice, its calls were counted twice.
+std::string process_identity(Database& db) {
+  std::string identity;
+  for (const char* key : {"run_id", "host_name", "pid", "start_ns"})
+    identity += meta_value(db, key).value_or("") + '\n';
+  return identity;
+}
+
 }  // namespace
 
 std::vector<std::string> find_prof_dbs(const std::string& dir, bool recursive, std::vector<std::string>* skipped) {
@@ -158,13 +168,23 @@ ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, 
   if (opt.base_name.empty() || opt.base_name.find('/') != std::string::npos)
     throw ReportError("report name '" + opt.base_name + "' must be a non-empty file name without '/'");
   std::vector<Source> sources;
-  std::vector<std::string> skipped;
+  std::vector<std::string> skipped, duplicates;
   std::vector<std::string>* skip = merge.skip_bad ? &skipped : nullptr;
+  std::map<std::string, std::string> seen;  // process identity -> the path merged for it
   for (const std::string& path : find_prof_dbs(merge.input_dir, merge.recursive, skip)) {
     try {
       std::unique_ptr<Database> db = open_report_db(path);  // the full check: version, tables
       try {
-        sources.push_back({path, process_from_meta(*db)});
+        SourceProcess process = process_from_meta(*db);
+        // The first in name order is merged; the rest are named, never counted again.
+        const auto [first, inserted] = seen.emplace(process_identity(*db), path);
+        if (!inserted) {
+          duplicates.push_back(path + (path == first->second ? " (found again through a symbolic link)"
+                                                             : " (a copy of " + first->second + ")") +
+                               ": the same process (pid " + std::to_string(process.pid) + "); merged once");
+          continue;
+        }
+        sources.push_back({path, std::move(process)});
       } catch (const DbError& e) {
         throw as_report_error(e);
       }
@@ -219,6 +239,7 @@ ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, 
     finish_merged_db(merged, merged_count, merge.prof_version);
     merged.exec("PRAGMA synchronous = NORMAL");
     ReportResult result = write_reports_from(merged, opt, summary_out, [&temp] { return temp.commit(); });
+    for (const std::string& why : duplicates) result.warnings.push_back("skipped " + why);
     for (const std::string& why : skipped) result.warnings.push_back("skipped " + why);
     return result;
   } catch (const DbError& e) {

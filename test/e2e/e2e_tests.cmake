@@ -27,6 +27,7 @@ if(TARGET prof)
   prof_add_e2e_test(output_name test_output_name.py)
   prof_add_e2e_test(faults test_faults.py)
   prof_add_e2e_test(recover test_recover.py)
+  prof_add_e2e_test(data_loss test_data_loss.py)
   # Run as root: creates and removes a second local user (useradd) that plants files for root's prof.
   prof_add_e2e_test(security_user test_security_user.py)
   prof_add_e2e_test(rings test_rings.py)

@@ -146,7 +146,14 @@ class ReportsCliTest(unittest.TestCase):
         self.prof(["--db", db, "-d", single])
         inputs = self.out_dir("in")
         for index in range(3):
-            shutil.copy(db, os.path.join(inputs, f"copy{index}.db"))
+            # Three processes with the same calls: copies of one db are one process (merged once,
+            # e2e:data_loss), so each copy is given a run of its own.
+            copy = os.path.join(inputs, f"copy{index}.db")
+            shutil.copy(db, copy)
+            with sqlite3.connect(copy) as connection:
+                connection.execute("DELETE FROM meta WHERE key = 'run_id'")
+                connection.execute("INSERT INTO meta (key, value) VALUES ('run_id', ?)", (f"copy{index}",))
+            connection.close()
         out = self.out_dir()
         self.merge(inputs, out)
         for suffix in (".hiptrace.csv", ".kernel.csv"):
