@@ -251,6 +251,11 @@ bool ThreadBuffer::open_in(const char* dir, uint64_t capacity, bool shrink, uint
 }
 
 namespace {
+// Set once a probe finds the prof that owns the run dead; a dead prof does not come back, so no
+// thread probes again. Before, every call past a full ring probed (an openat and a close each),
+// which made a busy program 20-150x slower once prof was killed (issue 42).
+std::atomic<bool> g_collector_dead{false};
+
 // The collector's doorbell (common/record.hpp), mapped at the first ring: one per process (a
 // forked child keeps its parent's mapping of the same file). Checked against the file by its
 // inode each time (slow path only): a process that records into another run directory later (the
@@ -301,6 +306,7 @@ Doorbell* doorbell() noexcept {
 // Wakes the mover now instead of at the end of its pause. Slow path only: a new ring, or a ring
 // that filled before the collector had made its journal.
 void ring_doorbell() noexcept {
+  if (g_collector_dead.load(std::memory_order_relaxed)) return;  // no mover to wake (a stat each time)
   const int saved_errno = errno;
   if (Doorbell* bell = doorbell()) {
     bell->rung.fetch_add(1, std::memory_order_release);
@@ -320,12 +326,14 @@ static_assert(journal_block_bound(kMoverSpanRecords) <= kMoveBufferBytes, "a col
 // run manifest (cli/recovery.hpp) for as long as it lives, and a prof --recover holds it while it
 // reads the rings. No manifest (the collector run without the CLI): not known to be gone.
 bool collector_gone() noexcept {
+  if (g_collector_dead.load(std::memory_order_relaxed)) return true;
   char path[sizeof g_config.run_dir + 16];
   std::snprintf(path, sizeof path, "%s/run.conf", g_config.run_dir);
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   const bool gone = flock(fd, LOCK_SH | LOCK_NB) == 0;
   ::close(fd);  // drops the shared lock, if taken
+  if (gone) g_collector_dead.store(true, std::memory_order_relaxed);
   return gone;
 }
 }  // namespace
@@ -402,8 +410,10 @@ void ThreadBuffer::set_limit() noexcept {
 // the move lock, whole encoded blocks at journal_end, then journal_end and read_index. With
 // `take_over` (the ring is full) a span the collector is moving is taken from it
 // (kMoverCollectorSpan) and written first, as the collector writes it: one block of those records
-// at journal_end. Only while prof is alive (a killed prof's program stops recording, as before),
-// and unseen by the program (errno kept; cancellation held off while the lock is held). False
+// at journal_end. Also once prof has been killed: the journal is where `prof --recover` reads, so
+// the program goes on recording there at the cost it had with prof alive, and a full ring (a
+// ring that has no journal yet) drops, counted, without a probe per call. Unseen by the program
+// (errno kept; cancellation held off while the lock is held). False
 // when it could not (the mover holds the lock, no journal yet, or writing it failed: then never
 // again).
 bool ThreadBuffer::move_own_records(bool take_over) noexcept {
@@ -427,7 +437,7 @@ bool ThreadBuffer::move_own_records(bool take_over) noexcept {
   const uint64_t end = write_;
   const uint64_t journal_end = h.journal_end.load(std::memory_order_relaxed);
   bool moved = false;
-  if (journal_end != 0 && end > begin && collector_span <= end - begin && !collector_gone()) {
+  if (journal_end != 0 && end > begin && collector_span <= end - begin) {
     if (!move_buffer_) {
       void* map = mmap(nullptr, kMoveBufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       move_buffer_ = map == MAP_FAILED ? nullptr : static_cast<unsigned char*>(map);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark of docs/performance.md and prints its tables (markdown), all
 # configurations of a table in the same run so their ratios compare like with like.
-#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|exit|reports|programs|capture|threads|journal|idle|spawn|timing]
+#   scripts/bench.sh [--smoke] [--repeat R] [--only api|launch|collector|exit|reports|programs|capture|threads|journal|
+#                    idle|spawn|timing|afterdeath]
 # --smoke: tiny N, one repeat, no 10M-event run (CTest's bench:smoke; numbers are meaningless).
 # Needs a build ($PROF_BUILD_DIR, default build/); uftrace columns read "n/a" without uftrace.
 set -euo pipefail
@@ -531,10 +532,67 @@ section_timing() {
   row "mpirun -np 4: a rank's first call after its start, worst rank" ms "< 25 ms" "${skew[@]}"
 }
 
+section_afterdeath() {
+  # The program after prof's death (docs/guarantees.md): prof_killed's second phase, 2M
+  # hipStreamQuery calls on one thread and 4 x 500k on four, plain, under a live prof, and after
+  # prof was SIGKILLed at the phase's start (its records go on into the journal).
+  local app="$build/test-bin/prof_killed" n1=2000000 n4=500000
+  ((smoke)) && n1=20000 n4=5000
+  echo
+  echo "## The program after prof is killed (ns per call, median of $repeat; dropped: calls prof --recover did not get)"
+  echo
+  echo "| threads | calls | plain | prof alive | prof killed | killed / alive | dropped after the kill |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|"
+  python3 - "$app" "$prof" "$sim" "$work" "$repeat" "$n1" "$n4" <<'PY'
+import glob, os, re, signal, sqlite3, statistics, subprocess, sys
+app, prof, sim, work, repeat, n1, n4 = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+
+def run(mode, threads, calls):
+    out = os.path.join(work, "death")
+    subprocess.run(["rm", "-rf", out]); os.makedirs(out)
+    if mode == "plain":
+        cmd, env = [app], dict(os.environ, LD_LIBRARY_PATH=sim)
+    else:
+        cmd, env = [prof, "--sim", "-d", out, "--summary-output", "none", app], dict(os.environ)
+    p = subprocess.Popen(cmd + ["1000", str(calls), str(threads)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, env=env)
+    ready = p.stdout.readline()
+    pid = int(ready.split()[1])
+    if mode == "killed":
+        os.kill(p.pid, signal.SIGKILL); p.wait()
+    p.stdin.write("go\n"); p.stdin.close()
+    line = p.stdout.readline()
+    expected, ns = (int(x) for x in re.search(r"api_calls=(\d+) phase2_ns=(\d+)", line).groups())
+    dropped = 0
+    if mode == "killed":
+        while os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+            pass
+        runs = [d for d in glob.glob("/dev/shm/prof-run-*") if open(os.path.join(d, "run.conf")).read().find(out) >= 0]
+        subprocess.run([prof, "--recover", *runs], capture_output=True)
+        db = sqlite3.connect(os.path.join(out, f"hip-prof-{pid}.db"))
+        dropped = expected - db.execute("SELECT COUNT(*) FROM api_calls").fetchone()[0]
+    else:
+        p.wait()
+    return ns / (threads * calls), dropped
+
+for threads, calls in ((1, n1), (4, n4)):
+    cells, drops = {}, []
+    for mode in ("plain", "alive", "killed"):
+        values = []
+        for _ in range(repeat):
+            ns, dropped = run(mode, threads, calls)
+            values.append(ns)
+            if mode == "killed": drops.append(dropped)
+        cells[mode] = statistics.median(values)
+    print(f"| {threads} | {threads * calls:,} | {cells['plain']:.0f} | {cells['alive']:.0f} | {cells['killed']:.0f} | "
+          f"{cells['killed'] / cells['alive']:.2f} | {max(drops):,} |")
+PY
+}
+
 echo "# prof benchmarks: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPU(s), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)," \
      "uftrace: $( ((have_uftrace)) && uftrace --version | head -1 || echo absent)"
-for s in api launch collector exit reports programs capture threads journal idle spawn timing; do
+for s in api launch collector exit reports programs capture threads journal idle spawn timing afterdeath; do
   [[ -z "$only" || "$only" == "$s" ]] && "section_$s"
 done
 exit 0

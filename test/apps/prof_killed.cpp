@@ -2,11 +2,13 @@
 // the fault suite kills prof there (test/e2e/test_recover.py), and the calls of both phases must
 // reach the database that `prof --recover` builds.
 // Usage: prof_killed CALLS_BEFORE CALLS_AFTER [THREADS]. Prints "READY <pid>" after the first
-// phase and "EXPECT api_calls=N" at the end. With THREADS, the second phase runs on that many
+// phase and "EXPECT api_calls=N phase2_ns=T" at the end (T: the second phase's own duration, which
+// scripts/bench.sh --only afterdeath reads). With THREADS, the second phase runs on that many
 // threads, each making CALLS_AFTER calls as fast as it can.
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
   std::string line;
   std::getline(std::cin, line);
   const long threads = argc > 3 ? std::atol(argv[3]) : 1;
+  const auto phase2 = std::chrono::steady_clock::now();
   if (threads <= 1) {
     if (!query(stream, after)) return 1;
   } else {
@@ -52,8 +55,10 @@ int main(int argc, char** argv) {
     for (std::thread& w : workers) w.join();
     if (!ok) return 1;
   }
+  const long long phase2_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - phase2).count();
   PROF_HIP(hipStreamDestroy(stream));
   // hipStreamCreate, the queries, hipStreamDestroy.
-  std::printf("EXPECT api_calls=%ld\n", before + (threads > 1 ? threads : 1) * after + 2);
+  std::printf("EXPECT api_calls=%ld phase2_ns=%lld\n", before + (threads > 1 ? threads : 1) * after + 2, phase2_ns);
   return 0;
 }

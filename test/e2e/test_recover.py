@@ -266,8 +266,10 @@ def scenario_sigkill_while_running(prof, bin_dir, out):
 
 
 def scenario_sigkill_ring_overflows(prof, bin_dir, out):
-    """SIGKILL, then more calls than a ring holds: the program runs on (no waiting for a dead
-    collector), and every call is either in the db or counted as dropped."""
+    """SIGKILL, then three rings' worth of calls: the program runs on (no waiting for a dead
+    collector) and goes on moving its records into its journal, as it does under back-pressure
+    with prof alive, so prof --recover builds every call (before issue 42 all beyond one ring
+    were dropped)."""
     app = os.path.join(bin_dir, "prof_killed")
     after = 3 * RING_RECORDS
     s = Scenario(prof, app, out, 1000, after)
@@ -284,8 +286,62 @@ def scenario_sigkill_ring_overflows(prof, bin_dir, out):
     expected = int(re.search(r"api_calls=(\d+)", rest).group(1))
     wait_until_gone(s)
     recover(prof, *run_dirs())
-    # The first phase is in the journal; the ring held RING_RECORDS more; the rest are counted.
-    check_recovered(out, s.pid, expected, dropped=expected - (1000 + 1) - RING_RECORDS)
+    check_recovered(out, s.pid, expected)
+
+
+def syscall_counts(strace_output):
+    """{syscall: calls} from the table `strace -c` prints."""
+    counts = {}
+    for line in strace_output.splitlines():
+        fields = line.split()
+        # % time, seconds, usecs/call, calls, [errors,] syscall
+        if len(fields) >= 5 and fields[3].isdigit() and re.fullmatch(r"[a-z_0-9]+", fields[-1]) and fields[-1] != "total":
+            counts[fields[-1]] = int(fields[3])
+    return counts
+
+
+def traced(pid):
+    """Whether every thread of `pid` has a tracer (its TracerPid in /proc)."""
+    tasks = os.listdir(f"/proc/{pid}/task")
+    for tid in tasks:
+        with open(f"/proc/{pid}/task/{tid}/status") as f:
+            if re.search(r"^TracerPid:\s+0$", f.read(), re.M):
+                return False
+    return bool(tasks)
+
+
+def scenario_sigkill_program_makes_no_probe_per_call(prof, bin_dir, out):
+    """After prof is killed, the program's calls cost what they cost with prof alive: the dead
+    collector is found once, not probed again per call (an openat + flock + close each, which made a
+    busy program 20-150x slower). Counted with strace -c over four rings' worth of calls on the
+    program's thread: syscalls, not time, so load does not change the verdict."""
+    if not shutil.which("strace"):
+        fail("strace is not installed (scripts/install-deps.sh --tests installs it)")
+    app = os.path.join(bin_dir, "prof_killed")
+    after = 4 * RING_RECORDS
+    s = Scenario(prof, app, out, 1000, after)
+    runs = run_dirs()
+    while not ring_moved(runs[0]):
+        time.sleep(0.01)
+    os.kill(s.proc.pid, signal.SIGKILL)
+    s.proc.wait()
+    tracer = subprocess.Popen(["strace", "-f", "-c", "-e", "trace=openat,flock,close,stat,newfstatat,access",
+                               "-p", str(s.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    while not traced(s.pid):  # strace says nothing when it has attached; /proc does
+        if tracer.poll() is not None:
+            fail(f"strace could not attach to the program: {tracer.stderr.read()}")
+        time.sleep(0.01)
+    rest = s.release_program()
+    expected = int(re.search(r"api_calls=(\d+)", rest).group(1))
+    wait_until_gone(s)
+    report = tracer.communicate(timeout=120)[1]
+    counts = syscall_counts(report)
+    probes = counts.get("openat", 0) + counts.get("flock", 0)
+    # One probe finds prof dead; then one journal open per self-move (half a ring each): ~10.
+    if probes > 64:
+        fail(f"{probes} openat/flock calls for {after} HIP calls after prof died (a probe per call?):\n{report}")
+    recover(prof, *run_dirs())
+    check_recovered(out, s.pid, expected)
 
 
 def scenario_sigkill_while_threads_move(prof, bin_dir, out):
@@ -487,6 +543,9 @@ class RecoverTest(unittest.TestCase):
 
     def test_sigkill_ring_overflows(self):
         self.run_scenario("sigkill_ring_overflows")
+
+    def test_sigkill_program_makes_no_probe_per_call(self):
+        self.run_scenario("sigkill_program_makes_no_probe_per_call")
 
     def test_sigkill_while_threads_move(self):
         self.run_scenario("sigkill_while_threads_move")
