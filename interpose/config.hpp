@@ -1,6 +1,7 @@
 // What the launcher tells the preload library, read once from PROF_* variables at load time
 // (docs/design.md lists them). Nothing here is consulted per call except through `enabled`.
 #pragma once
+#include <atomic>
 #include <cstdint>
 
 #include "common/env_value.hpp"
@@ -23,10 +24,18 @@ struct Config {
   int start_ppid = 0;            // the parent then (a process announced later may have been reparented)
 };
 
-// Process-wide, written before any hook can run (library constructor) and after fork.
+// Process-wide, written once before any hook records (ensure_config_loaded) and after fork.
 extern Config g_config;
 
-void load_config() noexcept;
+// Whether g_config has been read from the environment. prof's constructor reads it; so does the
+// first hook that runs before that constructor: the dynamic linker initialises the program's own
+// libraries before a preloaded one, and a library whose constructor registers its kernels or
+// allocates (hipcc's registration, a framework's set-up) called into prof with nothing read, and
+// those calls went unrecorded (issue 42). The library has no dynamic initialisers of its own, so
+// its hooks work before its constructor has run.
+extern std::atomic<bool> g_config_loaded;
+// Reads the environment and starts the process's recording state, once (pthread_once).
+void ensure_config_loaded() noexcept;
 
 // One line on stderr, "prof: <why>; using the default" (constructor time only, never from a hook).
 void warn_bad_env(const char* why) noexcept;

@@ -156,6 +156,8 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     else if constexpr (!std::is_void_v<Ret>) return Ret{};
     else return;
   }
+  // A call before prof's constructor ran (a library's constructor): read the configuration now.
+  if (!g_config_loaded.load(std::memory_order_acquire)) [[unlikely]] ensure_config_loaded();
   if constexpr (kId == profiler_start_api<Adapter>())
     if (g_capture_by_api && t_depth == 0) capture_switch(true, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), hook_now_ns());
   // Outside a capture window: the real call, nothing else (rows that keep state go on, unrecorded).

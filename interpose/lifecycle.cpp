@@ -112,15 +112,27 @@ void load_config() noexcept {
   hook_clock_init();  // after the skew: its baseline reading includes it
 }
 
-__attribute__((constructor)) static void prof_interpose_init() {
+namespace {
+pthread_once_t g_load_once = PTHREAD_ONCE_INIT;
+
+void load_once() {
   load_config();
-  if (!g_config.enabled) return;
-  // The process's files wait for its first recorded call (announce_process, process_files.hpp).
-  // The info file's start_ns is the start: a window opened "at the start" never precedes it.
-  capture_start(g_config.image_token);
-  pthread_atfork(nullptr, nullptr, on_fork_child);
-  // Registered before main runs, so it runs after the program's own atexit handlers.
-  atexit(on_exit_handler);
+  if (g_config.enabled) {
+    // The process's files wait for its first recorded call (announce_process, process_files.hpp).
+    // The info file's start_ns is the start: a window opened "at the start" never precedes it.
+    capture_start(g_config.image_token);
+    pthread_atfork(nullptr, nullptr, on_fork_child);
+    // Registered before main runs, so it runs after the program's own atexit handlers.
+    atexit(on_exit_handler);
+  }
+  g_config_loaded.store(true, std::memory_order_release);
 }
+}  // namespace
+
+std::atomic<bool> g_config_loaded{false};
+
+void ensure_config_loaded() noexcept { pthread_once(&g_load_once, load_once); }
+
+__attribute__((constructor)) static void prof_interpose_init() { ensure_config_loaded(); }
 
 }  // namespace prof::interpose

@@ -123,6 +123,25 @@ if(TARGET prof_sim_hip)
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR})
 endif()
 
+# A library whose constructor registers a kernel and allocates before main (and before prof's
+# constructor): e2e:early_register.
+if(TARGET prof_sim_hip)
+  add_library(prof_sample_early_register_lib SHARED ${PROF_SAMPLES_DIR}/early_register_lib.c)
+  target_link_libraries(prof_sample_early_register_lib PRIVATE prof_sim_hip)
+  set_target_properties(prof_sample_early_register_lib PROPERTIES
+    OUTPUT_NAME early_register_lib
+    LIBRARY_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+  add_executable(prof_sample_early_register ${PROF_SAMPLES_DIR}/early_register.c)
+  target_link_libraries(prof_sample_early_register PRIVATE prof_sample_early_register_lib prof_sim_hip)
+  # The library beside the program ($ORIGIN), the runtime from prof --sim or LD_LIBRARY_PATH.
+  set_target_properties(prof_sample_early_register PROPERTIES
+    OUTPUT_NAME early_register
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON
+    LINK_FLAGS "-Wl,-rpath,\$ORIGIN")
+endif()
+
 # A program that calls HIP and MUSA: one database and one timeline for both (e2e:two_runtimes).
 if(TARGET prof_sim_musa AND TARGET prof_sim_hip)
   add_executable(prof_sample_two_runtimes ${PROF_SAMPLES_DIR}/two_runtimes.cpp)
