@@ -254,8 +254,8 @@ void Collector::load_info(int pid, uint64_t image, Process& proc) {
   }
 }
 
-uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_ns) const {
-  uint64_t calls = 0, exit_ns = 0;
+uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_ns, uint64_t* nested_calls) const {
+  uint64_t calls = 0, exit_ns = 0, nested = 0;
   threads = 0;
   // A process whose run directory was full made its page in the fallback (interpose/thread_buffer.cpp).
   for (const std::string* base : {&options_.run_dir, &options_.fallback_run_dir}) {
@@ -265,17 +265,20 @@ uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_n
       int p = 0;
       uint64_t image = 0;
       if (!parse_name(entry->d_name, "lost", p, image, nullptr) || p != pid) continue;
-      uint64_t counts[3] = {0, 0, 0};
+      uint64_t counts[4] = {0, 0, 0, 0};  // LostCounts, common/record.hpp
+      static_assert(sizeof counts == sizeof(LostCounts));
       std::ifstream in(*base + "/" + entry->d_name, std::ios::binary);
       if (in.read(reinterpret_cast<char*>(counts), sizeof counts)) {
         calls += counts[0];
         threads += counts[1];
         exit_ns = std::max(exit_ns, counts[2]);
+        nested += counts[3];
       }
     }
     closedir(dir);
   }
   if (exit_time_ns) *exit_time_ns = exit_ns;
+  if (nested_calls) *nested_calls = nested;
   return calls;
 }
 
@@ -589,7 +592,7 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
     DropCounts drops;
     drops.cut_short = std::find(cut_short.begin(), cut_short.end(), pid) != cut_short.end();
     uint64_t lost_threads = 0, exit_ns = 0;
-    drops.unrecorded_calls = lost_calls(pid, lost_threads, &exit_ns);
+    drops.unrecorded_calls = lost_calls(pid, lost_threads, &exit_ns, &drops.nested_calls);
     unrecorded_calls_ += drops.unrecorded_calls;
     if (drops.unrecorded_calls || lost_threads)
       add_error("process " + std::to_string(pid) + ": " + std::to_string(drops.unrecorded_calls) + " calls on " +

@@ -144,7 +144,7 @@ class Collector {
   static uint64_t call_horizon(const Source& source);
   void scan_journals();
   // Calls and threads a process could not record (no ring fitted): its <pid>.<image>.lost pages.
-  uint64_t lost_calls(int pid, uint64_t& threads, uint64_t* exit_ns = nullptr) const;
+  uint64_t lost_calls(int pid, uint64_t& threads, uint64_t* exit_ns = nullptr, uint64_t* nested_calls = nullptr) const;
   Process* process(int pid, uint32_t first_runtime);
   // Builds `source`'s records up to its next `calls` calls (and what precedes the one after);
   // returns the calls built.

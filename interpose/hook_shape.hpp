@@ -168,7 +168,10 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   const bool wanted = t_depth == 0 && g_config.traced[kRuntime];
   ThreadBuffer* buffer = wanted ? ThreadBuffer::current(Adapter::kRuntime) : nullptr;
   if (!buffer) {
-    if (wanted && g_config.enabled) [[unlikely]] count_unrecorded_call();  // no ring fitted: counted
+    if (g_config.enabled && g_config.traced[kRuntime]) [[unlikely]] {
+      if (wanted) count_unrecorded_call();  // no ring fitted: counted
+      else count_nested_call();             // a signal handler's call inside a hook: counted
+    }
     return call();
   }
   DepthGuard depth_guard;

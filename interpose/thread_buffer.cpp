@@ -566,6 +566,10 @@ void count_unrecorded_call() noexcept {
   if (g_lost) g_lost->calls.fetch_add(1, std::memory_order_relaxed);
 }
 
+void count_nested_call() noexcept {
+  if (g_lost) g_lost->nested_calls.fetch_add(1, std::memory_order_relaxed);
+}
+
 namespace {
 bool map_lost_page_in(const char* dir) noexcept {
   if (dir[0] == '\0') return false;

@@ -104,6 +104,8 @@ class alignas(64) ThreadBuffer {
 
 // A traced call that had no ring (none fitted anywhere): counted for the collector.
 void count_unrecorded_call() noexcept;
+// A traced call inside another traced call's hook on the same thread (LostCounts::nested_calls).
+void count_nested_call() noexcept;
 // The process is exiting (atexit): its end, where ranges it left open are closed.
 void note_process_exit(uint64_t time_ns) noexcept;
 // Sets up this process's count of unrecorded calls and threads (<pid>.<image>.lost in the run
