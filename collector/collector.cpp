@@ -254,9 +254,8 @@ void Collector::load_info(int pid, uint64_t image, Process& proc) {
   }
 }
 
-uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_ns, uint64_t* nested_calls) const {
-  uint64_t calls = 0, exit_ns = 0, nested = 0;
-  threads = 0;
+Collector::LostTally Collector::lost_calls(int pid) const {
+  LostTally lost;
   // A process whose run directory was full made its page in the fallback (interpose/thread_buffer.cpp).
   for (const std::string* base : {&options_.run_dir, &options_.fallback_run_dir}) {
     DIR* dir = base->empty() ? nullptr : opendir(base->c_str());
@@ -265,21 +264,34 @@ uint64_t Collector::lost_calls(int pid, uint64_t& threads, uint64_t* exit_time_n
       int p = 0;
       uint64_t image = 0;
       if (!parse_name(entry->d_name, "lost", p, image, nullptr) || p != pid) continue;
-      uint64_t counts[4] = {0, 0, 0, 0};  // LostCounts, common/record.hpp
+      uint64_t counts[6] = {};  // LostCounts, common/record.hpp
       static_assert(sizeof counts == sizeof(LostCounts));
       std::ifstream in(*base + "/" + entry->d_name, std::ios::binary);
       if (in.read(reinterpret_cast<char*>(counts), sizeof counts)) {
-        calls += counts[0];
-        threads += counts[1];
-        exit_ns = std::max(exit_ns, counts[2]);
-        nested += counts[3];
+        lost.calls += counts[0];
+        lost.threads += counts[1];
+        lost.exit_ns = std::max(lost.exit_ns, counts[2]);
+        lost.nested_calls += counts[3];
+        lost.crowded_threads += counts[4];
+        lost.crowded_calls += counts[5];
       }
     }
     closedir(dir);
   }
-  if (exit_time_ns) *exit_time_ns = exit_ns;
-  if (nested_calls) *nested_calls = nested;
-  return calls;
+  return lost;
+}
+
+std::string Collector::unrecorded_message(const std::string& who, const LostTally& lost) {
+  std::string line;
+  if (lost.calls || lost.threads)
+    line = who + std::to_string(lost.calls) + " calls on " + std::to_string(lost.threads) +
+           " threads not recorded (no room for their rings in the run directory)";
+  if (lost.crowded_calls || lost.crowded_threads)
+    line += (line.empty() ? who : "; ") + std::to_string(lost.crowded_calls) + " calls on " +
+            std::to_string(lost.crowded_threads) +
+            " threads not recorded: more than 4096 of its threads were alive at once, and prof records at most "
+            "4096 threads of a process at a time";
+  return line;
 }
 
 // ---- The builder: journals -> databases ----
@@ -591,12 +603,14 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
   for (auto& [pid, proc] : processes_) {
     DropCounts drops;
     drops.cut_short = std::find(cut_short.begin(), cut_short.end(), pid) != cut_short.end();
-    uint64_t lost_threads = 0, exit_ns = 0;
-    drops.unrecorded_calls = lost_calls(pid, lost_threads, &exit_ns, &drops.nested_calls);
-    unrecorded_calls_ += drops.unrecorded_calls;
-    if (drops.unrecorded_calls || lost_threads)
-      add_error("process " + std::to_string(pid) + ": " + std::to_string(drops.unrecorded_calls) + " calls on " +
-                std::to_string(lost_threads) + " threads not recorded (no room for their rings in the run directory)");
+    const LostTally lost = lost_calls(pid);
+    const uint64_t exit_ns = lost.exit_ns;
+    drops.unrecorded_calls = lost.calls;
+    drops.crowded_calls = lost.crowded_calls;
+    drops.nested_calls = lost.nested_calls;
+    unrecorded_calls_ += lost.calls + lost.crowded_calls;
+    if (std::string line = unrecorded_message("process " + std::to_string(pid) + ": ", lost); !line.empty())
+      add_error(line);
     // Every ring's counters are in its journal's header (the mover copies them each cycle).
     for (auto& [name, source] : sources_) {
       if (source->pid != pid) continue;
@@ -671,12 +685,10 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
           std::find(said.begin(), said.end(), pid) != said.end())
         continue;
       said.push_back(pid);
-      uint64_t threads = 0;
-      const uint64_t calls = lost_calls(pid, threads);
-      unrecorded_calls_ += calls;
-      if (calls || threads)
-        add_error("process " + std::to_string(pid) + ": " + std::to_string(calls) + " calls on " +
-                  std::to_string(threads) + " threads not recorded (no room for their rings in the run directory)");
+      const LostTally lost = lost_calls(pid);
+      unrecorded_calls_ += lost.calls + lost.crowded_calls;
+      if (std::string line = unrecorded_message("process " + std::to_string(pid) + ": ", lost); !line.empty())
+        add_error(line);
     }
     closedir(dir);
   }

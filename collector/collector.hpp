@@ -143,8 +143,16 @@ class Collector {
   static std::optional<CallKey> next_call(const Source& source);
   static uint64_t call_horizon(const Source& source);
   void scan_journals();
-  // Calls and threads a process could not record (no ring fitted): its <pid>.<image>.lost pages.
-  uint64_t lost_calls(int pid, uint64_t& threads, uint64_t* exit_ns = nullptr, uint64_t* nested_calls = nullptr) const;
+  // What a process could not record, summed over its <pid>.<image>.lost pages (LostCounts).
+  struct LostTally {
+    uint64_t calls = 0, threads = 0;                  // no ring fitted in the run directories
+    uint64_t crowded_calls = 0, crowded_threads = 0;  // every ring slot held by a live thread
+    uint64_t nested_calls = 0;                        // inside another traced call's hook
+    uint64_t exit_ns = 0;
+  };
+  LostTally lost_calls(int pid) const;
+  // The error line for a process's unrecorded calls and threads, or "" when there are none.
+  static std::string unrecorded_message(const std::string& who, const LostTally& lost);
   Process* process(int pid, uint32_t first_runtime);
   // Builds `source`'s records up to its next `calls` calls (and what precedes the one after);
   // returns the calls built.

@@ -519,6 +519,7 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
   add_drop("process_still_running_at_stop", drops.cut_short ? 1 : 0);
   add_drop("calls_without_ring", drops.unrecorded_calls);
   add_drop("calls_inside_a_traced_call", drops.nested_calls);
+  add_drop("calls_on_threads_beyond_4096", drops.crowded_calls);
   if (drops.cut_short) set_meta("incomplete", "the process was still running when prof stopped recording");
   set_meta("ring_full_waits", std::to_string(drops.full_waits));
   set_meta("ring_self_moves", std::to_string(drops.self_moves));

@@ -28,7 +28,8 @@ struct DropCounts {
   uint64_t self_moves = 0;  // not drops: times a producer moved its own records into the journal
   bool cut_short = false;
   uint64_t nested_calls = 0;      // traced calls inside another's hook (signal handlers): LostCounts
-  uint64_t unrecorded_calls = 0;  // traced calls on threads that got no ring    // the process was still running when prof stopped recording
+  uint64_t unrecorded_calls = 0;
+  uint64_t crowded_calls = 0;     // calls on threads beyond the 4096 a process records at once  // traced calls on threads that got no ring    // the process was still running when prof stopped recording
 };
 
 class DbWriter {

@@ -220,6 +220,10 @@ struct LostCounts {
   // handler's (the ring is mid-write there, so the call passes through), or a runtime's own call
   // of an exported function. Not recorded, but counted (issue 42: 15-18 per run were missing).
   std::atomic<uint64_t> nested_calls;
+  // Threads that found every one of the process's 4,096 ring slots held by a live thread, and
+  // the calls they made (not in `calls`/`threads`, whose reason is a full run directory).
+  std::atomic<uint64_t> crowded_threads;
+  std::atomic<uint64_t> crowded_calls;
 };
 
 // A page of the run directory, made by the collector (<run dir>/doorbell), mapped by the collector

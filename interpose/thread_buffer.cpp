@@ -62,6 +62,8 @@ void count_unrecorded_thread() noexcept {
 }
 
 __attribute__((tls_model("initial-exec"))) thread_local bool t_failed = false;
+// The thread got no ring because every slot was held by a live thread (not a full directory).
+__attribute__((tls_model("initial-exec"))) thread_local bool t_crowded = false;
 
 std::atomic<uint64_t> g_next_thread_index{0};
 std::atomic<ThreadBuffer*> g_all_buffers{nullptr};
@@ -116,7 +118,8 @@ ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
     uint32_t slot = g_storage_used.fetch_add(1, std::memory_order_relaxed);
     if (slot >= sizeof(g_storage) / sizeof(g_storage[0])) {
       t_failed = true;
-      count_unrecorded_thread();
+      t_crowded = true;
+      if (g_lost) g_lost->crowded_threads.fetch_add(1, std::memory_order_relaxed);
       return nullptr;
     }
     buffer = new (g_storage[slot]) ThreadBuffer();
@@ -518,6 +521,7 @@ void ThreadBuffer::reset_after_fork() noexcept {
   // accounting; the child gets its own files on first use.
   t_buffer = nullptr;
   t_failed = false;
+  t_crowded = false;
   g_all_buffers.store(nullptr, std::memory_order_relaxed);
   g_next_thread_index.store(0, std::memory_order_relaxed);
   g_lost = nullptr;  // the parent's counters; the child's are mapped when it announces itself
@@ -563,7 +567,7 @@ void note_process_exit(uint64_t time_ns) noexcept {
 }
 
 void count_unrecorded_call() noexcept {
-  if (g_lost) g_lost->calls.fetch_add(1, std::memory_order_relaxed);
+  if (g_lost) (t_crowded ? g_lost->crowded_calls : g_lost->calls).fetch_add(1, std::memory_order_relaxed);
 }
 
 void count_nested_call() noexcept {

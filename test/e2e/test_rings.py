@@ -115,6 +115,25 @@ class RingTest(unittest.TestCase):
                                 cwd=tmp)
             self.check_db(tmp, completed)
 
+    def test_more_threads_alive_than_storage_slots_are_counted_with_their_reason(self):
+        # 4200 threads alive at once, one call each: a process records at most 4096 threads at a
+        # time, so the main thread and 4095 workers are recorded and the other 105 workers' calls
+        # are counted as such (the message once blamed a full run directory).
+        app = e2e.built_sample("churn")
+        with tempfile.TemporaryDirectory() as tmp:
+            completed = e2e.run([e2e.Config.prof, "--sim", "--no-device-timing", "-d", tmp, app, "1", "4200", "1",
+                                 "hold"], cwd=tmp)
+            self.assertEqual(completed.returncode, 73, e2e.describe(completed))
+            self.assertIn("more than 4096 of its threads were alive at once", completed.stderr)
+            self.assertNotIn("no room for their rings", completed.stderr)
+            db = e2e.open_db(os.path.join(tmp, f"hip-prof-{e2e.parse_pid(completed.stdout)}.db"))
+            self.addCleanup(db.close)
+            recorded = e2e.scalar(db, "SELECT COUNT(*) FROM api_calls")
+            drops = dict(db.execute("SELECT cause, count FROM drops"))
+            self.assertEqual(set(drops), {"calls_on_threads_beyond_4096"}, drops)
+            self.assertEqual(recorded, 4096)
+            self.assertEqual(recorded + drops["calls_on_threads_beyond_4096"], 1 + 4200)
+
     def test_2000_short_lived_threads_bounded(self):
         app = e2e.built_sample("churn")
         # /dev/shm is shared with the host and other tests: only the growth during the run counts.
