@@ -472,6 +472,10 @@ hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* launchParamsList,
 }
 
 // ---- texture and surface objects: handles ----
+// A plain constructor in ROCm 5.2 (hip_texture.cpp): no validation, the last error untouched.
+hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f) {
+  return hipChannelFormatDesc{x, y, z, w, f};
+}
 hipError_t hipCreateTextureObject(hipTextureObject_t* pTexObject, const hipResourceDesc* pResDesc,
                                   const hipTextureDesc* pTexDesc, const struct hipResourceViewDesc* pResViewDesc) {
   (void)pResViewDesc;
