@@ -397,7 +397,7 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void
   AllocationInfo a;
   if (!find_allocation(ptr, &a)) return finish(hipErrorInvalidValue);  // unregistered host memory, as 5.2
   std::memset(attributes, 0, sizeof *attributes);
-  attributes->memoryType = a.kind == AllocationKind::kHost ? hipMemoryTypeHost : hipMemoryTypeDevice;
+  attributes->memoryType = is_host_memory(a.kind) ? hipMemoryTypeHost : hipMemoryTypeDevice;
   attributes->device = a.device;
   attributes->devicePointer = const_cast<void*>(ptr);
   attributes->hostPointer = a.kind == AllocationKind::kDevice ? nullptr : const_cast<void*>(ptr);
