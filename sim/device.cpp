@@ -32,6 +32,7 @@ Runtime* make_runtime() {
     rt->devices[d].streams.push_back(null_stream);
     start_worker(null_stream);
   }
+  install_fork_handlers();
   return rt;
 }
 

@@ -190,6 +190,9 @@ void free_device_allocations(int device) noexcept {
   }
 }
 
+void lock_allocations_for_fork() noexcept { registry().mutex.lock(); }
+void unlock_allocations_after_fork() noexcept { registry().mutex.unlock(); }
+
 size_t allocated_device_bytes(int device) noexcept {
   Registry& r = registry();
   std::lock_guard<std::mutex> guard(r.mutex);

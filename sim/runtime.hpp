@@ -306,6 +306,16 @@ int device_of_pointer(const void* ptr) noexcept;
 // Bytes of device memory (hipMalloc, not host or managed) now allocated on `device`.
 size_t allocated_device_bytes(int device) noexcept;
 
+// fork (fork.cpp): registered once the runtime exists. The runtime's locks are taken before a
+// fork and released after it on both sides; the child's streams get new workers.
+void install_fork_handlers() noexcept;
+void lock_allocations_for_fork() noexcept;
+void unlock_allocations_after_fork() noexcept;
+// The truth file's flush lock (`outer`) is taken before the scheduling lock, its line locks after.
+void lock_truth_for_fork(bool outer) noexcept;
+// In the child the parent's deferred lines are dropped: the parent writes them.
+void unlock_truth_after_fork(bool child) noexcept;
+
 // Name registered for a host function address or module function handle, or null.
 const char* function_name(uint64_t function) noexcept;
 
