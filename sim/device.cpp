@@ -32,6 +32,7 @@ Runtime* make_runtime() {
     rt->devices[d].streams.push_back(null_stream);
     start_worker(null_stream);
   }
+  install_fork_handlers();
   return rt;
 }
 
@@ -110,6 +111,16 @@ void prof::sim::device_properties(hipDeviceProp_t* prop, int deviceId) noexcept 
   prop->maxSharedMemoryPerMultiProcessor = 64 * 1024;
   prop->canMapHostMemory = 1;
   prop->gcnArch = 906;
+  // The tail (HIP 5.2 declares it; a program reads managedMemory before hipMallocManaged): what
+  // hipDeviceGetAttribute answers for the same capability, which reads these fields.
+  prop->cooperativeLaunch = 1;
+  prop->cooperativeMultiDeviceLaunch = 1;
+  prop->memPitch = 0x7fffffff;
+  prop->textureAlignment = 256;
+  prop->texturePitchAlignment = 256;
+  prop->managedMemory = 1;
+  prop->directManagedMemAccessFromHost = 1;  // managed memory is host memory here
+  prop->concurrentManagedAccess = 1;
 }
 
 hipError_t hipDeviceSynchronize(void) {

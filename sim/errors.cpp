@@ -39,6 +39,8 @@ const char* error_name(hipError_t e) noexcept {
     PROF_SIM_ERROR(hipErrorNotReady)
     PROF_SIM_ERROR(hipErrorPeerAccessAlreadyEnabled)
     PROF_SIM_ERROR(hipErrorPeerAccessNotEnabled)
+    PROF_SIM_ERROR(hipErrorHostMemoryAlreadyRegistered)
+    PROF_SIM_ERROR(hipErrorHostMemoryNotRegistered)
     PROF_SIM_ERROR(hipErrorNotSupported)
     PROF_SIM_ERROR(hipErrorStreamCaptureUnsupported)
     PROF_SIM_ERROR(hipErrorStreamCaptureInvalidated)

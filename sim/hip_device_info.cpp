@@ -68,26 +68,34 @@ bool attribute(hipDeviceAttribute_t attr, int device, int* value) noexcept {
     case hipDeviceAttributePciBusId: *value = p.pciBusID; return true;
     case hipDeviceAttributePciDeviceId: *value = p.pciDeviceID; return true;
     case hipDeviceAttributePciDomainID: *value = p.pciDomainID; return true;
-    case hipDeviceAttributeMaxPitch: *value = 0x7fffffff; return true;
-    case hipDeviceAttributeTextureAlignment: *value = 256; return true;
+    case hipDeviceAttributeMaxPitch:
+      *value = static_cast<int>(std::min<size_t>(p.memPitch, 0x7fffffff));
+      return true;
+    case hipDeviceAttributeTextureAlignment:
+      *value = static_cast<int>(p.textureAlignment);
+      return true;
     case hipDeviceAttributeAsyncEngineCount: *value = 2; return true;
-    case hipDeviceAttributeConcurrentKernels:
-    case hipDeviceAttributeCooperativeLaunch:
+    // Capabilities with a field in hipDeviceProp_t are read from it: the two answers cannot drift
+    // (managedMemory was 0 while this said 1).
+    case hipDeviceAttributeConcurrentKernels: *value = p.concurrentKernels; return true;
+    case hipDeviceAttributeCooperativeLaunch: *value = p.cooperativeLaunch; return true;
     case hipDeviceAttributeCooperativeMultiDeviceLaunch:
-    case hipDeviceAttributeManagedMemory:
-    case hipDeviceAttributeConcurrentManagedAccess:
-    case hipDeviceAttributeCanMapHostMemory:
+      *value = p.cooperativeMultiDeviceLaunch;
+      return true;
+    case hipDeviceAttributeManagedMemory: *value = p.managedMemory; return true;
+    case hipDeviceAttributeConcurrentManagedAccess: *value = p.concurrentManagedAccess; return true;
+    case hipDeviceAttributeCanMapHostMemory: *value = p.canMapHostMemory; return true;
+    case hipDeviceAttributeEccEnabled: *value = p.ECCEnabled; return true;
+    case hipDeviceAttributeComputeMode: *value = p.computeMode; return true;
+    case hipDeviceAttributeIntegrated: *value = p.integrated; return true;
+    case hipDeviceAttributeIsMultiGpuBoard: *value = p.isMultiGpuBoard; return true;
+    case hipDeviceAttributeKernelExecTimeout: *value = p.kernelExecTimeoutEnabled; return true;
+    case hipDeviceAttributePageableMemoryAccess: *value = p.pageableMemoryAccess; return true;
     case hipDeviceAttributeUnifiedAddressing:
     case hipDeviceAttributeMemoryPoolsSupported:
     case hipDeviceAttributeHostNativeAtomicSupported:
     case hipDeviceAttributeStreamPrioritiesSupported:
     case hipDeviceAttributeImageSupport: *value = 1; return true;
-    case hipDeviceAttributeEccEnabled:
-    case hipDeviceAttributeComputeMode:
-    case hipDeviceAttributeIntegrated:
-    case hipDeviceAttributeIsMultiGpuBoard:
-    case hipDeviceAttributeKernelExecTimeout:
-    case hipDeviceAttributePageableMemoryAccess: *value = 0; return true;
   }
   return false;
 }
@@ -389,7 +397,7 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void
   AllocationInfo a;
   if (!find_allocation(ptr, &a)) return finish(hipErrorInvalidValue);  // unregistered host memory, as 5.2
   std::memset(attributes, 0, sizeof *attributes);
-  attributes->memoryType = a.kind == AllocationKind::kHost ? hipMemoryTypeHost : hipMemoryTypeDevice;
+  attributes->memoryType = is_host_memory(a.kind) ? hipMemoryTypeHost : hipMemoryTypeDevice;
   attributes->device = a.device;
   attributes->devicePointer = const_cast<void*>(ptr);
   attributes->hostPointer = a.kind == AllocationKind::kDevice ? nullptr : const_cast<void*>(ptr);

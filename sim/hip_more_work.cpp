@@ -116,7 +116,7 @@ hipError_t hipMallocFromPoolAsync(void** dev_ptr, size_t size, hipMemPool_t mem_
 hipError_t hipFreeAsync(void* dev_ptr, hipStream_t stream) {
   // The device's queued work finishes first (the caller waits: a simplification).
   if (resolve_stream(stream) == nullptr) return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
-  return finish(release(dev_ptr, false));
+  return finish(release(dev_ptr));
 }
 hipError_t hipExtMallocWithFlags(void** ptr, size_t sizeBytes, unsigned int flags) {
   (void)flags;
@@ -128,7 +128,7 @@ hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags) {
   (void)flags;
   return finish(allocate(ptr, size, AllocationKind::kHost));
 }
-hipError_t hipFreeHost(void* ptr) { return finish(release(ptr, true)); }
+hipError_t hipFreeHost(void* ptr) { return finish(release(ptr)); }
 
 namespace {
 constexpr size_t kPitchAlignmentBytes = 256;
@@ -155,26 +155,31 @@ hipError_t hipMalloc3D(hipPitchedPtr* pitchedDevPtr, hipExtent extent) {
   if (ret == hipSuccess) *pitchedDevPtr = hipPitchedPtr{p, pitch, extent.width, extent.height};
   return finish(ret);
 }
+// ROCm 5.2 answers for any memory it knows (hipHostMalloc, hipHostRegister, hipMalloc too), at any
+// address inside it, with the device's address of that byte, and ignores `flags`; memory it does
+// not know is hipErrorInvalidValue. Host memory is mapped for the device at the same address.
 hipError_t hipHostGetDevicePointer(void** devPtr, void* hstPtr, unsigned int flags) {
+  (void)flags;
   AllocationInfo a;
-  if (devPtr == nullptr || flags != 0 || !find_allocation(hstPtr, &a)) return finish(hipErrorInvalidValue);
+  if (devPtr == nullptr || !find_allocation(hstPtr, &a)) return finish(hipErrorInvalidValue);
   *devPtr = hstPtr;  // one address space
   return finish(hipSuccess);
 }
 hipError_t hipHostGetFlags(unsigned int* flagsPtr, void* hostPtr) {
   AllocationInfo a;
-  if (flagsPtr == nullptr || !find_allocation(hostPtr, &a) || a.kind != AllocationKind::kHost) {
+  if (flagsPtr == nullptr || !find_allocation(hostPtr, &a) || !is_host_memory(a.kind)) {
     return finish(hipErrorInvalidValue);
   }
   *flagsPtr = 0;
   return finish(hipSuccess);
 }
-// Pinning and migration hints: host memory is the device's memory here, so nothing to do.
+// Pinning changes nothing here (host memory is the device's memory), but the range is recorded:
+// hipHostGetDevicePointer and hipPointerGetAttributes must know it, as ROCm's do.
 hipError_t hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags) {
-  (void)flags;
-  return finish(hostPtr == nullptr || sizeBytes == 0 ? hipErrorInvalidValue : hipSuccess);
+  (void)flags;  // ROCm 5.2 does not check them either
+  return finish(register_host(hostPtr, sizeBytes));
 }
-hipError_t hipHostUnregister(void* hostPtr) { return finish(hostPtr == nullptr ? hipErrorInvalidValue : hipSuccess); }
+hipError_t hipHostUnregister(void* hostPtr) { return finish(unregister_host(hostPtr)); }
 hipError_t hipMemPrefetchAsync(const void* dev_ptr, size_t count, int device, hipStream_t stream) {
   (void)count, (void)device;
   if (resolve_stream(stream) == nullptr) return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
@@ -472,6 +477,10 @@ hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* launchParamsList,
 }
 
 // ---- texture and surface objects: handles ----
+// A plain constructor in ROCm 5.2 (hip_texture.cpp): no validation, the last error untouched.
+hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f) {
+  return hipChannelFormatDesc{x, y, z, w, f};
+}
 hipError_t hipCreateTextureObject(hipTextureObject_t* pTexObject, const hipResourceDesc* pResDesc,
                                   const hipTextureDesc* pTexDesc, const struct hipResourceViewDesc* pResViewDesc) {
   (void)pResViewDesc;

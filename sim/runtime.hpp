@@ -263,8 +263,12 @@ hipError_t check_not_capturing_locked(Stream* stream);
 // (-1: all) that is not in relaxed mode: a device-wide synchronize during capture.
 hipError_t check_device_sync_capture_locked(int device);
 
-// Allocations (memory.cpp): real host memory registered by range.
-enum class AllocationKind : uint8_t { kDevice, kHost, kManaged };
+// Allocations (memory.cpp): real host memory registered by range, and the host ranges the
+// application registered (hipHostRegister: its own memory, never freed by the runtime).
+enum class AllocationKind : uint8_t { kDevice, kHost, kManaged, kRegistered };
+constexpr bool is_host_memory(AllocationKind kind) noexcept {
+  return kind == AllocationKind::kHost || kind == AllocationKind::kRegistered;
+}
 struct AllocationInfo {
   void* base;
   size_t size_bytes;
@@ -272,9 +276,14 @@ struct AllocationInfo {
   AllocationKind kind;
 };
 hipError_t allocate(void** out, size_t size, AllocationKind kind);
-// Waits for the device's work, then frees; `host` says which allocator the pointer must come from.
-hipError_t release(void* ptr, bool host);
-// The allocation holding `ptr` (any address inside it).
+// hipFree and hipHostFree alike (ROCm 5.2): waits for the device's work, then frees any
+// allocation of the runtime's that starts at `ptr`.
+hipError_t release(void* ptr);
+// hipHostRegister / hipHostUnregister: the range is known to every pointer query until it is
+// unregistered.
+hipError_t register_host(void* ptr, size_t size);
+hipError_t unregister_host(void* ptr);
+// The allocation or registered range holding `ptr` (any address inside it).
 bool find_allocation(const void* ptr, AllocationInfo* out) noexcept;
 // Copies and memsets (copy.cpp), as the exported calls validate and queue them. A plain copy is
 // one row; a memset writes `height` rows of `width_elements` elements of `element_bytes` each.
@@ -292,10 +301,20 @@ bool is_module_function(hipFunction_t f) noexcept;
 // The simulated device's properties (device.cpp).
 void device_properties(hipDeviceProp_t* prop, int device) noexcept;
 // Memory registry: the device a pointer belongs to, or -1 for memory the runtime did not allocate
-// as device memory (host memory, hipHostMalloc).
+// as device memory (host memory, hipHostMalloc, registered ranges).
 int device_of_pointer(const void* ptr) noexcept;
 // Bytes of device memory (hipMalloc, not host or managed) now allocated on `device`.
 size_t allocated_device_bytes(int device) noexcept;
+
+// fork (fork.cpp): registered once the runtime exists. The runtime's locks are taken before a
+// fork and released after it on both sides; the child's streams get new workers.
+void install_fork_handlers() noexcept;
+void lock_allocations_for_fork() noexcept;
+void unlock_allocations_after_fork() noexcept;
+// The truth file's flush lock (`outer`) is taken before the scheduling lock, its line locks after.
+void lock_truth_for_fork(bool outer) noexcept;
+// In the child the parent's deferred lines are dropped: the parent writes them.
+void unlock_truth_after_fork(bool child) noexcept;
 
 // Name registered for a host function address or module function handle, or null.
 const char* function_name(uint64_t function) noexcept;

@@ -319,6 +319,7 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
   // Count it as submitted before the worker can complete it, so hipStreamQuery never sees
   // completed > submitted.
   stream->submitted.store(op.stream_seq, std::memory_order_release);
+  if (!stream->worker_started) start_worker(stream);  // a forked child's stream (fork.cpp)
   bool asleep;
   {
     std::lock_guard<std::mutex> guard(stream->queue_mutex);

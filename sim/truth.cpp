@@ -168,4 +168,27 @@ void flush_deferred_truth() noexcept {
   lines.clear();
 }
 
+void lock_truth_for_fork(bool outer) noexcept {
+  TruthFile* t = truth_file();
+  if (t == nullptr) return;
+  if (outer) {
+    t->flush_mutex.lock();
+  } else {
+    t->deferred_mutex.lock();
+    t->mutex.lock();
+  }
+}
+
+void unlock_truth_after_fork(bool child) noexcept {
+  TruthFile* t = truth_file();
+  if (t == nullptr) return;
+  if (child) {
+    t->deferred.clear();
+    t->unwritten.store(0, std::memory_order_relaxed);
+  }
+  t->mutex.unlock();
+  t->deferred_mutex.unlock();
+  t->flush_mutex.unlock();
+}
+
 }  // namespace prof::sim

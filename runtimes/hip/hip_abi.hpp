@@ -37,6 +37,8 @@ typedef enum hipError_t {
   hipErrorNotReady = 600,
   hipErrorPeerAccessAlreadyEnabled = 704,
   hipErrorPeerAccessNotEnabled = 705,
+  hipErrorHostMemoryAlreadyRegistered = 712,
+  hipErrorHostMemoryNotRegistered = 713,
   hipErrorNotSupported = 801,
   hipErrorStreamCaptureUnsupported = 900,
   hipErrorStreamCaptureInvalidated = 901,
@@ -117,8 +119,9 @@ typedef struct hipKernelNodeParams {
 #define hipHostMallocDefault 0x0
 #define hipMemAttachGlobal 0x01
 
-// hipDeviceProp_t is 792 bytes in HIP 5.2. prof only writes the leading fields it models and
-// treats the rest as opaque; hip_abi_test checks the offsets against the real header.
+// hipDeviceProp_t is 792 bytes in HIP 5.2, every field declared: the simulated device fills the
+// tail too (managedMemory and the other capability flags must agree with hipDeviceGetAttribute).
+// hip_abi_test checks the offsets against the real header.
 typedef struct hipDeviceProp_t {
   char name[256];
   size_t totalGlobalMem;
@@ -149,7 +152,32 @@ typedef struct hipDeviceProp_t {
   int canMapHostMemory;
   int gcnArch;
   char gcnArchName[256];
-  unsigned char opaque_tail[792 - 652];
+  int integrated;
+  int cooperativeLaunch;
+  int cooperativeMultiDeviceLaunch;
+  int maxTexture1DLinear;
+  int maxTexture1D;
+  int maxTexture2D[2];
+  int maxTexture3D[3];
+  unsigned int* hdpMemFlushCntl;
+  unsigned int* hdpRegFlushCntl;
+  size_t memPitch;
+  size_t textureAlignment;
+  size_t texturePitchAlignment;
+  int kernelExecTimeoutEnabled;
+  int ECCEnabled;
+  int tccDriver;
+  int cooperativeMultiDeviceUnmatchedFunc;
+  int cooperativeMultiDeviceUnmatchedGridDim;
+  int cooperativeMultiDeviceUnmatchedBlockDim;
+  int cooperativeMultiDeviceUnmatchedSharedMem;
+  int isLargeBar;
+  int asicRevision;
+  int managedMemory;
+  int directManagedMemAccessFromHost;
+  int concurrentManagedAccess;
+  int pageableMemoryAccess;
+  int pageableMemoryAccessUsesHostPageTables;
 } hipDeviceProp_t;
 
 }  // extern "C"
@@ -161,3 +189,4 @@ static_assert(sizeof(dim3) == 12);
 static_assert(sizeof(hipDeviceProp_t) == 792);
 static_assert(offsetof(hipDeviceProp_t, arch) == 356);
 static_assert(offsetof(hipDeviceProp_t, gcnArchName) == 396);
+static_assert(offsetof(hipDeviceProp_t, managedMemory) == 772);

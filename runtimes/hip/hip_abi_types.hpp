@@ -130,7 +130,12 @@ typedef enum hipArray_Format : int {
   HIP_AD_FORMAT_HALF = 0x10,
   HIP_AD_FORMAT_FLOAT = 0x20
 } hipArray_Format;
-typedef enum hipChannelFormatKind : int { hipChannelFormatKindSigned = 0 } hipChannelFormatKind;
+typedef enum hipChannelFormatKind : int {
+  hipChannelFormatKindSigned = 0,
+  hipChannelFormatKindUnsigned = 1,
+  hipChannelFormatKindFloat = 2,
+  hipChannelFormatKindNone = 3
+} hipChannelFormatKind;
 typedef enum hipFuncCache_t : int { hipFuncCachePreferNone = 0 } hipFuncCache_t;
 typedef enum hipSharedMemConfig : int { hipSharedMemBankSizeDefault = 0 } hipSharedMemConfig;
 enum hipLimit_t : int { hipLimitPrintfFifoSize = 0x01, hipLimitMallocHeapSize = 0x02 };

@@ -6,10 +6,10 @@
 namespace prof::test {
 
 struct AbiFacts {
-  int errors[29];
+  int errors[31];
   int memcpy_kinds[5];
   int flags[17];
-  size_t layout[15];
+  size_t layout[19];
 };
 
 extern const AbiFacts kOurFacts;

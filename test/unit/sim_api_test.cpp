@@ -60,9 +60,72 @@ TEST_CASE("sim: devices and properties", "[sim]") {
   CHECK(prop.warpSize == 64);
   CHECK(prop.maxThreadsPerBlock == 1024);
   CHECK(prop.multiProcessorCount == 60);
-  CHECK(prop.opaque_tail[0] == 0);
+  CHECK(prop.pageableMemoryAccessUsesHostPageTables == 0);  // the tail is written, not left 0xff
   CHECK(hipGetDeviceProperties(nullptr, 0) == hipErrorInvalidValue);
   CHECK(hipGetDeviceProperties(&prop, 7) == hipErrorInvalidDevice);
+}
+
+// Issue 42: managedMemory was 0 while the attribute said 1. Every attribute that has a field in
+// hipDeviceProp_t must give the field's value.
+TEST_CASE("sim: hipGetDeviceProperties and hipDeviceGetAttribute agree", "[sim]") {
+  hipDeviceProp_t p;
+  REQUIRE(hipGetDeviceProperties(&p, 0) == hipSuccess);
+  const struct {
+    hipDeviceAttribute_t attribute;
+    long long field;
+    const char* name;
+  } pairs[] = {
+      {hipDeviceAttributeManagedMemory, p.managedMemory, "managedMemory"},
+      {hipDeviceAttributeConcurrentManagedAccess, p.concurrentManagedAccess,
+       "concurrentManagedAccess"},
+      {hipDeviceAttributePageableMemoryAccess, p.pageableMemoryAccess, "pageableMemoryAccess"},
+      {hipDeviceAttributeCanMapHostMemory, p.canMapHostMemory, "canMapHostMemory"},
+      {hipDeviceAttributeConcurrentKernels, p.concurrentKernels, "concurrentKernels"},
+      {hipDeviceAttributeCooperativeLaunch, p.cooperativeLaunch, "cooperativeLaunch"},
+      {hipDeviceAttributeCooperativeMultiDeviceLaunch, p.cooperativeMultiDeviceLaunch,
+       "cooperativeMultiDeviceLaunch"},
+      {hipDeviceAttributeIntegrated, p.integrated, "integrated"},
+      {hipDeviceAttributeIsMultiGpuBoard, p.isMultiGpuBoard, "isMultiGpuBoard"},
+      {hipDeviceAttributeKernelExecTimeout, p.kernelExecTimeoutEnabled, "kernelExecTimeoutEnabled"},
+      {hipDeviceAttributeEccEnabled, p.ECCEnabled, "ECCEnabled"},
+      {hipDeviceAttributeComputeMode, p.computeMode, "computeMode"},
+      {hipDeviceAttributeMaxPitch, static_cast<long long>(p.memPitch), "memPitch"},
+      {hipDeviceAttributeTextureAlignment, static_cast<long long>(p.textureAlignment),
+       "textureAlignment"},
+      {hipDeviceAttributeMaxThreadsPerBlock, p.maxThreadsPerBlock, "maxThreadsPerBlock"},
+      {hipDeviceAttributeMaxBlockDimX, p.maxThreadsDim[0], "maxThreadsDim[0]"},
+      {hipDeviceAttributeMaxGridDimX, p.maxGridSize[0], "maxGridSize[0]"},
+      {hipDeviceAttributeMaxSharedMemoryPerBlock, static_cast<long long>(p.sharedMemPerBlock),
+       "sharedMemPerBlock"},
+      {hipDeviceAttributeMaxSharedMemoryPerMultiprocessor,
+       static_cast<long long>(p.maxSharedMemoryPerMultiProcessor),
+       "maxSharedMemoryPerMultiProcessor"},
+      {hipDeviceAttributeTotalConstantMemory, static_cast<long long>(p.totalConstMem),
+       "totalConstMem"},
+      {hipDeviceAttributeWarpSize, p.warpSize, "warpSize"},
+      {hipDeviceAttributeMaxRegistersPerBlock, p.regsPerBlock, "regsPerBlock"},
+      {hipDeviceAttributeClockRate, p.clockRate, "clockRate"},
+      {hipDeviceAttributeMemoryClockRate, p.memoryClockRate, "memoryClockRate"},
+      {hipDeviceAttributeMemoryBusWidth, p.memoryBusWidth, "memoryBusWidth"},
+      {hipDeviceAttributeMultiprocessorCount, p.multiProcessorCount, "multiProcessorCount"},
+      {hipDeviceAttributeL2CacheSize, p.l2CacheSize, "l2CacheSize"},
+      {hipDeviceAttributeMaxThreadsPerMultiProcessor, p.maxThreadsPerMultiProcessor,
+       "maxThreadsPerMultiProcessor"},
+      {hipDeviceAttributeComputeCapabilityMajor, p.major, "major"},
+      {hipDeviceAttributeComputeCapabilityMinor, p.minor, "minor"},
+      {hipDeviceAttributePciBusId, p.pciBusID, "pciBusID"},
+      {hipDeviceAttributePciDeviceId, p.pciDeviceID, "pciDeviceID"},
+      {hipDeviceAttributePciDomainID, p.pciDomainID, "pciDomainID"},
+      {hipDeviceAttributeClockInstructionRate, p.clockInstructionRate, "clockInstructionRate"},
+      {hipDeviceAttributeGcnArch, p.gcnArch, "gcnArch"},
+  };
+  for (const auto& pair : pairs) {
+    INFO(pair.name);
+    int value = -1;
+    REQUIRE(hipDeviceGetAttribute(&value, pair.attribute, 0) == hipSuccess);
+    CHECK(value == pair.field);
+  }
+  CHECK(p.managedMemory == 1);
 }
 
 TEST_CASE("sim: every call sets the last error, hipGetLastError resets it", "[sim]") {
@@ -128,8 +191,7 @@ TEST_CASE("sim: bad sizes, pointers and kinds", "[sim]") {
   CHECK(hipFree(&local) == hipErrorInvalidValue);
   void* host = nullptr;
   REQUIRE(hipHostMalloc(&host, 64, 0) == hipSuccess);
-  CHECK(hipFree(host) == hipErrorInvalidValue);  // host memory goes back through hipHostFree
-  CHECK(hipHostFree(host) == hipSuccess);
+  CHECK(hipFree(host) == hipSuccess);  // ROCm 5.2's hipFree frees any allocation it made (issue 42)
   CHECK(hipHostFree(host) == hipErrorInvalidValue);  // double free
   void* managed = nullptr;
   REQUIRE(hipMallocManaged(&managed, 64, hipMemAttachGlobal) == hipSuccess);
