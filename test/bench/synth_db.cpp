@@ -3,11 +3,12 @@
 // collector/schema.hpp, finished as the collector finishes one whose calls arrived in order
 // (correlation id = sequence number, no sequence index).
 //
-//   synth_db OUT.db EVENTS [PID]
+//   synth_db OUT.db EVENTS [PID] [NAMES]
 //
 // Per group of 7 events: 4 API calls (two hipLaunchKernel, one hipMemcpyAsync, one
 // hipStreamSynchronize every 4th group else hipGetLastError), 2 kernels and 1 copy: 57% API
-// calls, 29% kernels, 14% copies. Two threads, four streams, 24 distinct mangled kernel names.
+// calls, 29% kernels, 14% copies. Two threads, four streams, NAMES distinct mangled kernel names
+// (default 24; the report's memory per distinct name is measured with NAMES = kernels).
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,12 +27,13 @@ constexpr int kApiLaunch = 1, kApiMemcpyAsync = 2, kApiSynchronize = 3, kApiGetL
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: synth_db OUT.db EVENTS [PID]\n");
+    std::fprintf(stderr, "usage: synth_db OUT.db EVENTS [PID] [NAMES]\n");
     return 2;
   }
   const std::string path = argv[1];
   const int64_t events = std::atoll(argv[2]);
   const long long pid = argc > 3 ? std::atoll(argv[3]) : 4242;
+  const int64_t names = argc > 4 ? std::max(1LL, std::atoll(argv[4])) : 24;
   ::unlink(path.c_str());
   try {
     prof::Database db(path, prof::Database::Mode::kCreate);
@@ -58,7 +60,7 @@ int main(int argc, char** argv) {
             "INSERT INTO streams (stream_index, stream_handle, device) VALUES (1, 4096, 0), (2, 8192, 0),"
             " (3, 12288, 0), (4, 16384, 0);");
     prof::Statement name = db.prepare("INSERT INTO strings (string_id, value) VALUES (?1, ?2)");
-    for (int i = 1; i <= 24; ++i)
+    for (int64_t i = 1; i <= names; ++i)
       name.bind(1, i).bind(2, std::string_view("_Z" + std::to_string(8 + std::to_string(i).size()) + "kernel_" +
                                                std::to_string(i) + "PfPKfi")).run();
 
@@ -88,7 +90,7 @@ int main(int argc, char** argv) {
         if (written >= events) break;
         device_t = std::max(device_t, t) + 500;
         int64_t length = 4000 + (group * 13 + k * 101) % 3000;
-        kernel.bind(1, id).bind(2, 1 + (group * 2 + k) % 24).bind(3, 0xdead0000 + k).bind(4, stream);
+        kernel.bind(1, id).bind(2, 1 + (group * 2 + k) % names).bind(3, 0xdead0000 + k).bind(4, stream);
         kernel.bind(5, device_t).bind(6, device_t + length).run();
         device_t += length;
         ++written;
