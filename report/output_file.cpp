@@ -97,7 +97,7 @@ void OutputFile::fail(std::string_view what, int error) const {
 
 void OutputFile::write(std::string_view text) {
   bytes_written_ += static_cast<int64_t>(text.size());
-  if (fd_ < 0 && !refused_.empty()) return;  // refused: nothing is kept
+  if (fd_ < 0 && !refused_.empty()) return;  // refused or failed: nothing is kept
   buffer_.append(text);
   if (buffer_.size() >= flush_bytes_) flush();
 }
@@ -108,19 +108,33 @@ void OutputFile::flush() {
     ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail("cannot write", errno);
+      write_failed(errno);
+      return;
     }
     done += static_cast<size_t>(n);
   }
   buffer_.clear();
 }
 
+// A tolerant file that cannot be written (a full disk, most often under a per-call report of
+// gigabytes) costs only itself: it says why, removes its temp file at once (the space it held is
+// what the smaller reports after it need) and drops the rest of its text. Before, the error
+// ended the whole report set and every file, the small summaries too, was lost (issue 42).
+void OutputFile::write_failed(int error) {
+  if (!tolerant_) fail("cannot write", error);
+  refused_ = final_path_ + ": cannot write: " + std::strerror(error);
+  buffer_.clear();
+  buffer_.shrink_to_fit();
+  discard();
+}
+
 void OutputFile::finish() {
   if (fd_ < 0) return;
   flush();
+  if (fd_ < 0) return;  // the flush failed: the file is gone
   int rc = ::close(fd_);
   fd_ = -1;
-  if (rc != 0) fail("cannot write", errno);
+  if (rc != 0) write_failed(errno);
 }
 
 void OutputFile::commit() {

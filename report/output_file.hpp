@@ -35,7 +35,8 @@ class OutputFile final : public TextSink {
   // Chooses another final name before commit() (a split JSON's parts are named at the end);
   // the new name is checked like the constructor's.
   void rename_final(std::string final_path, std::string_view signature);
-  // Why this file is not written ("" while it is); set by a Tolerant constructor or rename_final.
+  // Why this file is not written ("" while it is); set by a Tolerant constructor or rename_final,
+  // or by a write that failed (a tolerant file then drops its text and removes its temp file).
   const std::string& refused() const { return refused_; }
   int64_t bytes_written() const { return bytes_written_; }
   // Writes reach the file in chunks of this many bytes (1 MiB by default); a timeline split into
@@ -49,6 +50,7 @@ class OutputFile final : public TextSink {
   void flush();
   void open_temp(std::string_view signature);
   [[noreturn]] void fail(std::string_view what, int error) const;
+  void write_failed(int error);
   static void check_replaceable(const std::string& path, std::string_view signature);
 
   std::string final_path_;

@@ -271,6 +271,39 @@ class DataLossTest(unittest.TestCase):
 
     # -- 5: numeric options hold to their ranges ----------------------------------------------------
 
+    def test_small_reports_survive_a_big_reports_failure(self):
+        """A full disk under the per-call reports (the trace CSVs, the timelines) costs only those
+        files: each removes its temp file when its write fails, and the statistics, summary.json
+        and the HTML page written after them are there; one line names each file not written,
+        exit 73. Before, the first failure ended the report set and every file was lost."""
+        synth = os.path.join(e2e.Config.bin_dir, "synth_db")
+        if not os.path.exists(synth):
+            self.skipTest("synth_db not built")
+        with tempfile.TemporaryDirectory(prefix="prof-e2e-small-reports-") as tmp:
+            db = os.path.join(tmp, "big.db")
+            subprocess.run([synth, db, "400000"], check=True, capture_output=True)
+            full = os.path.join(tmp, "full")
+            os.mkdir(full)
+            # The per-call files need about 60 MB; the statistics a few KB.
+            mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", full],
+                                     capture_output=True, text=True)
+            if mounted.returncode != 0:
+                self.skipTest("cannot mount a small tmpfs here: " + mounted.stderr.strip())
+            try:
+                done = e2e.run([e2e.Config.prof, "--db", db, "-d", full])
+                self.assertEqual(done.returncode, 73, e2e.describe(done))
+                names = sorted(os.listdir(full))
+                for small in ("big.hiptrace.csv", "big.kernel.csv", "big.summary.json", "big.copy_stats.csv",
+                              "big.memory_stats.csv", "big.report.html"):
+                    self.assertIn(small, names, e2e.describe(done))
+                self.assertIn("big.api_trace.csv", done.stderr)
+                self.assertRegex(done.stderr, r"prof: .*big\.api_trace\.csv: cannot write: No space left on device")
+                self.assertEqual([n for n in names if ".tmp-" in n], [], "no temp file left")
+                with open(os.path.join(full, "big.kernel.csv")) as f:
+                    self.assertEqual(len(list(csv.reader(f))), 1 + 24)  # the header and synth_db's 24 kernels
+            finally:
+                subprocess.run(["umount", full], capture_output=True)
+
     def test_numeric_options_out_of_range_are_refused_in_one_line(self):
         huge = "99999999999999999999"
         for option, value in (("--json-max-events", huge), ("--json-max-events", "-1"), ("--wait-timeout", huge),
