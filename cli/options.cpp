@@ -17,7 +17,7 @@
 #include "cli/merge.hpp"
 #include "cli/outputs.hpp"
 #include "collector/process_info.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "common/terminal_text.hpp"
 
 namespace prof::cli {
