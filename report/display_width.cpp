@@ -18,8 +18,8 @@ struct CodePointRange {
 template <size_t N>
 bool in_ranges(const CodePointRange (&ranges)[N], uint32_t cp) {
   // The first range that ends at or after cp; cp is in it when it also starts at or before cp.
-  const auto* it = std::lower_bound(std::begin(ranges), std::end(ranges), cp,
-                                    [](const CodePointRange& r, uint32_t value) { return r.last < value; });
+  const auto ends_before = [](const CodePointRange& r, uint32_t value) { return r.last < value; };
+  const auto* it = std::lower_bound(std::begin(ranges), std::end(ranges), cp, ends_before);
   return it != std::end(ranges) && it->first <= cp;
 }
 

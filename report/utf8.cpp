@@ -67,7 +67,8 @@ Unit unit_at(std::string_view text, Escapes escapes) {
   const auto b0 = static_cast<unsigned char>(text[0]);
   const size_t length = utf8_sequence_length(text);
   if (length == 0 || (length == 1 && escaped_ascii(b0, escapes))) {
-    unit.code[0] = '\\', unit.code[1] = 'x', unit.code[2] = kHex[b0 >> 4], unit.code[3] = kHex[b0 & 15];
+    unit.code[0] = '\\', unit.code[1] = 'x';
+    unit.code[2] = kHex[b0 >> 4], unit.code[3] = kHex[b0 & 15];
     return unit;
   }
   unit.length = length;

@@ -45,6 +45,8 @@ std::string utf8_unescaped(std::string_view text);
 // Text from outside prof (names, paths, program arguments, messages that quote them) on its way to
 // a terminal. The one function the cli and the reports use for that; the preload library, which
 // has no std::string, keeps a fixed-buffer subset of the rule in common/env_value.hpp.
-inline std::string terminal_escaped(std::string_view text) { return utf8_escaped(text, Escapes::kTerminal); }
+inline std::string terminal_escaped(std::string_view text) {
+  return utf8_escaped(text, Escapes::kTerminal);
+}
 
 }  // namespace prof::report
