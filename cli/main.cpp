@@ -224,6 +224,7 @@ int run(const Options& options) {
     return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
   }
   for (const auto& error : collector->errors()) std::fprintf(stderr, "prof: %s\n", terminal_escaped(error).c_str());
+  for (const auto& note : collector->notes()) std::fprintf(stderr, "prof: %s\n", terminal_escaped(note).c_str());
 
   if (const char* pause = getenv("PROF_TEST_PAUSE"); pause && std::strcmp(pause, "reports") == 0) {
     // The fault suite's moment "prof killed while it writes the reports" (test/e2e/test_recover.py).

@@ -114,6 +114,36 @@ Collector::Collector(CollectorOptions options) : options_(std::move(options)) {
                              std::strerror(errno) + ")");
 }
 
+// The output directory removed while the program runs (`rm -rf` of -d): made again, with the
+// journal directory in it, so new journals, SQLite's rollback journals and the reports have their
+// place; the journals and databases already open go on through their open files (a database is
+// written back under its name when it is finished: DbWriter::finalize). Before, every call was
+// lost and prof said "attempt to write a readonly database" (issue 42). One stat per cycle.
+void Collector::keep_output_dir() {
+  struct stat st;
+  if (::stat(options_.journal_dir.c_str(), &st) == 0) return;
+  std::lock_guard lock(output_dir_mutex_);
+  if (::stat(options_.journal_dir.c_str(), &st) == 0) return;
+  bool made = false;
+  for (size_t at = 1; at != std::string::npos;) {  // mkdir -p of the output directory
+    at = options_.output_dir.find('/', at + 1);
+    const std::string prefix = options_.output_dir.substr(0, at);
+    if (::mkdir(prefix.c_str(), 0777) == 0) made = true;
+  }
+  if (::mkdir(options_.journal_dir.c_str(), 0700) != 0 && errno != EEXIST) return;
+  output_dir_remade_.store(true, std::memory_order_release);
+  if (made) {
+    std::lock_guard notes(error_mutex_);
+    notes_.push_back("the output directory " + options_.output_dir +
+                     " was removed while the program ran; prof made it again and wrote everything there");
+  }
+}
+
+std::vector<std::string> Collector::notes() const {
+  std::lock_guard lock(error_mutex_);
+  return notes_;
+}
+
 void Collector::request_stop() {
   {
     std::lock_guard lock(stop_mutex_);
@@ -474,6 +504,17 @@ uint64_t Collector::build_once(bool final) {
     std::lock_guard lock(bounds_mutex_);
     bounds = next_call_bounds_;
     unseen_bound = unseen_rings_bound_;
+  }
+  keep_output_dir();
+  if (output_dir_remade_.load(std::memory_order_acquire)) {
+    // SQLite makes each rollback journal with its database's mode, from a stat of the database's
+    // name: an empty file there until finalize() writes the database back (DbWriter).
+    for (auto& [pid, proc] : processes_) {
+      struct stat st;
+      if (!proc.writer || ::stat(proc.db_path.c_str(), &st) == 0) continue;
+      const int fd = ::open(proc.db_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (fd >= 0) ::close(fd);
+    }
   }
   scan_journals();
   const uint64_t now = now_ns();

@@ -71,6 +71,8 @@ class Collector {
   std::vector<CollectedProcess> finish(const std::vector<int>& cut_short = {});
   // Errors that cost data (a database that could not be written); empty when all is well.
   std::vector<std::string> errors() const;
+  // What the user should know that cost nothing (the output directory removed and made again).
+  std::vector<std::string> notes() const;
   // Whether a process's database could not be created or written (some of its records are lost).
   bool output_lost() const;
   // Calls the program made that no ring took (counted, per process or run-wide), after finish().
@@ -161,6 +163,8 @@ class Collector {
   void fail_process(Process& proc, const std::exception& e);
   void note_db_path(int pid, const std::string& path) const;
   void add_error(std::string error);
+  // Makes the output and journal directories again when they were removed during the run.
+  void keep_output_dir();
   // Tells the mover and the builder to stop, and wakes the builder from its pause.
   void request_stop();
 
@@ -199,7 +203,10 @@ class Collector {
   std::map<int, Process> processes_;
   mutable std::mutex build_mutex_;
   std::vector<std::string> errors_;
+  std::vector<std::string> notes_;
   mutable std::mutex error_mutex_;
+  std::mutex output_dir_mutex_;
+  std::atomic<bool> output_dir_remade_{false};
   std::thread mover_, builder_;
   Doorbell* doorbell_ = nullptr;
   uint64_t unrecorded_calls_ = 0;  // summed by finish()  // <run dir>/doorbell, mapped (common/record.hpp)

@@ -100,6 +100,10 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
                      "INSERT INTO markers (kind, message, source, thread_id, begin_ns, end_ns, level, range_id,"
                      " end_thread_id, stream_handle) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
       close_marker_(db_, "UPDATE markers SET end_ns = ?2, end_thread_id = ?3 WHERE marker_id = ?1") {
+  if (struct stat st; ::stat(db_.path().c_str(), &st) == 0) {
+    db_device_ = st.st_dev;
+    db_inode_ = st.st_ino;
+  }
   db_.exec("BEGIN");
   {
     Statement names(db_, "INSERT INTO api_names (api_id, name, runtime_id) VALUES (?1, ?2, ?3)");
@@ -529,6 +533,17 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
   }
   set_meta("end_ns", std::to_string(end_ns));
   end_batch(/*must=*/true);
+  // The output directory was removed during the run (Collector::keep_output_dir made it again):
+  // this connection wrote on in the unlinked file (db/sqlite_db.cpp), which goes back under the
+  // database's name now that it is complete.
+  struct stat st;
+  const bool here = ::stat(db_.path().c_str(), &st) == 0;
+  if (db_inode_ != 0 && (!here || st.st_dev != db_device_ || st.st_ino != db_inode_)) {
+    // (An empty file the collector put at the name meanwhile is one VACUUM INTO may fill.)
+    if (here && st.st_size != 0) throw DbError(db_.path() + ": another file took the database's name");
+    Statement copy(db_, "VACUUM INTO ?1");
+    copy.bind(1, std::string_view(db_.path())).run();
+  }
 }
 
 }  // namespace prof::collector

@@ -2,6 +2,8 @@
 // one transaction per drain cycle. Owns the per-process state that records refer to: the
 // stream numbering, kernel names by address, device timings that arrived before their call.
 #pragma once
+#include <sys/types.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -98,6 +100,8 @@ class DbWriter {
   void flush_api_rows();
 
   Database db_;
+  dev_t db_device_ = 0;  // the database file as created: finalize() writes it back under its name
+  ino_t db_inode_ = 0;   // if the name no longer leads to it (the output directory was removed)
   std::vector<ApiRow> api_rows_;
   Statement insert_api_, insert_api_rows_, insert_kernel_, insert_copy_, update_kernel_time_, update_copy_time_;
   Statement insert_string_, find_string_, insert_stream_, insert_thread_, upsert_meta_, insert_args_;

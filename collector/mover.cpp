@@ -299,6 +299,7 @@ void Collector::scan_rings(const std::string& run_dir) {
     const std::string journal_path = options_.journal_dir + "/" + ring->journal_name;
     try {
       ring->reader.sync();
+      keep_output_dir();  // a new journal needs its directory, even if someone removed it
       ring->journal = std::make_unique<JournalWriter>(journal_path, ring->reader.header(), ring->reader.begin());
       // Recovery: records the killed prof wrote but had not released yet are in the journal already.
       const uint64_t have = ring->journal->next_index();

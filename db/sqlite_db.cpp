@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "common/regular_file.hpp"
 
@@ -36,14 +38,81 @@ int guarded_open(const char* path, int flags, int mode) {
   return fd;
 }
 
+// A database whose directory was removed while prof writes it (`rm -rf` of the output directory
+// during a run): its file is unlinked, and SQLite, which asks the VFS whether the file has moved
+// before each write transaction, refuses every later write (SQLITE_READONLY_DBMOVED), so every
+// call recorded so far was lost. prof's connections go on writing the open file instead, and
+// the collector puts the directory back and the finished database at its name (DbWriter's
+// finalize, VACUUM INTO). The file methods are the unix VFS's own, with this one control answered.
+// (SQLite makes a rollback journal with its database's mode, read by stat of the database's name:
+// the collector puts an empty file there meanwhile, Collector::keep_output_dir.)
+sqlite3_vfs* g_unix_vfs = nullptr;  // the default (unix) VFS as SQLite made it
+sqlite3_vfs g_prof_vfs;             // a copy with xOpen below, registered as the default
+constexpr int kMethodTables = 4;
+sqlite3_io_methods g_methods[kMethodTables];        // copies of the unix VFS's method tables
+const sqlite3_io_methods* g_original[kMethodTables];  // and the tables they copy
+std::atomic<int> g_method_count{0};  // entries below it are complete (release/acquire)
+
+int file_control(sqlite3_file* file, int op, void* arg);
+
+int (*original_file_control(const sqlite3_io_methods* ours))(sqlite3_file*, int, void*) {
+  const int count = g_method_count.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i)
+    if (&g_methods[i] == ours) return g_original[i]->xFileControl;
+  return nullptr;
+}
+
+int file_control(sqlite3_file* file, int op, void* arg) {
+  if (op == SQLITE_FCNTL_HAS_MOVED) {
+    *static_cast<int*>(arg) = 0;  // the open file is the database, wherever its name went
+    return SQLITE_OK;
+  }
+  return original_file_control(file->pMethods)(file, op, arg);
+}
+
+int open_file(sqlite3_vfs*, const char* name, sqlite3_file* file, int flags, int* out_flags) {
+  const int rc = g_unix_vfs->xOpen(g_unix_vfs, name, file, flags, out_flags);
+  if (rc != SQLITE_OK || !file->pMethods || !(flags & SQLITE_OPEN_MAIN_DB)) return rc;
+  static std::mutex tables;  // opens are rare; the collector's builder and a report may overlap
+  std::lock_guard<std::mutex> hold(tables);
+  const int count = g_method_count.load(std::memory_order_relaxed);
+  for (int i = 0; i < count; ++i) {
+    if (g_original[i] == file->pMethods) {
+      file->pMethods = &g_methods[i];
+      return rc;
+    }
+  }
+  if (count == kMethodTables || !file->pMethods->xFileControl) return rc;
+  g_original[count] = file->pMethods;
+  g_methods[count] = *file->pMethods;
+  g_methods[count].xFileControl = file_control;
+  g_method_count.store(count + 1, std::memory_order_release);
+  file->pMethods = &g_methods[count];
+  return rc;
+}
+
+// A rollback journal removed with its directory: its deletion at commit finds nothing to delete,
+// which is what deleting it means (SQLite would fail the commit with SQLITE_IOERR_DELETE_NOENT).
+int delete_file(sqlite3_vfs*, const char* name, int sync_dir) {
+  const int rc = g_unix_vfs->xDelete(g_unix_vfs, name, sync_dir);
+  return rc == SQLITE_IOERR_DELETE_NOENT ? SQLITE_OK : rc;
+}
+
 bool configure_sqlite() {
   // Before SQLite initializes: no memory statistics, which take a global mutex on every
   // allocation (prof never reads them).
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   // The unix VFSes share one system-call table: one replacement covers them all.
   sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
-  return vfs && vfs->iVersion >= 3 && vfs->xSetSystemCall &&
-         vfs->xSetSystemCall(vfs, "open", reinterpret_cast<sqlite3_syscall_ptr>(&guarded_open)) == SQLITE_OK;
+  if (!(vfs && vfs->iVersion >= 3 && vfs->xSetSystemCall &&
+        vfs->xSetSystemCall(vfs, "open", reinterpret_cast<sqlite3_syscall_ptr>(&guarded_open)) == SQLITE_OK))
+    return false;
+  g_unix_vfs = vfs;
+  g_prof_vfs = *vfs;
+  g_prof_vfs.zName = "prof-unix";
+  g_prof_vfs.xOpen = open_file;
+  g_prof_vfs.xDelete = delete_file;
+  return sqlite3_vfs_register(&g_prof_vfs, 1) == SQLITE_OK;
 }
 
 }  // namespace
