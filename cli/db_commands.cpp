@@ -26,7 +26,7 @@ namespace prof::cli {
 int regenerate(const Options& given) {
   struct stat st;
   if (stat(given.db.c_str(), &st) != 0) return fail(kExitNoInput, "--db " + given.db + ": no such file");
-  // SQLite's opens do not follow symbolic links (collector/sqlite_db.cpp, on purpose: the collector
+  // SQLite's opens do not follow symbolic links (db/sqlite_db.cpp, on purpose: the collector
   // writes into shared directories), so a db named through a link, or in a linked directory, failed
   // with "unable to open database file". The user's own db is opened at its real path; a link to
   // another user's file is not followed.

@@ -28,10 +28,12 @@
 #include "cli/run_processes.hpp"
 #include "collector/collector.hpp"
 #include "common/env_value.hpp"
-#include "common/terminal_text.hpp"
+#include "report/utf8.hpp"
 #include "runtimes/api_id.hpp"
 
 namespace prof::cli {
+
+using report::terminal_escaped;
 using prof::kRuntimeCount;
 using prof::kRuntimeNames;
 namespace {
@@ -200,8 +202,8 @@ int run(const Options& options) {
   if (const size_t orphans = count_orphaned_runs_into(o.output_dir))
     std::fprintf(stderr,
                  "prof: %zu earlier run%s into %s ended when %s prof was killed; `prof --recover` finishes %s\n",
-                 orphans, orphans == 1 ? "" : "s", escape_control(o.output_dir).c_str(), orphans == 1 ? "its" : "their",
-                 orphans == 1 ? "it" : "them");
+                 orphans, orphans == 1 ? "" : "s", terminal_escaped(o.output_dir).c_str(),
+                 orphans == 1 ? "its" : "their", orphans == 1 ? "it" : "them");
   collector->start();
   // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
   // prof can wait for them below.
@@ -215,13 +217,13 @@ int run(const Options& options) {
   const std::vector<int> running = wait_for_descendants(result.pid < 0 ? 0 : o.wait_timeout_s);
   for (int pid : running)
     std::fprintf(stderr, "prof: process %d (%s) still running %gs after %s exited; its recording is cut short\n", pid,
-                 escape_control(process_name(pid)).c_str(), o.wait_timeout_s, escape_control(o.program[0]).c_str());
+                 terminal_escaped(process_name(pid)).c_str(), o.wait_timeout_s, terminal_escaped(o.program[0]).c_str());
   std::vector<collector::CollectedProcess> dbs = collector->finish(running);
   if (result.pid < 0) {
     collector->remove_journal();
     return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
   }
-  for (const auto& error : collector->errors()) std::fprintf(stderr, "prof: %s\n", escape_control(error).c_str());
+  for (const auto& error : collector->errors()) std::fprintf(stderr, "prof: %s\n", terminal_escaped(error).c_str());
 
   if (const char* pause = getenv("PROF_TEST_PAUSE"); pause && std::strcmp(pause, "reports") == 0) {
     // The fault suite's moment "prof killed while it writes the reports" (test/e2e/test_recover.py).
@@ -236,16 +238,16 @@ int run(const Options& options) {
   if (const uint64_t unrecorded = collector->unrecorded_calls()) {
     std::fprintf(stderr, "prof: profile incomplete: %llu calls of %s not recorded (above); exiting %d instead of the "
                  "program's status %d\n",
-                 static_cast<unsigned long long>(unrecorded), escape_control(o.program[0]).c_str(), kExitCannotWrite,
+                 static_cast<unsigned long long>(unrecorded), terminal_escaped(o.program[0]).c_str(), kExitCannotWrite,
                  result.exit_status);
     return kExitCannotWrite;
   }
   if (dbs.empty() && collector->errors().empty() && !collecting.capture_control.empty())
     std::fprintf(stderr, "prof: %s made no call to a traced runtime (%s) inside a capture window (%s); nothing recorded\n",
-                 escape_control(o.program[0]).c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
+                 terminal_escaped(o.program[0]).c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
   else if (dbs.empty() && collector->errors().empty())
     std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n",
-                 escape_control(o.program[0]).c_str(),
+                 terminal_escaped(o.program[0]).c_str(),
                  launch.runtimes.c_str());
   return result.exit_status;
 }

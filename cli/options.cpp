@@ -17,14 +17,16 @@
 #include "cli/merge.hpp"
 #include "cli/outputs.hpp"
 #include "collector/process_info.hpp"
-#include "collector/sqlite_db.hpp"
-#include "common/terminal_text.hpp"
+#include "db/sqlite_db.hpp"
+#include "report/utf8.hpp"
 
 namespace prof::cli {
 
+using report::terminal_escaped;
+
 int fail(int code, const std::string& message) {
   // One line, whatever the paths and names quoted in it hold.
-  std::fprintf(stderr, "prof: %s\n", escape_control(message).c_str());
+  std::fprintf(stderr, "prof: %s\n", terminal_escaped(message).c_str());
   return code;
 }
 
@@ -147,7 +149,7 @@ void say_stale_temps_removed(const std::string& dir, const StaleTemps& removed) 
   std::string pids;
   for (int pid : removed.pids) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
   std::fprintf(stderr, "prof: %s\n",
-               escape_control("removed " + std::to_string(removed.files) + " unfinished report file" +
+               terminal_escaped("removed " + std::to_string(removed.files) + " unfinished report file" +
                               (removed.files == 1 ? "" : "s") + " (" + std::to_string(removed.bytes >> 20) +
                               " MiB) in " + dir + " of a prof killed while writing its reports (pid " + pids +
                               "); its databases are complete: `prof --recover` writes the reports of a killed run, "

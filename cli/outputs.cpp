@@ -12,11 +12,13 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/merge.hpp"
-#include "common/terminal_text.hpp"
+#include "report/utf8.hpp"
 #include "report/report.hpp"
 #include "report/report_error.hpp"
 
 namespace prof::cli {
+
+using report::terminal_escaped;
 namespace {
 
 volatile sig_atomic_t g_finish_interrupts = 0;
@@ -106,25 +108,26 @@ int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs
     for (int n = 2; !o.force && base_taken(o.output_dir, base); ++n) base = wanted + "." + std::to_string(n);
     if (base != wanted)
       std::fprintf(stderr, "prof: %s\n",
-                   escape_control(o.output_dir + "/" + wanted + ".* belong to an earlier run: this run's reports are " +
-                                  base + ".* (--force replaces)")
+                   terminal_escaped(o.output_dir + "/" + wanted +
+                                    ".* belong to an earlier run: this run's reports are " + base +
+                                    ".* (--force replaces)")
                        .c_str());
     try {
       std::fflush(stdout);
       if (dbs.size() > 1 && summary_stream(o)) {
         // Several processes: each summary under a line naming its process, then one over all.
         std::fprintf(summary_stream(o), "%s%s\n", &db == &dbs.front() ? "" : "\n",
-                     escape_control(report::process_heading(db.db_path)).c_str());
+                     terminal_escaped(report::process_heading(db.db_path)).c_str());
         std::fflush(summary_stream(o));
       }
       const report::ReportResult written = report::write_reports(db.db_path, report_options(o, base), summary_stream(o));
       print_warnings(written);
       for (const std::string& failed : written.failed) {
-        std::fprintf(stderr, "prof: %s\n", escape_control(failed).c_str());
+        std::fprintf(stderr, "prof: %s\n", terminal_escaped(failed).c_str());
         lost.push_back("a report of process " + std::to_string(db.pid) + " not written");
       }
     } catch (const report::ReportError& e) {
-      std::fprintf(stderr, "prof: %s\n", escape_control(e.what()).c_str());
+      std::fprintf(stderr, "prof: %s\n", terminal_escaped(e.what()).c_str());
       lost.push_back(std::string("reports of process ") + std::to_string(db.pid) + " not written");
     }
   }
@@ -135,7 +138,7 @@ int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs
       std::fputc('\n', summary_stream(o));
       report::write_combined_summary(paths, summary_stream(o));
     } catch (const report::ReportError& e) {
-      std::fprintf(stderr, "prof: combined summary: %s\n", escape_control(e.what()).c_str());
+      std::fprintf(stderr, "prof: combined summary: %s\n", terminal_escaped(e.what()).c_str());
     }
   }
   if (!lost.empty()) {

@@ -16,9 +16,11 @@
 #include "cli/run_directory.hpp"
 #include "collector/collector.hpp"
 #include "collector/process_info.hpp"
-#include "common/terminal_text.hpp"
+#include "report/utf8.hpp"
 
 namespace prof::cli {
+
+using report::terminal_escaped;
 
 Manifest output_manifest(const Options& o) {
   return {{"output_dir", o.output_dir},
@@ -97,7 +99,7 @@ int recover_run(const OrphanedRun& run) {
   const std::string program_pid = run.get("program_pid");
   const int launched_pid = program_pid.empty() ? -1 : std::atoi(program_pid.c_str());
   std::fprintf(stderr, "prof: %s\n",
-               escape_control("recovering " + run.run_dir() + ": " + o.program[0] + " (pid " +
+               terminal_escaped("recovering " + run.run_dir() + ": " + o.program[0] + " (pid " +
                               (program_pid.empty() ? "?" : program_pid) + "), whose prof (pid " + run.get("prof_pid") +
                               ") was killed; outputs in " + o.output_dir)
                    .c_str());
@@ -130,7 +132,7 @@ int recover_run(const OrphanedRun& run) {
     try {
       collector::Collector collector(c);
       dbs = collector.finish(processes_alive({run.run_dir(), run.get("fallback_run_dir")}));
-      for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", escape_control(error).c_str());
+      for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", terminal_escaped(error).c_str());
       lost = collector.output_lost();
     } catch (const std::exception& e) {
       return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + e.what());
@@ -138,7 +140,7 @@ int recover_run(const OrphanedRun& run) {
   }
   std::sort(dbs.begin(), dbs.end(), [](const auto& a, const auto& b) { return a.pid < b.pid; });
   const int code = write_outputs(o, dbs, launched_pid, lost, 0);
-  if (dbs.empty()) std::fprintf(stderr, "prof: %s: nothing was recorded\n", escape_control(run.run_dir()).c_str());
+  if (dbs.empty()) std::fprintf(stderr, "prof: %s: nothing was recorded\n", terminal_escaped(run.run_dir()).c_str());
   remove_flat_dir(journal_dir);
   remove_flat_dir(run.get("fallback_run_dir"));
   remove_flat_dir(run.run_dir());

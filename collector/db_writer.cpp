@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "collector/schema.hpp"
+#include "db/schema.hpp"
 #include "common/clock.hpp"
 #include "collector/symbol_resolver.hpp"
 #include "runtimes/runtimes.hpp"

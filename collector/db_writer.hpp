@@ -16,7 +16,7 @@
 #include "collector/process_info.hpp"
 #include "common/record.hpp"
 #include "runtimes/api_id.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 
 namespace prof::collector {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/demangle.hpp"
+#include "db/demangle.hpp"
 #include "collector/process_info.hpp"
 
 namespace prof::collector {

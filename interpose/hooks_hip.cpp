@@ -1,6 +1,6 @@
 // The HIP hooks: one per row of runtimes/hip/hip_api.def, all of the one shape (hook_shape.hpp).
 #include "interpose/hook_shape.hpp"
-#include "runtimes/hip/hip_adapter.hpp"
+#include "interpose/adapters/hip_adapter.hpp"
 
 using namespace prof;
 using namespace prof::interpose;

@@ -2,7 +2,7 @@
 // (hook_shape.hpp), but MPI_Finalize (kHandWritten), which first measures the clock offset to
 // rank 0 while the job can still communicate.
 #include "interpose/hook_shape.hpp"
-#include "runtimes/mpi/mpi_adapter.hpp"
+#include "interpose/adapters/mpi_adapter.hpp"
 
 using namespace prof;
 using namespace prof::interpose;

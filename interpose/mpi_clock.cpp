@@ -18,7 +18,7 @@
 #include "common/clock.hpp"
 #include "interpose/dl_hooks.hpp"
 #include "interpose/process_files.hpp"
-#include "runtimes/mpi/mpi_adapter.hpp"
+#include "interpose/adapters/mpi_adapter.hpp"
 
 namespace prof::interpose {
 

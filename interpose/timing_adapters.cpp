@@ -1,9 +1,9 @@
 #include "interpose/timing_adapter.hpp"
-#include "runtimes/hip/hip_adapter.hpp"
-#include "runtimes/musa/musa_adapter.hpp"
-#include "runtimes/cnrt/cnrt_adapter.hpp"
-#include "runtimes/acl/acl_adapter.hpp"
-#include "runtimes/mpi/mpi_adapter.hpp"
+#include "interpose/adapters/hip_adapter.hpp"
+#include "interpose/adapters/musa_adapter.hpp"
+#include "interpose/adapters/cnrt_adapter.hpp"
+#include "interpose/adapters/acl_adapter.hpp"
+#include "interpose/adapters/mpi_adapter.hpp"
 
 namespace prof::interpose {
 

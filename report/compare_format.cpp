@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "report/csv_writer.hpp"
+#include "report/display_width.hpp"
 #include "report/json_escape.hpp"
 #include "report/time_format.hpp"
 #include "report/utf8.hpp"
@@ -25,29 +26,10 @@ std::string number(double v, const char* format = "%.3g") {
   return buf;
 }
 
-// Text from a database (names, kinds, paths) as a terminal may show it: invalid UTF-8 repaired,
-// and C0/C1 control characters and DEL written as \xNN / \u00NN, so a name cannot move the cursor,
-// retitle the window or hide the lines after it.
-std::string plain(std::string_view text) {
-  std::string repaired;
-  append_utf8_repaired(repaired, text);
-  std::string out;
-  out.reserve(repaired.size());
-  char code[8];
-  for (size_t i = 0; i < repaired.size(); ++i) {
-    const auto byte = static_cast<unsigned char>(repaired[i]);
-    if (byte < 0x20 || byte == 0x7f) {
-      std::snprintf(code, sizeof code, "\\x%02x", byte);
-      out += code;
-    } else if (byte == 0xc2 && i + 1 < repaired.size() && static_cast<unsigned char>(repaired[i + 1]) < 0xa0) {
-      std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned char>(repaired[++i]));
-      out += code;
-    } else {
-      out += repaired[i];
-    }
-  }
-  return out;
-}
+// Text from a database (names, kinds, paths) as a terminal may show it (report/utf8.hpp): stray
+// bytes, control, bidi and separator characters escaped, so a name cannot move the cursor,
+// retitle the window, reorder the line or hide the lines after it.
+std::string plain(std::string_view text) { return terminal_escaped(text); }
 
 std::string key_label(const CompareRow& r) {
   return plain(r.kind) + (r.runtime.empty() ? "" : " " + plain(r.runtime)) + " " + plain(r.name);
@@ -116,19 +98,20 @@ std::string test_cell(const CompareRow& r) {
   return "p=" + number(std::min(r.test.p_greater, r.test.p_less), "%.2g");
 }
 
-// Columns as wide as their widest cell, two spaces apart; the last (the name) unpadded.
+// Columns as wide as their widest cell on a terminal (display columns: a CJK runtime or kind
+// takes two per character), two spaces apart; the last (the name) unpadded.
 void write_table(const std::vector<std::vector<std::string>>& rows, TextSink& out) {
   std::vector<size_t> width;
   for (const auto& row : rows)
     for (size_t i = 0; i + 1 < row.size(); ++i) {
       if (width.size() <= i) width.resize(i + 1, 0);
-      width[i] = std::max(width[i], row[i].size());
+      width[i] = std::max(width[i], display_columns(row[i]));
     }
   for (const auto& row : rows) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
       line += row[i];
-      if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 2, ' ');
+      if (i + 1 < row.size()) line.append(width[i] - display_columns(row[i]) + 2, ' ');
     }
     out.write(line + "\n");
   }

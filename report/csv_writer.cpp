@@ -28,23 +28,15 @@ bool csv_formula_like(std::string_view text) {
 }
 
 std::string csv_field(std::string_view text) {
-  std::string repaired;
-  repaired.reserve(text.size());
-  // NUL is replaced too: csv readers (Python's among them) reject it.
-  for (size_t start = 0; start <= text.size();) {
-    size_t nul = text.find('\0', start);
-    append_utf8_repaired(repaired, text.substr(start, nul == std::string_view::npos ? std::string_view::npos : nul - start));
-    if (nul == std::string_view::npos) break;
-    repaired.append(kReplacementChar);
-    start = nul + 1;
-  }
-  const bool formula = csv_formula_like(repaired);
-  if (!formula && repaired.find_first_of(",\"\r\n") == std::string::npos) return repaired;
+  // NUL is escaped too (Escapes::kFile): csv readers (Python's among them) reject it.
+  const std::string escaped = utf8_escaped(text);
+  const bool formula = csv_formula_like(escaped);
+  if (!formula && escaped.find_first_of(",\"\r\n") == std::string::npos) return escaped;
   std::string quoted;
-  quoted.reserve(repaired.size() + 3);
+  quoted.reserve(escaped.size() + 3);
   quoted.push_back('"');
   if (formula) quoted.push_back('\'');
-  for (char c : repaired) {
+  for (char c : escaped) {
     if (c == '"') quoted.push_back('"');
     quoted.push_back(c);
   }

@@ -10,7 +10,8 @@
 namespace prof::report {
 
 // One field as RFC 4180 wants it: quoted when it holds a comma, quote, CR or LF, with quotes
-// doubled. Invalid UTF-8 bytes and NUL become U+FFFD so the file is always valid UTF-8 text.
+// doubled. Bytes that are not UTF-8, and NUL, are written as the text \xNN (report/utf8.hpp), so
+// the file is always valid UTF-8 text and distinct names stay distinct.
 // A cell a spreadsheet would run as a formula (csv_formula_like) is neutralised as OWASP's
 // CSV-injection guidance says: quoted, with a single quote before its text ("'=cmd|..."), so
 // Excel, LibreOffice and Sheets show it as text. docs/formats.md tells scripts to drop that quote.

@@ -7,11 +7,11 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "collector/demangle.hpp"
+#include "db/demangle.hpp"
 
 namespace prof::report {
 
-using prof::demangle;  // collector/demangle.hpp: one definition for the collector and the report
+using prof::demangle;  // db/demangle.hpp: one definition for the collector and the report
 
 // string_id -> readable kernel name, filled on first use: memory grows with distinct names only.
 class KernelNameCache {

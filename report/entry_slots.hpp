@@ -11,7 +11,7 @@
 #include <tuple>
 #include <utility>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/demangle.hpp"
 #include "report/event_pass.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/report_db.hpp"
 
 namespace prof::report {

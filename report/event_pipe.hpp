@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/batch_queue.hpp"
 #include "report/demangle.hpp"
 #include "report/event_pass.hpp"

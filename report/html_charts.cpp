@@ -14,7 +14,7 @@ namespace {
 constexpr int kChartWidth = 760;
 constexpr int kBarMaxWidth = 600;  // room after the longest bar for its value text
 constexpr int kBarRowHeight = 30;
-constexpr size_t kBarLabelWidth = 110;  // code points; a longer label ends in "..."
+constexpr size_t kBarLabelWidth = 110;  // display columns; a longer label ends in "..."
 
 std::string fixed1(double value) {
   char text[32];
@@ -40,7 +40,7 @@ void write_bar_chart(TextSink& out, std::string_view chart, const std::vector<Ht
     if (bar.value > 0) width = std::max(width, 1.0);  // never invisible
     std::string row = "<g><title>" + html_escaped(bar.label) + ": " + html_escaped(bar.value_text) +
                       "</title><text x=\"0\" y=\"" + std::to_string(y + 12) + "\">" +
-                      html_escaped(terminal_name(bar.label, kBarLabelWidth)) + "</text><rect class=\"bar\" x=\"0\" y=\"" +
+                      html_escaped(bar.label, kBarLabelWidth) + "</text><rect class=\"bar\" x=\"0\" y=\"" +
                       std::to_string(y + 16) + "\" width=\"" + fixed1(width) +
                       "\" height=\"10\"/><text class=\"value\" x=\"" + fixed1(width + 6) + "\" y=\"" +
                       std::to_string(y + 25) + "\">" + html_escaped(bar.value_text) + "</text></g>\n";

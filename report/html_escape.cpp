@@ -1,33 +1,42 @@
 #include "report/html_escape.hpp"
 
+#include "report/display_width.hpp"
 #include "report/utf8.hpp"
 
 namespace prof::report {
 
-void append_html_escaped(std::string& out, std::string_view text) {
-  const std::string repaired = utf8_repaired(text);
-  for (char ch : repaired) {
+namespace {
+
+// `text` is already valid UTF-8 without control characters (Escapes::kMarkup).
+void append_references(std::string& out, std::string_view text) {
+  for (char ch : text) {
     switch (ch) {
       case '&': out.append("&amp;"); break;
       case '<': out.append("&lt;"); break;
       case '>': out.append("&gt;"); break;
       case '"': out.append("&quot;"); break;
       case '\'': out.append("&#39;"); break;
-      case '\t':
-      case '\n': out.push_back(ch); break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F)
-          out.append(kReplacementChar);
-        else
-          out.push_back(ch);
+      default: out.push_back(ch);
     }
   }
+}
+
+}  // namespace
+
+void append_html_escaped(std::string& out, std::string_view text) {
+  append_references(out, utf8_escaped(text, Escapes::kMarkup));
 }
 
 std::string html_escaped(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   append_html_escaped(out, text);
+  return out;
+}
+
+std::string html_escaped(std::string_view text, size_t most_columns) {
+  std::string out;
+  append_references(out, fit_columns(utf8_escaped(text, Escapes::kMarkup), most_columns));
   return out;
 }
 

@@ -268,7 +268,7 @@ void write_timelines(const std::vector<HtmlTimelineLink>& links, TextSink& out) 
                   y + 3, std::max(x1 - x0, 2.0), kRow - 6);
     svg += "<a href=\"" + esc(url_file_name(l.file)) + "\"><title>" + esc(l.file) + ": " + human_duration(l.begin_ns) +
            " to " + human_duration(l.end_ns) + ", " + num(l.events) + " events</title><text x=\"0\" y=\"" +
-           num(y + 14) + "\">" + esc(terminal_name(l.file, 34)) + "</text>" + rect + "</a>\n";
+           num(y + 14) + "\">" + html_escaped(l.file, 34) + "</text>" + rect + "</a>\n";
     y += kRow;
   }
   svg += "<line class=\"axis\" x1=\"" + num(kAxis) + "\" y1=\"" + num(rows_height + 2) + "\" x2=\"" + num(kWidth - 2) +

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/memory.hpp"
 #include "report/memory_curve.hpp"
 #include "report/report_db.hpp"

@@ -9,7 +9,7 @@ namespace prof::report {
 
 namespace {
 
-// Whether no byte of `text` needs escaping or repair: none is a control character, non-ASCII,
+// Whether no byte of `text` needs escaping: none is a control character, non-ASCII,
 // a quote or a backslash. Eight bytes at a time (this runs for every name of every event).
 bool is_plain_json(std::string_view text) {
   constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
@@ -46,9 +46,11 @@ void append_json_string(std::string& out, std::string_view text) {
     p[text.size()] = '"';
     return;
   }
-  std::string repaired = utf8_repaired(text);
+  // Bytes that are not UTF-8 become the text \xNN first (report/utf8.hpp), so the string's value
+  // is the name as every other output writes it, and two such names stay two.
+  const std::string escaped = utf8_escaped(text);
   out.push_back('"');
-  for (char ch : repaired) {
+  for (char ch : escaped) {
     auto c = static_cast<unsigned char>(ch);
     if (c == '"' || c == '\\') {
       out.push_back('\\');

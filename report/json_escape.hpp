@@ -7,7 +7,8 @@
 namespace prof::report {
 
 // Appends `text` as a quoted JSON string: quote and backslash are escaped, control characters
-// (U+0000..U+001F) become \u00XX, invalid UTF-8 bytes become U+FFFD; everything else is kept.
+// (U+0001..U+001F) become \u00XX; NUL and bytes that are not UTF-8 become the text \xNN first
+// (utf8_escaped, so the string's value is "\\xNN" in JSON); everything else is kept.
 void append_json_string(std::string& out, std::string_view text);
 std::string json_string(std::string_view text);
 

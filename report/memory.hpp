@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/text_sink.hpp"
 
 namespace prof::report {

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstdio>
 
-#include "collector/schema.hpp"
+#include "db/schema.hpp"
 #include "report/runtime_labels.hpp"
 
 namespace prof::report {

@@ -1,4 +1,4 @@
-// The merged database (`prof --db-merge`): the tables of collector/schema.hpp, each with a leading
+// The merged database (`prof --db-merge`): the tables of db/schema.hpp, each with a leading
 // `process_id` column, plus `processes` (one row per source db) and `process_meta` (each source's
 // meta table). The report reads it one process at a time through temp views that carry the
 // schema's own table names, so every query written for a single-process db runs unchanged.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 
 namespace prof::report {
 

@@ -50,7 +50,8 @@ constexpr size_t kChunkBytes = size_t{64} << 10;   // packets reach the sink in 
 constexpr size_t kMostWaitingPerRow = 4096;        // flow ends waiting on one row (memory bound)
 
 // JSON string text (no quotes) -> its characters. Malformed escapes (\q, a bad or truncated \u,
-// a lone surrogate) become U+FFFD, as invalid UTF-8 does in every writer (report/utf8.hpp).
+// a lone surrogate) become U+FFFD: prof's own JSON has none (names' stray bytes are already the
+// text \xNN there, report/utf8.hpp), so this is for JSON from elsewhere.
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -252,14 +253,14 @@ uint64_t PftraceWriter::lookup(Index& index, std::string_view text, bool is_json
   if (auto it = cache.find(text); it != cache.end()) return it->second;
   scratch_.clear();
   if (is_json) append_json_decoded(scratch_, text);
-  else append_utf8_repaired(scratch_, text);
+  else append_utf8_escaped(scratch_, text);
   auto [entry, added] = index.by_text.try_emplace(scratch_, index.next_iid);
   if (added) {
     ++index.next_iid;
     new_entries_.push_back(NewEntry{index.field, entry->second, entry->first});
   }
   const uint64_t iid = entry->second;
-  // A plain text that needed repair, or a JSON text: remembered as given, so the next time costs
+  // A plain text that needed escaping, or a JSON text: remembered as given, so the next time costs
   // one lookup.
   if (is_json || scratch_ != text) cache.try_emplace(std::string(text), iid);
   return iid;
@@ -268,7 +269,7 @@ uint64_t PftraceWriter::lookup(Index& index, std::string_view text, bool is_json
 void PftraceWriter::string_field(uint32_t field, std::string_view text, bool is_json) {
   scratch_.clear();
   if (is_json) append_json_decoded(scratch_, text);
-  else append_utf8_repaired(scratch_, text);
+  else append_utf8_escaped(scratch_, text);
   out_.bytes(field, scratch_);
 }
 

@@ -10,6 +10,7 @@
 #include "report/demangle.hpp"
 #include "report/entry_slots.hpp"
 #include "report/json_escape.hpp"
+#include "report/utf8.hpp"
 #include "report/json_value.hpp"
 #include "report/merged_db.hpp"
 #include "report/report_error.hpp"
@@ -235,10 +236,12 @@ RunProfile read_profile_json(const std::string& path) {
       return ReportError(path + ": entry " + std::to_string(index) + ": missing or malformed \"" + field + "\"");
     };
     ProfileEntry e;
+    // Names were written escaped (report/utf8.hpp): read back to the bytes a database holds, so
+    // a summary compares with a database, and two names that differ only in stray bytes stay two.
     for (auto [field, into] : {std::pair{"kind", &e.kind}, {"runtime", &e.runtime}, {"name", &e.name}}) {
       const JsonValue* s = item.find(field);
       if (!s || !s->is_string()) throw bad(field);
-      *into = s->string();
+      *into = utf8_unescaped(s->string());
     }
     if (e.kind != "api" && e.kind != "kernel" && e.kind != "copy")
       throw ReportError(path + ": entry " + std::to_string(index) + ": unknown kind \"" + e.kind + "\"");

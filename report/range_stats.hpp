@@ -1,11 +1,11 @@
 // Marker statistics (--hiptx-trace): per range name, and kernels grouped by the range they were
-// launched in. Read from the db's markers table (collector/schema.hpp, schema 4); a db without one
+// launched in. Read from the db's markers table (db/schema.hpp, schema 4); a db without one
 // (older, or recorded without --hiptx-trace) has no ranges and these return empty tables.
 #pragma once
 #include <string>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/stats.hpp"
 #include "report/text_sink.hpp"
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <thread>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/event_pass.hpp"
 #include "report/event_pipe.hpp"
 #include "report/html_report.hpp"

@@ -1,4 +1,4 @@
-// prof's reports: everything it writes from a database. Reads only the db (collector/schema.hpp)
+// prof's reports: everything it writes from a database. Reads only the db (db/schema.hpp)
 // and writes the files described in docs/formats.md, plus the terminal summary.
 #pragma once
 #include <cstdint>

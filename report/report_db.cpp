@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "collector/schema.hpp"
+#include "db/schema.hpp"
 #include "common/regular_file.hpp"
 #include "report/report_error.hpp"
 #include "report/runtime_labels.hpp"
@@ -41,7 +41,7 @@ constexpr const char* kRequiredTables[] = {"api_names", "strings", "copy_directi
                                            "api_calls", "kernels", "copies", "drops"};
 
 // SQLite probes <db>-journal on the first read. Another user can plant a FIFO or symlink there in
-// a shared directory; SQLite's opens refuse it (collector/sqlite_db.cpp), and this names it.
+// a shared directory; SQLite's opens refuse it (db/sqlite_db.cpp), and this names it.
 void check_journal(const std::string& path) {
   struct stat st;
   const std::string journal = path + "-journal";

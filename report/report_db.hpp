@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/report_error.hpp"
 
 namespace prof::report {
@@ -40,7 +40,7 @@ inline std::optional<int64_t> column_nullable(const Statement& st, int column) {
   return value;
 }
 
-// Schema 5 on (collector/schema.hpp), a db without the api_calls_sequence index: every numbered
+// Schema 5 on (db/schema.hpp), a db without the api_calls_sequence index: every numbered
 // call's sequence is its correlation_id, so call order is api_calls' rowid order. Not for a merged
 // db (it has its own index).
 bool calls_numbered_by_id(Database& db);

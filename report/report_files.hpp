@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/report.hpp"
 
 namespace prof::report {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/event_pass.hpp"
 #include "report/merged_db.hpp"
 #include "report/report_db.hpp"

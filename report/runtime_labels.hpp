@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 
 namespace prof::report {
 

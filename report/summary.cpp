@@ -3,28 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "report/display_width.hpp"
 #include "report/time_format.hpp"
 #include "report/utf8.hpp"
 
 namespace prof::report {
 
 namespace {
-
-size_t code_points(std::string_view utf8) {
-  return static_cast<size_t>(
-      std::count_if(utf8.begin(), utf8.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
-std::string pad_right(std::string text, size_t width) {
-  size_t n = code_points(text);
-  if (n < width) text.append(width - n, ' ');
-  return text;
-}
-
-std::string pad_left(const std::string& text, size_t width) {
-  size_t n = code_points(text);
-  return n < width ? std::string(width - n, ' ') + text : text;
-}
 
 void write_table(const char* title, const char* count_word, const StatsTable& table, TextSink& sink) {
   int64_t untimed = 0;
@@ -42,7 +27,7 @@ void write_table(const char* title, const char* count_word, const StatsTable& ta
   names.reserve(table.rows.size());
   for (const NameStats& row : table.rows) {
     names.push_back(terminal_name(row.name, kSummaryNameWidth));
-    name_width = std::max(name_width, code_points(names.back()));
+    name_width = std::max(name_width, display_columns(names.back()));
   }
   sink.write("  " + pad_right("Name", name_width) + pad_left("Calls", 10) + pad_left("Total", 14) +
              pad_left("Average", 14) + pad_left("Percent", 9) + "\n");
@@ -71,19 +56,7 @@ std::string human_bytes(int64_t bytes) {
 }
 
 std::string terminal_name(std::string_view name, size_t width) {
-  std::string repaired = utf8_repaired(name);
-  for (char& c : repaired)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-  if (code_points(repaired) <= width) return repaired;
-  // Cut on a code point boundary, leaving room for "...".
-  size_t keep = width > 3 ? width - 3 : 0, seen = 0, cut = 0;
-  for (; cut < repaired.size(); ++cut) {
-    if ((static_cast<unsigned char>(repaired[cut]) & 0xC0) != 0x80) {
-      if (seen == keep) break;
-      ++seen;
-    }
-  }
-  return repaired.substr(0, cut) + "...";
+  return fit_columns(terminal_escaped(name), width);
 }
 
 void write_summary(const SummaryInput& input, TextSink& sink, bool with_files) {

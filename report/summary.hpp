@@ -27,7 +27,7 @@ struct SummaryInput {
   std::vector<std::string> notes = {};    // after the files: what was written differently and why
 };
 
-inline constexpr size_t kSummaryNameWidth = 60;  // code points; longer names end in "..."
+inline constexpr size_t kSummaryNameWidth = 60;  // display columns; longer names end in "..."
 
 // with_files: the "Files written" list and notes (a combined summary of several processes has none).
 void write_summary(const SummaryInput& input, TextSink& sink, bool with_files = true);
@@ -35,8 +35,9 @@ void write_summary(const SummaryInput& input, TextSink& sink, bool with_files = 
 // Bytes for people: "512 B", "1.50 KiB", "12.00 MiB", "3.25 GiB" (two decimals, binary units).
 std::string human_bytes(int64_t bytes);
 
-// A name as the terminal table shows it: invalid UTF-8 repaired, control characters as '?',
-// at most `width` code points (the last three "..." when cut).
+// A name as the terminal table shows it: escaped for a terminal (terminal_escaped: stray bytes,
+// control, bidi and separator characters as \xNN or \uNNNN), at most `width` display columns
+// (the last three "..." when cut).
 std::string terminal_name(std::string_view name, size_t width);
 
 }  // namespace prof::report

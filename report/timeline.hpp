@@ -1,7 +1,7 @@
 // The two timeline files. Both hold the Runtime API process (pid 1) and flow arrows from each
 // call to the work it enqueued; they differ in how device work is laid out (docs/formats.md).
 #pragma once
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/report_db.hpp"
 #include "report/text_sink.hpp"
 #include "report/timeline_events.hpp"

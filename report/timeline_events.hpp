@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/chrome_json_writer.hpp"
 #include "report/demangle.hpp"
 #include "report/event_pass.hpp"

@@ -27,8 +27,8 @@ seeds=$build/seeds
 mkdir -p "$seeds"
 for sql in "$root"/test/integration/fixtures/*.sql; do
   db=$seeds/$(basename "$sql" .sql).db
-  # The fixtures hold rows only; the schema comes from collector/schema.hpp's raw strings.
-  [[ -f $db ]] || python3 - "$root/collector/schema.hpp" "$sql" "$db" <<'PY'
+  # The fixtures hold rows only; the schema comes from db/schema.hpp's raw strings.
+  [[ -f $db ]] || python3 - "$root/db/schema.hpp" "$sql" "$db" <<'PY'
 import re, sqlite3, sys
 schema = re.findall(r'R"sql\((.*?)\)sql"', open(sys.argv[1]).read(), re.S)
 db = sqlite3.connect(sys.argv[3])

@@ -50,7 +50,7 @@ QUALIFIED = {"_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPP
 
 # The columns of the rows that enqueue device work or allocate (runtimes/hip/hip_description.hpp
 # lists the allocation roles): name -> (activity, stream, bytes, aux, post). Helpers are in
-# runtimes/hip/hip_adapter.hpp. Every other row is kNone, its first stream argument, 0, 0.
+# interpose/adapters/hip_adapter.hpp. Every other row is kNone, its first stream argument, 0, 0.
 PT = "hipStreamPerThread"
 def copy(stream, bytes_, aux, sync):
     return ("kCopySync" if sync else "kCopy", stream, bytes_, aux, "")

@@ -7,7 +7,7 @@ set(PROF_SAMPLES_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 if(TARGET prof_sim_hip)
   foreach(sample multistream killme prof_killed exit_status fault transparency capture sigcount daemon churn boundary
-                 idle abort_times signal_calls rocm_answers)
+                 idle abort_times signal_calls rocm_answers odd_names)
     add_executable(prof_sample_${sample} ${PROF_SAMPLES_DIR}/${sample}.cpp)
     target_link_libraries(prof_sample_${sample} PRIVATE prof::headers prof_warnings prof_sim_hip)
     if(EXISTS /usr/include/hip/hip_runtime_api.h)

@@ -1,6 +1,6 @@
 // Benchmark input, not a test: writes a synthetic prof database of N events (API calls, kernels
 // and copies in the proportions of a typical stream-heavy HIP program) with the schema of
-// collector/schema.hpp, finished as the collector finishes one whose calls arrived in order
+// db/schema.hpp, finished as the collector finishes one whose calls arrived in order
 // (correlation id = sequence number, no sequence index).
 //
 //   synth_db OUT.db EVENTS [PID] [NAMES]
@@ -16,8 +16,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "collector/schema.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite_db.hpp"
 
 namespace {
 

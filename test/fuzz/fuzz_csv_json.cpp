@@ -1,7 +1,8 @@
 // libFuzzer: the CSV field and JSON string escapers against a strict reader of each format.
 // A CSV field must read back as the exact text (RFC 4180); a JSON string must be a valid JSON
 // string literal (no raw control characters, only JSON escapes) that reads back to the text.
-// Only invalid UTF-8 (and NUL, in CSV) may come back changed, as U+FFFD.
+// Bytes that are not UTF-8, and NUL, come back as the text \xNN (report/utf8.hpp): read back
+// with utf8_unescaped, every input is exact, so no two names ever meet.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "report/csv_writer.hpp"
 #include "report/json_escape.hpp"
+#include "report/utf8.hpp"
 
 namespace {
 
@@ -135,20 +137,22 @@ bool valid_utf8(std::string_view s) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  // The writers repair invalid UTF-8 (U+FFFD) on purpose, and CSV replaces NUL (readers reject
-  // it): clean text reads back exactly, anything else reads back as valid UTF-8 without NUL.
-  const bool clean = valid_utf8(text) && text.find('\0') == std::string_view::npos;
+  // The writers escape stray bytes and NUL (CSV readers reject it): what comes back is valid
+  // UTF-8 without NUL, and reads back to the exact input.
   std::string csv_back = read_csv_field(prof::report::csv_field(text));
   // A cell a spreadsheet would run comes back with OWASP's leading quote (docs/formats.md).
   if (prof::report::csv_formula_like(text)) {
     if (csv_back.empty() || csv_back.front() != '\'') std::abort();
     csv_back.erase(0, 1);
   }
-  if (clean ? csv_back != text : !valid_utf8(csv_back) || csv_back.find('\0') != std::string::npos) std::abort();
+  if (!valid_utf8(csv_back) || csv_back.find('\0') != std::string::npos) std::abort();
+  if (prof::report::utf8_unescaped(csv_back) != text) std::abort();
   const std::string json = prof::report::json_string(text);
   const std::string back = read_json_string(json);
-  // Valid UTF-8 without NUL comes back exactly; anything else must still be valid JSON text.
-  if (valid_utf8(text) && back != text) std::abort();
-  if (!valid_utf8(back)) std::abort();
+  if (!valid_utf8(back) || prof::report::utf8_unescaped(back) != text) std::abort();
+  // Valid UTF-8 without a backslash is written as it is.
+  if (valid_utf8(text) && text.find_first_of(std::string_view("\\\0", 2)) == std::string_view::npos &&
+      back != text)
+    std::abort();
   return 0;
 }

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "collector/schema.hpp"
+#include "db/schema.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

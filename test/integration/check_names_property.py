@@ -2,13 +2,14 @@
 """Property test of the report's escaping: many random kernel and API names (commas, quotes,
 backslashes, CR/LF, tabs, control bytes, NUL, non-ASCII UTF-8 and invalid UTF-8), with a fixed
 seed so a failure reproduces. For every name the CSV read back by Python's csv module gives the
-same fields (invalid bytes replaced, one U+FFFD per byte), and every JSON file parses.
+same fields (invalid bytes and NUL written as \\xNN, report/utf8.hpp), every field reads back to
+the db's bytes, names that differ only in invalid bytes stay separate rows, and every JSON file
+parses with the same names.
 
     python3 test/integration/check_names_property.py --tool build/test-bin/report_fixture_tool \\
         --work /tmp/prof-names [--seed 20240611] [--names 400]
 """
 import argparse
-import codecs
 import collections
 import csv
 import json
@@ -18,17 +19,12 @@ import shutil
 import subprocess
 import sys
 
-codecs.register_error("prof_per_byte", lambda error: ("\ufffd", error.start + 1))
+from prof_text import escaped_text, unescaped
 
 PIECES = [b",", b'"', b'""', b"\\", b"\\n", b"\n", b"\r", b"\r\n", b"\t", b" ", b"\x00", b"\x01", b"\x1f", b"\x7f",
           "λ".encode(), "核".encode(), "😀".encode(), "ü".encode(),
           b"\xff", b"\xfe", b"\xc0\xaf", b"\xe2\x82", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80", b"\xf0\x9f",
           b"<", b">", b"(", b")", b"*", b"&", b"'", b"{", b"}", b"[", b"]", b":", b"x", b"abc", b"float"]
-
-
-def repaired(raw, for_csv):
-    text = raw.decode("utf-8", errors="prof_per_byte")
-    return text.replace("\x00", "\ufffd") if for_csv else text
 
 
 def random_name(rng, prefix):
@@ -74,9 +70,9 @@ def build_fixture(rng, count):
     return kernels, apis, "\n".join(lines) + "\n"
 
 
-def expected_rows(names, for_csv):
-    """(name as read back, calls) for each name; names that repair alike stay separate rows."""
-    return collections.Counter((repaired(raw, for_csv), calls) for raw, calls in names)
+def expected_rows(names):
+    """(name as written, calls) for each name: one row per distinct name."""
+    return collections.Counter((escaped_text(raw), calls) for raw, calls in names)
 
 
 def main():
@@ -108,9 +104,13 @@ def main():
         if any(len(row) != 8 for row in rows):
             failures.append(f"{path}: a row without 8 fields")
         got = collections.Counter((row[0], int(row[1])) for row in rows[1:])
-        if got != expected_rows(names, True):
-            missing = expected_rows(names, True) - got
+        if got != expected_rows(names):
+            missing = expected_rows(names) - got
             failures.append(f"{path}: fields differ, e.g. expected {list(missing.items())[:3]}")
+        if len(rows) - 1 != len(names):
+            failures.append(f"{path}: {len(rows) - 1} rows for {len(names)} distinct names")
+        if sorted(unescaped(row[0]) for row in rows[1:]) != sorted(raw for raw, _ in names):
+            failures.append(f"{path}: names do not read back to the db's bytes")
     for suffix in ("_copy.json", "_stream.json"):
         path = os.path.join(options.work, "result" + suffix)
         with open(path, "rb") as stream:
@@ -118,13 +118,13 @@ def main():
         launches = collections.Counter(e["name"] for e in trace["traceEvents"] if e.get("cat") == "kernel")
         want = collections.Counter()
         for raw, calls in kernels:
-            want[repaired(raw, False)] += calls
+            want[escaped_text(raw)] += calls
         if launches != want:
             failures.append(f"{path}: kernel names differ from the db's")
         calls = collections.Counter(e["name"] for e in trace["traceEvents"] if e.get("cat") == "api")
         want = collections.Counter()
         for raw, count in apis:
-            want[repaired(raw, False)] += count
+            want[escaped_text(raw)] += count
         if calls != want:
             failures.append(f"{path}: API names differ from the db's")
     for failure in failures:

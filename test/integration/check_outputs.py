@@ -12,7 +12,6 @@ To accept new output on purpose, regenerate the golden files and review them as 
     git diff test/golden/
 """
 import argparse
-import codecs
 import csv
 import difflib
 import io
@@ -24,6 +23,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+
+from prof_text import escaped_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
@@ -38,15 +39,9 @@ CASES = [
     ("empty", "empty.sql", ["--group-stream"]),
 ]
 
-# The report replaces each byte that is not part of well-formed UTF-8 with U+FFFD; resuming one
-# byte after the error start gives the same rule in Python.
-codecs.register_error("prof_per_byte", lambda error: ("\ufffd", error.start + 1))
-
-
+# Names as the report writes them: bytes that are not UTF-8 as \xNN (report/utf8.hpp).
 def repaired(raw):
-    if isinstance(raw, str):
-        return raw
-    return raw.decode("utf-8", errors="prof_per_byte")
+    return escaped_text(raw)
 
 
 class Failure(Exception):

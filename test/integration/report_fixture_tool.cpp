@@ -1,5 +1,5 @@
 // Test driver for the report: builds a prof database from a fixture SQL file (after the schema of
-// collector/schema.hpp), then runs write_reports on it exactly as the cli would.
+// db/schema.hpp), then runs write_reports on it exactly as the cli would.
 //
 //   report_fixture_tool FIXTURE.sql OUT_DIR [--base NAME] [--group-stream] [--range FIRST LAST]
 //
@@ -12,8 +12,8 @@
 #include <sstream>
 #include <string>
 
-#include "collector/schema.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/report.hpp"
 
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "collector/schema.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite_db.hpp"
 
 namespace prof::report::test {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "collector/db_writer.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "common/record.hpp"
 #include "runtimes/api_id.hpp"
 #include "temp_dir.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "collector/db_writer.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include "common/journal_codec.hpp"
 #include "collector/buffer_reader.hpp"
 #include "collector/collector.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 #include "runtimes/api_id.hpp"
 #include "interpose/config.hpp"
 #include "interpose/thread_buffer.hpp"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "collector/schema.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/chrome_json_writer.hpp"
 #include "report/event_pass.hpp"
 #include "report/timeline_events.hpp"

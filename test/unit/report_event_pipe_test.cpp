@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "collector/schema.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/event_pass.hpp"
 #include "report/event_pipe.hpp"
 #include "report/report_db.hpp"

@@ -15,14 +15,14 @@ size_t count(const std::string& text, const std::string& what) {
 
 const std::string kWeirdName = "void k<a&b, \"q\">('x', \xCE\xBB)\x01\xFF";
 const std::string kWeirdEscaped =
-    "void k&lt;a&amp;b, &quot;q&quot;&gt;(&#39;x&#39;, \xCE\xBB)\xEF\xBF\xBD\xEF\xBF\xBD";
+    "void k&lt;a&amp;b, &quot;q&quot;&gt;(&#39;x&#39;, \xCE\xBB)\\x01\\xff";
 
 }  // namespace
 
 TEST_CASE("HTML text is escaped, repaired and printable", "[report][html]") {
   CHECK(html_escaped("hipMalloc") == "hipMalloc");
   CHECK(html_escaped(kWeirdName) == kWeirdEscaped);
-  CHECK(html_escaped("a\tb\nc\x7F") == "a\tb\nc\xEF\xBF\xBD");
+  CHECK(html_escaped("a\tb\nc\x7F") == "a\tb\nc\\x7f");
   CHECK(html_escaped("</script><!--") == "&lt;/script&gt;&lt;!--");
 }
 

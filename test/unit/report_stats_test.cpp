@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "collector/schema.hpp"
-#include "collector/sqlite_db.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite_db.hpp"
 #include "report/stats.hpp"
 #include "report/stats_csv.hpp"
 

@@ -4,10 +4,11 @@
 
 using namespace prof::report;
 
-TEST_CASE("terminal names are repaired, made printable and shortened", "[report][summary]") {
+TEST_CASE("terminal names are escaped, made printable and shortened", "[report][summary]") {
   CHECK(terminal_name("hipMalloc", 60) == "hipMalloc");
-  CHECK(terminal_name("a\nb\x1b[31m", 60) == "a?b?[31m");
-  CHECK(terminal_name("k\xFF", 60) == "k\xEF\xBF\xBD");
+  CHECK(terminal_name("a\nb\x1b[31m", 60) == "a\\x0ab\\x1b[31m");
+  CHECK(terminal_name("k\xFF", 60) == "k\\xff");
+  CHECK(terminal_name("bad\xFF\xFE", 60) != terminal_name("bad\xFE\xFF", 60));
   CHECK(terminal_name("abcdefghij", 8) == "abcde...");
   // Cuts on code point boundaries: five two-byte letters kept whole.
   CHECK(terminal_name("\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB", 8) ==

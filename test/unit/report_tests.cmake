@@ -2,6 +2,7 @@
 prof_add_catch_test(report_unit_test unit
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/report_utf8_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/report_display_width_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_csv_writer_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_time_format_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_stats_test.cpp

@@ -1,4 +1,4 @@
-#include "collector/sqlite_db.hpp"
+#include "db/sqlite_db.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
