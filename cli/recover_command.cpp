@@ -1,4 +1,5 @@
-// prof --recover: finishes the runs of a prof that was killed (docs/design.md, "Recovery").
+// prof --recover: finishes the runs of a prof that was killed (docs/design-collector.md,
+// "Recovery").
 #include <dirent.h>
 #include <climits>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // What lets a run outlive its prof: the run manifest (<run dir>/run.conf), which says where the
 // journals and outputs go and how the reports are named, locked by the prof that owns the run for
 // as long as it lives. A run directory whose manifest nobody holds is orphaned: its prof was
-// killed, and `prof --recover` finishes it (docs/design.md, "Journal and recovery").
+// killed, and `prof --recover` finishes it (docs/design-collector.md, "Recovery").
 #pragma once
 #include <map>
 #include <optional>

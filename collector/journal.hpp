@@ -3,7 +3,7 @@
 // append-only journal file per ring, on the output file system (sequential, large writes, the
 // record format unchanged); the database is built from the journals by another thread, and to
 // completion after the program exits. A journal survives prof being killed: `prof --recover`
-// builds the database from it (docs/design.md, "Journal and recovery").
+// builds the database from it (docs/design-collector.md, "Recovery").
 //
 // File: a 4096-byte JournalHeader, then blocks of encoded records (common/journal_codec.hpp:
 // 3-10 bytes for a typical call instead of its 64). Ring index `start_index + k` is the journal's

@@ -1,6 +1,6 @@
 // The collector's mover: rings (the run directory) -> journals (the output directory). Its
 // thread, the doorbell it sleeps on, and the ring move lock it shares with the producers
-// (docs/design.md, "Journal, database, recovery").
+// (docs/design-collector.md, "Journal, database, recovery").
 #include "collector/collector.hpp"
 
 #include <cerrno>
@@ -57,7 +57,8 @@ uint64_t before_wrap(const BufferReader& reader, uint64_t from, uint64_t to) {
 // producer's write then had to take each one back from them. A thread making calls flat out was
 // 10-35% slower in about one run of six, where a ring that holds the whole run (no slot written
 // twice) was in one of fifty. Flushed, a line comes from memory, as a fresh one does: 345 runs
-// alternated with the build before, 29 such slow runs against 55 (docs/performance.md, section 3).
+// alternated with the build before, 29 such slow runs against 55 (docs/performance.md, "Methods
+// kept").
 #if defined(__x86_64__)
 __attribute__((target("clflushopt"))) void flush_lines(const void* p, size_t bytes) {
   const char* c = static_cast<const char*>(p);
@@ -125,7 +126,7 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
 // keeps the ring; where one late cycle (a wake-up queued 3-4 ms behind the program's thread on
 // its CPU) made a lone thread move, the mover takes the ring back within 10 ms. With 1 s, a
 // thread making calls flat out moved two thirds of its records itself, at 55 ns a call instead
-// of 49 (docs/performance.md, section 3).
+// of 49 (docs/performance.md, "Methods kept").
 constexpr uint64_t kProducersOwnNs = 10'000'000;
 // The run directories are read at least this often, whatever the doorbell says: a producer gives
 // up ringing it when another thread of its process holds it long (mapping it, or interrupted by a
@@ -139,7 +140,7 @@ constexpr uint64_t kRescanNs = 2'000'000;
 // file made in the same tick as the last change before it leaves the time as it was); and every
 // directory is read at least every kReadAtLeastNs whatever its time says. (Read on every idle
 // cycle, the 240 files a Python launched through pyenv leaves there doubled prof's CPU while the
-// program slept: 16.8 against 8.2 ms a second, docs/performance.md section 9.)
+// program slept: 16.8 against 8.2 ms a second, docs/bench-data/performance-history.md section 9.)
 constexpr int64_t kDirTimeSettledNs = 50'000'000;
 constexpr uint64_t kReadAtLeastNs = 1'000'000'000;
 

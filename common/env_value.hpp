@@ -1,7 +1,7 @@
 // The PROF_* variables the preload library reads, each described once with its range: the library
 // (which must never change the program) warns once and uses the default for a bad value, the cli
-// refuses it before launching anything (docs/design.md lists the variables). No allocation, no
-// exceptions: the preload library uses this from its constructor.
+// refuses it before launching anything (docs/design-launch.md lists the variables). No allocation,
+// no exceptions: the preload library uses this from its constructor.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -13,7 +13,8 @@
 //   Rings hold types 1..7 only; this keeps every record exact whatever its bytes.
 //
 // A call takes 3-10 bytes instead of 64: the mover writes a tenth of the bytes or less, and fresh
-// page-cache pages are what a journal write costs (docs/performance.md, "The journal's bytes").
+// page-cache pages are what a journal write costs (docs/bench-data/performance-history.md, "The
+// journal's bytes").
 //
 // Blocks: a JournalBlock header, then `payload_bytes` of encoded records. The state (previous
 // record per type) starts from zeros in every block, so each block decodes on its own and a
@@ -197,7 +198,7 @@ inline unsigned char* encode_record_portable(unsigned char* p, const unsigned ch
 // The same bytes as encode_record_portable (collector_journal_test compares them): the compares
 // and differences 16 bytes at a time, kept in registers. The word loop of compares and shifts,
 // and reloading 8 bytes at a time what was just stored 16 bytes at a time, were most of the
-// mover's encoding time (docs/performance.md, section 8).
+// mover's encoding time (docs/bench-data/performance-history.md, section 8).
 inline unsigned char* encode_record_sse2(unsigned char* p, const unsigned char* raw, uint64_t* last) {
   __m128i zz[4];
   unsigned same32 = 0;  // bit j: 32-bit half j equal

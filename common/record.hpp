@@ -260,7 +260,8 @@ inline constexpr uint32_t kMoverProducer = 2;
 // own records after it. The collector writes its span only if it still holds this value once it
 // has encoded it (so its bytes come from records not yet reused), takes the lock back as
 // kMoverCollector before it says the span is moved, and stops if either was taken from it. A
-// mover descheduled while it holds the lock then never makes a thread wait (docs/design.md).
+// mover descheduled while it holds the lock then never makes a thread wait
+// (docs/design-collector.md).
 inline constexpr uint32_t kMoverCollectorSpan = 3;
 inline constexpr uint32_t kMoverStateMask = 0xFF;
 inline constexpr int kMoverSpanShift = 8;

@@ -1,5 +1,5 @@
 // What the launcher tells the preload library, read once from PROF_* variables at load time
-// (docs/design.md lists them). Nothing here is consulted per call except through `enabled`.
+// (docs/design-launch.md lists them). Nothing here is consulted per call except through `enabled`.
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -6,9 +6,9 @@
 // ends past a segment's due time, after recording the call, reads CLOCK_MONOTONIC once (bracketed
 // by two counter reads) and starts the next segment where the current one has got to, with a slope
 // that brings the reading back onto CLOCK_MONOTONIC by the segment's end: readings never jump and
-// stay within tens of ns of the kernel's clock (docs/design.md, "The hooks' clock"). During the
-// first 10 ms of the process (and of a fork's child), and wherever the counter is not the kernel's
-// clock source (or PROF_HOOK_CLOCK=clock_gettime), it is clock_gettime itself.
+// stay within tens of ns of the kernel's clock (docs/design-hooks.md, "The hooks' clock"). During
+// the first 10 ms of the process (and of a fork's child), and wherever the counter is not the
+// kernel's clock source (or PROF_HOOK_CLOCK=clock_gettime), it is clock_gettime itself.
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -65,7 +65,7 @@ class PftraceWriter final : public TraceWriter {
  public:
   struct Options {
     // Event names, categories and annotation names written once per distinct string (interned
-    // data) and then referred to by id. Measured: see docs/design.md.
+    // data) and then referred to by id. Measured: docs/design-reports.md, "Timelines".
     bool intern = true;
   };
   // `origin_ns` becomes timestamp 0, as in the JSON; earlier times are written as 0 and counted

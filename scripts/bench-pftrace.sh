@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compares the two ways to write <base>.pftrace's protobuf (docs/design.md, "Timelines"): Debian's
-# libprotobuf with generated code against prof's own wire encoder. Prints a markdown table.
+# Compares the two ways to write <base>.pftrace's protobuf (docs/design-reports.md, "Timelines"):
+# Debian's libprotobuf with generated code against prof's own wire encoder. Prints a markdown table.
 #   scripts/bench-pftrace.sh [SLICES]     (default 2,000,000)
 # Needs a build ($PROF_BUILD_DIR, default build/) and protobuf-compiler + libprotobuf-dev
 # (not prof dependencies: apt-get install protobuf-compiler libprotobuf-dev).

@@ -1,5 +1,6 @@
-// Which protobuf encoder writes <base>.pftrace (docs/design.md, "Timelines"): Debian's libprotobuf
-// with generated code, or prof's own wire encoder (report/protobuf_wire.hpp through PftraceWriter).
+// Which protobuf encoder writes <base>.pftrace (docs/design-reports.md, "Timelines"): Debian's
+// libprotobuf with generated code, or prof's own wire encoder (report/protobuf_wire.hpp through
+// PftraceWriter).
 // Both write the packets of N kernel slices; best of 5 repeats. Run by scripts/bench-pftrace.sh.
 // libprotobuf side: the same packets PftraceWriter writes for a slice (BEGIN with 4 int
 // annotations, interned name/category, one flow id; END), serialized packet by packet into one buffer.
