@@ -146,7 +146,8 @@ consteval bool keeps_state(std::string_view post) {
 // after the call; `post` runs the row's extra statement.
 template <typename Adapter, ApiId kId, HookActivity kActivity, bool kKeepsState = false, typename Real,
           typename RealCall, typename Capture, typename Post>
-inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall real_only, Capture capture, Post post) {
+inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall real_only, Capture capture, Post post,
+                     const void* caller) {
   auto call = [&]() { return real_call<Adapter, kId, kActivity>(real_only); };
   using Ret = decltype(call());
   using Status = typename Adapter::Status;
@@ -170,7 +171,9 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   if (!buffer) {
     if (g_config.enabled && g_config.traced[kRuntime]) [[unlikely]] {
       if (wanted) count_unrecorded_call();  // no ring fitted: counted
-      else count_nested_call();             // a signal handler's call inside a hook: counted
+      // Inside another traced call: the runtime's own call passes unseen; any other (a signal
+      // handler's that interrupted the hook) is counted.
+      else if (!in_runtime_library(caller)) count_nested_call();
     }
     return call();
   }
@@ -253,5 +256,6 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     return run_hook<Adapter, ApiId::NAME, HookActivity::ACTIVITY, keeps_state(#POST)>(                        \
         real<ApiId::NAME>(), (Adapter::Stream)(STREAM), [&]() { return real<ApiId::NAME>() ARGS; },           \
         [&]([[maybe_unused]] Status ret) { return Captured{to_u64(STREAM), to_u64(BYTES), to_u64(AUX)}; },     \
-        [&]([[maybe_unused]] const HookContext& ctx, [[maybe_unused]] Status ret) { POST });                  \
+        [&]([[maybe_unused]] const HookContext& ctx, [[maybe_unused]] Status ret) { POST },                   \
+        __builtin_return_address(0));                                                                         \
   }

@@ -21,5 +21,6 @@ extern "C" PROF_EXPORT int MPI_Finalize(void) {
     mpi_clock_exchange("finalize");
   return run_hook<MpiAdapter, ApiId::MPI_Finalize, HookActivity::kNone>(
       real<ApiId::MPI_Finalize>(), MPI_Comm{}, []() { return real<ApiId::MPI_Finalize>()(); },
-      [](int) { return Captured{0, 0, static_cast<uint64_t>(-1)}; }, [](const HookContext&, int) {});
+      [](int) { return Captured{0, 0, static_cast<uint64_t>(-1)}; }, [](const HookContext&, int) {},
+      __builtin_return_address(0));
 }

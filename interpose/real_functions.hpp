@@ -60,6 +60,11 @@ void* resolve_real(ApiId id, const char* name) noexcept;
 // Where a loaded runtime library defines `name` (searched as resolve_real does, never prof's own
 // exports, nothing cached); nullptr when none does.
 void* find_real_symbol(const char* name) noexcept;
+// Whether `address` is code of a library that defines a real function prof has resolved (a
+// runtime), or of prof's own: a traced call made from there, inside another traced call, is the
+// runtime's own (its hipEventCreate calling its exported hipEventCreateWithFlags), not the program's.
+// Async-signal-safe: reads the ranges resolve_real recorded.
+bool in_runtime_library(const void* address) noexcept;
 
 // nullptr when no loaded library defines the function.
 template <ApiId kId>
