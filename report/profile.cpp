@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -9,6 +10,7 @@
 
 #include "report/demangle.hpp"
 #include "report/entry_slots.hpp"
+#include "report/kernel_names.hpp"
 #include "report/json_escape.hpp"
 #include "report/utf8.hpp"
 #include "report/json_value.hpp"
@@ -36,7 +38,7 @@ using Key = EntryKey;  // kind, runtime, name
 class DurationHistogram {
  public:
   void add(int64_t ns) {
-    Bucket& b = buckets_[key(ns < 0 ? 0 : static_cast<uint64_t>(ns))];
+    Bucket& b = bucket(key(ns < 0 ? 0 : static_cast<uint64_t>(ns)));
     b.low = b.count == 0 ? ns : std::min(b.low, ns);
     b.high = b.count == 0 ? ns : std::max(b.high, ns);
     ++b.count;
@@ -44,6 +46,20 @@ class DurationHistogram {
     total_ += ns;
     low_ = count_ == 1 ? ns : std::min(low_, ns);
     high_ = count_ == 1 ? ns : std::max(high_, ns);
+  }
+  // Adds another histogram's durations (the same kernel name in another process or string id).
+  void absorb(const DurationHistogram& other) {
+    if (other.count_ == 0) return;
+    for (const auto& [k, theirs] : other.buckets_) {
+      Bucket& b = bucket(k);
+      b.low = b.count == 0 ? theirs.low : std::min(b.low, theirs.low);
+      b.high = b.count == 0 ? theirs.high : std::max(b.high, theirs.high);
+      b.count += theirs.count;
+    }
+    low_ = count_ == 0 ? other.low_ : std::min(low_, other.low_);
+    high_ = count_ == 0 ? other.high_ : std::max(high_, other.high_);
+    count_ += other.count_;
+    total_ += other.total_;
   }
   int64_t count() const { return count_; }
   int64_t total() const { return total_; }
@@ -76,7 +92,15 @@ class DurationHistogram {
     const int shift = 64 - __builtin_clzll(v) - 8;  // v >> shift is in [128, 255]
     return 256 + static_cast<uint32_t>(shift - 1) * 128 + static_cast<uint32_t>((v >> shift) - 128);
   }
-  std::map<uint32_t, Bucket> buckets_;
+  Bucket& bucket(uint32_t k) {
+    auto it = std::lower_bound(buckets_.begin(), buckets_.end(), k,
+                               [](const std::pair<uint32_t, Bucket>& b, uint32_t key) { return b.first < key; });
+    if (it == buckets_.end() || it->first != k) it = buckets_.insert(it, {k, Bucket{}});
+    return it->second;
+  }
+  // By key. A sorted vector, not a map: most kernels of a run with many names fill one bucket,
+  // which then costs one small allocation instead of a tree node (issue 42).
+  std::vector<std::pair<uint32_t, Bucket>> buckets_;
   int64_t count_ = 0, total_ = 0, low_ = 0, high_ = 0;
 };
 
@@ -85,10 +109,22 @@ struct Gathered {
   DurationHistogram durations;
 };
 
-// One process's events into the run's entries (report/entry_slots.hpp names them).
+// Kernels named in one process, by the slot of its KernelNames.
+struct NamedKernels {
+  std::unique_ptr<KernelNames> own;  // when the caller gave none
+  const KernelNames* names = nullptr;
+  std::vector<Gathered> by_slot;
+};
+
+// One process's events into the run's entries (report/entry_slots.hpp names them). Kernels with
+// a name are kept by slot (a vector, no string per name) until the process ends.
 class ProcessGatherer final : public EventConsumer {
  public:
-  ProcessGatherer(Database& db, std::map<Key, Gathered>& out) : slots_(db, out) {}
+  ProcessGatherer(Database& db, std::map<Key, Gathered>& out, const KernelNames* names) : slots_(db, out) {
+    if (!names) names = (kernels_.own = std::make_unique<KernelNames>(db)).get();
+    kernels_.names = names;
+    kernels_.by_slot.resize(names->size());
+  }
 
   void api(const ApiRow& r) override {
     Gathered& g = slots_.api(r);
@@ -97,7 +133,8 @@ class ProcessGatherer final : public EventConsumer {
   }
 
   void kernel(const KernelRow& r) override {
-    Gathered& g = slots_.kernel(r);
+    std::optional<size_t> slot = r.name_id ? kernels_.names->slot(*r.name_id) : std::nullopt;
+    Gathered& g = slot ? kernels_.by_slot[*slot] : slots_.kernel(r);
     ++g.calls;
     if (r.device_begin_ns && r.device_end_ns) g.durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
@@ -109,8 +146,46 @@ class ProcessGatherer final : public EventConsumer {
     if (r.device_begin_ns && r.device_end_ns) g.durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
 
+  // The named kernels, by name, into `into` (sorted by name, one entry per name).
+  void fold_kernels(std::vector<std::pair<std::string, Gathered>>& into) {
+    std::vector<std::pair<std::string, Gathered>> here;
+    here.reserve(static_cast<size_t>(std::count_if(kernels_.by_slot.begin(), kernels_.by_slot.end(),
+                                                   [](const Gathered& g) { return g.calls > 0; })));
+    for (size_t slot = 0; slot < kernels_.by_slot.size(); ++slot) {
+      if (kernels_.by_slot[slot].calls == 0) continue;
+      here.emplace_back(std::string(kernels_.names->at_slot(slot)), std::move(kernels_.by_slot[slot]));
+    }
+    kernels_.by_slot = {};
+    kernels_.own.reset();
+    auto by_name = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::sort(here.begin(), here.end(), by_name);
+    if (!into.empty()) {  // a later process of a merged db: one list by name (no copy for the first)
+      std::vector<std::pair<std::string, Gathered>> merged;
+      merged.reserve(into.size() + here.size());
+      std::merge(std::make_move_iterator(into.begin()), std::make_move_iterator(into.end()),
+                 std::make_move_iterator(here.begin()), std::make_move_iterator(here.end()),
+                 std::back_inserter(merged), by_name);
+      here = std::move(merged);
+    }
+    // Two string ids (or processes) may share a name: one entry, as the map by name gave.
+    size_t kept = 0;
+    for (size_t i = 0; i < here.size(); ++i) {
+      if (kept > 0 && here[kept - 1].first == here[i].first) {
+        Gathered& g = here[kept - 1].second;
+        g.calls += here[i].second.calls;
+        g.bytes += here[i].second.bytes;
+        g.durations.absorb(here[i].second.durations);
+      } else if (kept++ != i) {
+        here[kept - 1] = std::move(here[i]);
+      }
+    }
+    here.resize(kept);
+    into = std::move(here);
+  }
+
  private:
   EntrySlots<Gathered> slots_;
+  NamedKernels kernels_;
 };
 
 ProfileEntry entry_of(const Key& key, const Gathered& g) {
@@ -135,13 +210,21 @@ ProfileEntry entry_of(const Key& key, const Gathered& g) {
 struct ProfileBuilder::State {
   RunProfile profile;
   std::map<Key, Gathered> gathered;
+  std::vector<std::pair<std::string, Gathered>> kernels;  // named kernels, by name
   std::unique_ptr<ProcessGatherer> current;
 };
+
+void ProfileBuilder::end_process() {
+  if (!state_->current) return;
+  state_->current->fold_kernels(state_->kernels);
+  state_->current.reset();
+}
 
 ProfileBuilder::ProfileBuilder() : state_(std::make_unique<State>()) { state_->profile.processes = 0; }
 ProfileBuilder::~ProfileBuilder() = default;
 
-EventConsumer& ProfileBuilder::add_process(Database& db) {
+EventConsumer& ProfileBuilder::add_process(Database& db, const KernelNames* names) {
+  end_process();
   RunProfile& profile = state_->profile;
   if (profile.processes++ == 0) {
     for (auto& [key, value] : read_meta(db)) {
@@ -151,15 +234,21 @@ EventConsumer& ProfileBuilder::add_process(Database& db) {
         profile.meta.emplace_back(key, value);
     }
   }
-  state_->current = std::make_unique<ProcessGatherer>(db, state_->gathered);
+  state_->current = std::make_unique<ProcessGatherer>(db, state_->gathered, names);
   return *state_->current;
 }
 
 RunProfile ProfileBuilder::take(const std::string& source) {
-  state_->current.reset();
+  end_process();
   RunProfile profile = std::move(state_->profile);
   profile.source = source;
+  profile.entries.reserve(state_->gathered.size() + state_->kernels.size());
   for (auto& [key, g] : state_->gathered) profile.entries.push_back(entry_of(key, g));
+  for (auto& [name, g] : state_->kernels) {
+    profile.entries.push_back(entry_of(Key{"kernel", "", std::move(name)}, g));
+    g = Gathered{};  // its buckets go now, not after the last entry is made
+  }
+  state_->kernels = {};
   std::sort(profile.entries.begin(), profile.entries.end(), entry_key_less);
   state_ = std::make_unique<State>();
   state_->profile.processes = 0;

@@ -16,6 +16,8 @@
 
 namespace prof::report {
 
+class KernelNames;  // report/kernel_names.hpp
+
 inline constexpr int kSummaryVersion = 1;
 inline constexpr std::string_view kSummarySignature = "{\"prof_summary\":";
 
@@ -52,12 +54,15 @@ RunProfile profile_from_db(Database& db, const RowFilter& filter, const std::str
 
 // profile_from_db fed by the report's one pass over the events (report/event_pass.hpp): for each
 // process, select it, then feed add_process's consumer (valid until the next add_process or
-// take) the process's events; take() gives the profile of them all.
+// take) the process's events; take() gives the profile of them all. `names`, the process's kernel
+// names (nullptr: read them), must live until the process ends: end_process(), or the next
+// add_process or take.
 class ProfileBuilder {
  public:
   ProfileBuilder();
   ~ProfileBuilder();
-  EventConsumer& add_process(Database& db);
+  EventConsumer& add_process(Database& db, const KernelNames* names = nullptr);
+  void end_process();
   RunProfile take(const std::string& source);
 
  private:

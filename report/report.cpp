@@ -9,6 +9,7 @@
 #include "report/event_pass.hpp"
 #include "report/event_pipe.hpp"
 #include "report/html_report.hpp"
+#include "report/kernel_names.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
 #include "report/pftrace_writer.hpp"
@@ -394,8 +395,10 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     for (size_t i = 0; i < processes.size(); ++i) {
       const SourceProcess& p = processes[i];
       select_process(db, p.process_id);
+      // The process's kernel names, read once and shared by every pass that names kernels (issue 42).
+      const KernelNames names(db);
       ApiStatsCollector api_stats;
-      KernelStatsCollector kernel_stats;
+      KernelStatsCollector kernel_stats(names);
       ApiTraceWriter api_rows(db, p.pid, api_trace);
       KernelTraceWriter kernel_rows(db, p.pid, kernel_trace);
       CopyTraceWriter copy_rows(db, p.pid, copy_trace);
@@ -403,7 +406,8 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       StreamBusyCollector streams;
       RowProgress rows(opt.progress ? &progress : nullptr, rows_before);
       // Groups of consumers, a thread each: the CSVs and statistics, and each timeline view.
-      std::vector<std::vector<EventConsumer*>> groups{{&api_stats, &kernel_stats, &profile.add_process(db), &api_rows,
+      std::vector<std::vector<EventConsumer*>> groups{{&api_stats, &kernel_stats, &profile.add_process(db, &names),
+                                                       &api_rows,
                                                        &kernel_rows, &copy_rows, &copy_stats, &streams}};
       for (auto& timeline : timelines) {
         timeline->begin_process(db, filter, p, lanes[i]);
@@ -411,15 +415,16 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       }
       {
         if (second) select_process(*second, p.process_id);
-        EventPipe pipe(db, std::move(groups));
+        EventPipe pipe(db, std::move(groups), &names);
         scan_events(db, filter, {&rows, &pipe}, ScanOptions{timelines.front()->has_api_args(), second.get()});
         pipe.finish();
       }
       for (auto& timeline : timelines) timeline->end_process();
+      profile.end_process();  // before `names` goes
       rows_before = rows.rows();
       for (size_t r = 0; r < runtimes.size(); ++r)
         api_parts[r].push_back(api_stats.table(db, runtimes[r].runtime_id, r == 0));
-      kernel_parts.push_back(kernel_stats.table(db));
+      kernel_parts.push_back(kernel_stats.table());
       add_drops(db, drops);
       copy_parts.push_back(copy_stats.take());
       memory_parts.push_back(
