@@ -49,7 +49,8 @@ class EntrySlots {
       std::string text;
       if (r.names && r.name_id) {
         std::string unknown;
-        text = r.names->name_or_unknown(*r.name_id, unknown);  // the pipe's names (report/event_pipe.hpp)
+        // The pipe's names (report/event_pipe.hpp).
+        text = r.names->name_or_unknown(*r.name_id, unknown);
       } else if (r.name_id) {
         Statement name = db_.prepare("SELECT value FROM strings WHERE string_id = ?1");
         name.bind(1, id);

@@ -4,10 +4,12 @@
 
 namespace prof::report {
 
-EventPipe::EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups, const KernelNames* names)
+EventPipe::EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups,
+                     const KernelNames* names)
     : own_names_(names ? nullptr : std::make_unique<KernelNames>(db)),
       names_(names ? *names : *own_names_),
-      groups_(std::move(groups)), queue_(kBatches, groups_.size()) {
+      groups_(std::move(groups)),
+      queue_(kBatches, groups_.size()) {
   for (Batch& b : queue_.batches()) b.kinds.reserve(kBatchRows);
   current_ = queue_.take_free();
   for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { run(g); });

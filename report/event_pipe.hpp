@@ -14,8 +14,8 @@
 
 #include "db/sqlite_db.hpp"
 #include "report/batch_queue.hpp"
-#include "report/kernel_names.hpp"
 #include "report/event_pass.hpp"
+#include "report/kernel_names.hpp"
 
 namespace prof::report {
 
@@ -23,7 +23,8 @@ class EventPipe final : public EventConsumer {
  public:
   // `names` is the process's (shared with the reports made after the pass), or nullptr: the pipe
   // reads its own.
-  EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups, const KernelNames* names = nullptr);
+  EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups,
+            const KernelNames* names = nullptr);
   ~EventPipe() override;  // stops and joins the threads (after an exception on the pass's side)
   EventPipe(const EventPipe&) = delete;
   EventPipe& operator=(const EventPipe&) = delete;

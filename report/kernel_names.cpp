@@ -28,7 +28,8 @@ KernelNames::KernelNames(Database& db) {
 
 std::optional<size_t> KernelNames::slot(int64_t string_id) const {
   if (ids_.empty()) {
-    if (string_id < first_id_ || string_id - first_id_ >= static_cast<int64_t>(size())) return std::nullopt;
+    if (string_id < first_id_ || string_id - first_id_ >= static_cast<int64_t>(size()))
+      return std::nullopt;
     return static_cast<size_t>(string_id - first_id_);
   }
   auto it = std::lower_bound(ids_.begin(), ids_.end(), string_id);

@@ -39,10 +39,10 @@ class KernelNames {
   }
 
  private:
-  std::string text_;             // the names, back to back
-  std::vector<size_t> starts_;   // slot -> offset in text_; one more than there are slots
-  int64_t first_id_ = 0;         // ids are dense from first_id_ when ids_ is empty
-  std::vector<int64_t> ids_;     // slot -> string_id, only when the ids have gaps
+  std::string text_;            // the names, back to back
+  std::vector<size_t> starts_;  // slot -> offset in text_; one more than there are slots
+  int64_t first_id_ = 0;        // ids are dense from first_id_ when ids_ is empty
+  std::vector<int64_t> ids_;    // slot -> string_id, only when the ids have gaps
 };
 
 }  // namespace prof::report

@@ -37,17 +37,17 @@
 // pass them instead (SliceFlows), and not call flow() for those arrows; their ids must not
 // collide with flow()'s.
 #pragma once
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <cstring>
-#include <memory>
-#include <algorithm>
 #include <unordered_map>
 #include <utility>
 #include <vector>

@@ -11,13 +11,13 @@
 
 #include "report/demangle.hpp"
 #include "report/entry_slots.hpp"
-#include "report/kernel_names.hpp"
 #include "report/json_escape.hpp"
-#include "report/utf8.hpp"
 #include "report/json_value.hpp"
+#include "report/kernel_names.hpp"
 #include "report/merged_db.hpp"
 #include "report/report_error.hpp"
 #include "report/time_format.hpp"
+#include "report/utf8.hpp"
 
 namespace prof::report {
 
@@ -119,8 +119,9 @@ class DurationHistogram {
   // The uniform durations so far as their bucket.
   void spill() { bucket(key_of(low_)) = Bucket{count_, low_, low_}; }
   Bucket& bucket(uint32_t k) {
-    auto it = std::lower_bound(buckets_.begin(), buckets_.end(), k,
-                               [](const std::pair<uint32_t, Bucket>& b, uint32_t key) { return b.first < key; });
+    auto it = std::lower_bound(
+        buckets_.begin(), buckets_.end(), k,
+        [](const std::pair<uint32_t, Bucket>& b, uint32_t key) { return b.first < key; });
     if (it == buckets_.end() || it->first != k) it = buckets_.insert(it, {k, Bucket{}});
     return it->second;
   }
@@ -148,7 +149,8 @@ using KernelsByName = std::vector<std::pair<std::string_view, Gathered>>;
 // a name are kept by slot (a vector, no string per name) until the process ends.
 class ProcessGatherer final : public EventConsumer {
  public:
-  ProcessGatherer(Database& db, std::map<Key, Gathered>& out, std::shared_ptr<const KernelNames> names)
+  ProcessGatherer(Database& db, std::map<Key, Gathered>& out,
+                  std::shared_ptr<const KernelNames> names)
       : slots_(db, out) {
     kernels_.names = names ? std::move(names) : std::make_shared<const KernelNames>(db);
     kernels_.by_slot.resize(kernels_.names->size());
@@ -187,7 +189,8 @@ class ProcessGatherer final : public EventConsumer {
     kernels_.by_slot = {};
     auto by_name = [](const auto& a, const auto& b) { return a.first < b.first; };
     std::sort(here.begin(), here.end(), by_name);
-    if (!into.empty()) {  // a later process of a merged db: one list by name (no copy for the first)
+    if (!into.empty()) {  // a later process of a merged db: one list by name (no copy for the
+                          // first)
       KernelsByName merged;
       merged.reserve(into.size() + here.size());
       std::merge(std::make_move_iterator(into.begin()), std::make_move_iterator(into.end()),
@@ -238,7 +241,7 @@ ProfileEntry entry_of(const Key& key, const Gathered& g) {
 struct ProfileBuilder::State {
   RunProfile profile;
   std::map<Key, Gathered> gathered;
-  KernelsByName kernels;  // named kernels, by name
+  KernelsByName kernels;                                  // named kernels, by name
   std::vector<std::shared_ptr<const KernelNames>> names;  // what `kernels` views
   std::unique_ptr<ProcessGatherer> current;
 };
@@ -277,8 +280,10 @@ void each_entry(std::map<Key, Gathered>& gathered, KernelsByName& kernels,
   auto next = gathered.begin();
   for (auto& [name, g] : kernels) {
     Key key{"kernel", "", std::string(name)};
-    for (; next != gathered.end() && next->first < key; ++next) fn(entry_of(next->first, next->second));
-    if (next != gathered.end() && next->first == key) {  // an unnamed kernel's text, given as a name too
+    for (; next != gathered.end() && next->first < key; ++next)
+      fn(entry_of(next->first, next->second));
+    if (next != gathered.end() &&
+        next->first == key) {  // an unnamed kernel's text, given as a name too
       g.calls += next->second.calls;
       g.bytes += next->second.bytes;
       g.durations.absorb(next->second.durations);
@@ -298,7 +303,8 @@ RunProfile ProfileBuilder::take(const std::string& source) {
   RunProfile profile = std::move(state_->profile);
   profile.source = source;
   profile.entries.reserve(state_->gathered.size() + state_->kernels.size());
-  each_entry(state_->gathered, state_->kernels, [&](const ProfileEntry& e) { profile.entries.push_back(e); });
+  each_entry(state_->gathered, state_->kernels,
+             [&](const ProfileEntry& e) { profile.entries.push_back(e); });
   state_ = std::make_unique<State>();
   state_->profile.processes = 0;
   return profile;
@@ -308,7 +314,8 @@ void ProfileBuilder::write_json(TextSink& out) {
   end_process();
   write_profile_head(state_->profile, out);
   size_t i = 0;
-  each_entry(state_->gathered, state_->kernels, [&](const ProfileEntry& e) { write_profile_entry(e, i++, out); });
+  each_entry(state_->gathered, state_->kernels,
+             [&](const ProfileEntry& e) { write_profile_entry(e, i++, out); });
   out.write("\n]}\n");
   state_ = std::make_unique<State>();
   state_->profile.processes = 0;
@@ -343,8 +350,10 @@ void write_profile_entry(const ProfileEntry& e, size_t index, TextSink& out) {
   std::string text = index ? ",\n" : "\n";
   text += "{\"kind\":" + json_string(e.kind) + ",\"runtime\":" + json_string(e.runtime) +
           ",\"name\":" + json_string(e.name) + ",\"calls\":" + std::to_string(e.calls) +
-          ",\"timed_calls\":" + std::to_string(e.timed_calls) + ",\"total_ns\":" + std::to_string(e.total_ns) +
-          ",\"average_ns\":" + std::to_string(e.average_ns()) + ",\"median_ns\":" + std::to_string(e.median_ns) +
+          ",\"timed_calls\":" + std::to_string(e.timed_calls) +
+          ",\"total_ns\":" + std::to_string(e.total_ns) +
+          ",\"average_ns\":" + std::to_string(e.average_ns()) +
+          ",\"median_ns\":" + std::to_string(e.median_ns) +
           ",\"p95_ns\":" + std::to_string(e.p95_ns) + ",\"min_ns\":" + std::to_string(e.min_ns) +
           ",\"max_ns\":" + std::to_string(e.max_ns) + ",\"bytes\":" + std::to_string(e.bytes) + "}";
   out.write(text);
@@ -354,7 +363,8 @@ void write_profile_entry(const ProfileEntry& e, size_t index, TextSink& out) {
 
 void write_profile_json(const RunProfile& profile, TextSink& out) {
   write_profile_head(profile, out);
-  for (size_t i = 0; i < profile.entries.size(); ++i) write_profile_entry(profile.entries[i], i, out);
+  for (size_t i = 0; i < profile.entries.size(); ++i)
+    write_profile_entry(profile.entries[i], i, out);
   out.write("\n]}\n");
 }
 

@@ -395,7 +395,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     for (size_t i = 0; i < processes.size(); ++i) {
       const SourceProcess& p = processes[i];
       select_process(db, p.process_id);
-      // The process's kernel names, read once and shared by every pass that names kernels (issue 42).
+      // The process's kernel names, read once and shared by every pass that names them (issue 42).
       const auto names = std::make_shared<const KernelNames>(db);
       ApiStatsCollector api_stats;
       KernelStatsCollector kernel_stats(*names);
@@ -406,9 +406,9 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       StreamBusyCollector streams;
       RowProgress rows(opt.progress ? &progress : nullptr, rows_before);
       // Groups of consumers, a thread each: the CSVs and statistics, and each timeline view.
-      std::vector<std::vector<EventConsumer*>> groups{{&api_stats, &kernel_stats, &profile.add_process(db, names),
-                                                       &api_rows,
-                                                       &kernel_rows, &copy_rows, &copy_stats, &streams}};
+      std::vector<std::vector<EventConsumer*>> groups{
+          {&api_stats, &kernel_stats, &profile.add_process(db, names), &api_rows, &kernel_rows,
+           &copy_rows, &copy_stats, &streams}};
       for (auto& timeline : timelines) {
         timeline->begin_process(db, filter, p, lanes[i]);
         groups.push_back({timeline->events()});

@@ -95,11 +95,13 @@ StatsTable ApiStatsCollector::table(Database& db, int64_t runtime_id, bool with_
 
 StatsTable KernelStatsCollector::table() const {
   std::vector<NameStats> rows;
-  rows.reserve(static_cast<size_t>(std::count_if(by_slot_.begin(), by_slot_.end(),
-                                                 [](const DurationAccumulator& a) { return a.calls > 0; })) +
-               by_unknown_id_.size() + by_address_.size());
+  rows.reserve(
+      static_cast<size_t>(std::count_if(by_slot_.begin(), by_slot_.end(),
+                                        [](const DurationAccumulator& a) { return a.calls > 0; })) +
+      by_unknown_id_.size() + by_address_.size());
   for (size_t slot = 0; slot < by_slot_.size(); ++slot)
-    if (by_slot_[slot].calls > 0) rows.push_back(by_slot_[slot].stats(std::string(names_.at_slot(slot))));
+    if (by_slot_[slot].calls > 0)
+      rows.push_back(by_slot_[slot].stats(std::string(names_.at_slot(slot))));
   for (const auto& [name_id, totals] : by_unknown_id_)
     rows.push_back(totals.stats("unknown kernel " + std::to_string(name_id)));
   for (const auto& [address, totals] : by_address_) {

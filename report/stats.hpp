@@ -103,7 +103,8 @@ class KernelStatsCollector final : public EventConsumer {
   void kernel(const KernelRow& r) override {
     // Keyed by name_id; a kernel whose symbol was never resolved (name_id NULL) by its function
     // address. Launches without device times are counted, not timed.
-    DurationAccumulator& totals = !r.name_id ? by_address_[r.function_address] : of_name(*r.name_id);
+    DurationAccumulator& totals =
+        !r.name_id ? by_address_[r.function_address] : of_name(*r.name_id);
     const bool timed = r.device_begin_ns && r.device_end_ns;
     totals.add(timed, timed ? *r.device_end_ns - *r.device_begin_ns : 0);
   }

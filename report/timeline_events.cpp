@@ -277,8 +277,8 @@ void TimelineEventWriter::kernel(const KernelRow& r) {
   } else {
     quoted_kernel_name_.clear();
     append_json_string(quoted_kernel_name_, ctx_.kernel_name(r, unknown_kernel_name_));
-    ctx_.writer.complete_raw(lane.pid, lane.tid, quoted_kernel_name_, "\"kernel\"", *r.device_begin_ns,
-                             *r.device_end_ns, args_json);
+    ctx_.writer.complete_raw(lane.pid, lane.tid, quoted_kernel_name_, "\"kernel\"",
+                             *r.device_begin_ns, *r.device_end_ns, args_json);
   }
   flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns, *r.device_end_ns);
 }

@@ -105,12 +105,14 @@ void KernelTraceWriter::kernel(const KernelRow& r) {
   if (r.name_id) {
     if (!has_field_ || field_id_ != *r.name_id) {
       if (!r.names && !own_names_) own_names_ = std::make_unique<KernelNames>(db_);
-      const std::string_view text = (r.names ? *r.names : *own_names_).name_or_unknown(*r.name_id, unknown_);
+      const std::string_view text =
+          (r.names ? *r.names : *own_names_).name_or_unknown(*r.name_id, unknown_);
       // Most names are plain: printable ASCII without a comma, quote, backslash (escapes may double
       // it) or formula sign is its own field.
-      const bool plain = !csv_formula_like(text) && std::all_of(text.begin(), text.end(), [](char c) {
-        return c >= 0x20 && c < 0x7f && c != ',' && c != '"' && c != '\\';
-      });
+      const bool plain =
+          !csv_formula_like(text) && std::all_of(text.begin(), text.end(), [](char c) {
+            return c >= 0x20 && c < 0x7f && c != ',' && c != '"' && c != '\\';
+          });
       field_ = plain ? std::string(text) : csv_field(text);
       field_id_ = *r.name_id;
       has_field_ = true;

@@ -23,10 +23,11 @@ NAMES = 200_000
 MAX_PEAK_MB = 150  # the old code took 387 MB
 MAX_BYTES_PER_NAME = 700  # above the same events with 24 names; the old code took 1,800
 
-# Runs a command and prints its peak RSS in KB: the child's alone, as this process runs nothing else.
+# Runs a command and prints its peak RSS in KB: the child's alone (this process runs nothing else).
 MEASURE = (
     "import resource, subprocess, sys\n"
-    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
+    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,\n"
+    "                      text=True)\n"
     "if done.returncode != 0: sys.exit(done.stderr)\n"
     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
 )
@@ -40,8 +41,8 @@ def sanitized(binary):
 
 class ReportMemoryTest(unittest.TestCase):
     def peak_kb(self, db, out):
-        done = subprocess.run([sys.executable, "-c", MEASURE, e2e.Config.prof, "--db", db, "-d", out],
-                              capture_output=True, text=True, timeout=e2e.TIMEOUT_S)
+        command = [sys.executable, "-c", MEASURE, e2e.Config.prof, "--db", db, "-d", out]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=e2e.TIMEOUT_S)
         self.assertEqual(done.returncode, 0, done.stderr)
         return int(done.stdout.strip())
 
@@ -55,14 +56,15 @@ class ReportMemoryTest(unittest.TestCase):
             peaks = {}
             for names in (24, NAMES):
                 db = os.path.join(tmp, f"names{names}.db")
-                subprocess.run([synth, db, str(EVENTS), "4242", str(names)], check=True, capture_output=True)
+                subprocess.run([synth, db, str(EVENTS), "4242", str(names)], check=True,
+                               capture_output=True)
                 out = os.path.join(tmp, f"out{names}")
                 peaks[names] = self.peak_kb(db, out)
                 with open(os.path.join(out, f"names{names}.kernel.csv")) as f:
                     self.assertEqual(sum(1 for _ in f), 1 + names)  # every name is a row
             per_name = (peaks[NAMES] - peaks[24]) * 1024 / (NAMES - 24)
-            summary = (f"peak RSS {peaks[24] // 1024} MB with 24 names, {peaks[NAMES] // 1024} MB with {NAMES}: "
-                       f"{per_name:.0f} bytes per name")
+            summary = (f"peak RSS {peaks[24] // 1024} MB with 24 names, "
+                       f"{peaks[NAMES] // 1024} MB with {NAMES}: {per_name:.0f} bytes per name")
             print(summary)
             self.assertLess(peaks[NAMES], MAX_PEAK_MB * 1024, summary)
             self.assertLess(per_name, MAX_BYTES_PER_NAME, summary)

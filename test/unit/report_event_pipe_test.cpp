@@ -2,12 +2,12 @@
 // (scan_event_times) gives the timeline what the full pass would, the planner keeps every part
 // within its budget however the times arrive, and the pipe hands rows to its thread in order,
 // with kernel names resolved, and brings a consumer's exception back.
-#include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <climits>
 #include <cstdio>
-#include <unistd.h>
 #include <stdexcept>
 #include <string>
 #include <thread>
