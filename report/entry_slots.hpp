@@ -14,6 +14,7 @@
 #include "db/sqlite_db.hpp"
 #include "report/demangle.hpp"
 #include "report/event_pass.hpp"
+#include "report/kernel_names.hpp"
 
 namespace prof::report {
 
@@ -46,8 +47,10 @@ class EntrySlots {
     Value*& v = r.name_id ? kernel_names_[id] : kernel_addresses_[id];
     if (!v) {
       std::string text;
-      if (r.name) {
-        text = *r.name;  // resolved by the pass (report/event_pipe.hpp)
+      if (r.names && r.name_id) {
+        std::string unknown;
+        // The pipe's names (report/event_pipe.hpp).
+        text = r.names->name_or_unknown(*r.name_id, unknown);
       } else if (r.name_id) {
         Statement name = db_.prepare("SELECT value FROM strings WHERE string_id = ?1");
         name.bind(1, id);

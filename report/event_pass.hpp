@@ -17,6 +17,8 @@
 
 namespace prof::report {
 
+class KernelNames;  // report/kernel_names.hpp
+
 struct ApiRow {
   int64_t correlation_id = 0, api_id = 0, thread_id = 0, begin_ns = 0, end_ns = 0, result = 0, device = 0,
           bytes = 0, aux = 0;
@@ -38,7 +40,9 @@ struct KernelRow {
   std::optional<int64_t> name_id, device_begin_ns, device_end_ns;
   std::optional<int64_t> call_thread_id;  // the enqueueing call's thread, when that call is in the db
   CallOf call;                            // that call (valid when call_thread_id is set)
-  const std::string* name = nullptr;      // the readable name, when a pipe resolved it (report/event_pipe.hpp)
+  // The process's readable names, when a pipe handed the row over (report/event_pipe.hpp): look
+  // name_id up there, never in the db (the consumer may run on a thread of its own).
+  const KernelNames* names = nullptr;
 };
 
 struct CopyRow {

@@ -4,8 +4,12 @@
 
 namespace prof::report {
 
-EventPipe::EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups)
-    : db_(db), groups_(std::move(groups)), queue_(kBatches, groups_.size()) {
+EventPipe::EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups,
+                     const KernelNames* names)
+    : own_names_(names ? nullptr : std::make_unique<KernelNames>(db)),
+      names_(names ? *names : *own_names_),
+      groups_(std::move(groups)),
+      queue_(kBatches, groups_.size()) {
   for (Batch& b : queue_.batches()) b.kinds.reserve(kBatchRows);
   current_ = queue_.take_free();
   for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { run(g); });
@@ -30,7 +34,7 @@ void EventPipe::kernel(const KernelRow& r) {
   if (b.kernel_count == b.kernels.size()) b.kernels.emplace_back();
   KernelRow& row = b.kernels[b.kernel_count++];
   row = r;
-  if (r.name_id) row.name = &resolve_kernel_name(db_, names_, *r.name_id);
+  row.names = &names_;
   b.kinds.push_back(Kind::kKernel);
   added();
 }

@@ -4,22 +4,27 @@
 // batch is written once and read by every group. On a machine with two cores the report then
 // costs about what its reading costs, or half its work, whichever is more. Memory is fixed: a few
 // batches of rows, reused. Kernel names are resolved on the pass's thread (KernelRow::name), so
-// the groups' threads never touch the database; the strings stay valid while the pipe lives.
+// the groups' threads never touch the database; the names stay valid while the pipe's KernelNames
+// lives.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
 #include "db/sqlite_db.hpp"
 #include "report/batch_queue.hpp"
-#include "report/demangle.hpp"
 #include "report/event_pass.hpp"
+#include "report/kernel_names.hpp"
 
 namespace prof::report {
 
 class EventPipe final : public EventConsumer {
  public:
-  EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups);
+  // `names` is the process's (shared with the reports made after the pass), or nullptr: the pipe
+  // reads its own.
+  EventPipe(Database& db, std::vector<std::vector<EventConsumer*>> groups,
+            const KernelNames* names = nullptr);
   ~EventPipe() override;  // stops and joins the threads (after an exception on the pass's side)
   EventPipe(const EventPipe&) = delete;
   EventPipe& operator=(const EventPipe&) = delete;
@@ -51,8 +56,8 @@ class EventPipe final : public EventConsumer {
   void hand_over();
   void run(size_t group);
 
-  Database& db_;
-  KernelNameCache names_;
+  std::unique_ptr<KernelNames> own_names_;
+  const KernelNames& names_;
   std::vector<std::vector<EventConsumer*>> groups_;
   BatchQueue<Batch> queue_;
   Batch* current_ = nullptr;

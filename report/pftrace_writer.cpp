@@ -249,20 +249,26 @@ uint64_t PftraceWriter::intern(Index& index, std::string_view text, bool is_json
 }
 
 uint64_t PftraceWriter::lookup(Index& index, std::string_view text, bool is_json) {
-  Interned& cache = is_json ? index.by_json : index.by_text;
+  // A JSON text without a backslash decodes to itself: it is looked up as its decoded text, and
+  // needs no entry by_json (which would hold every kernel name twice).
+  const bool as_given = is_json && text.find('\\') != std::string_view::npos;
+  Interned& cache = as_given ? index.by_json : index.by_text;
   if (auto it = cache.find(text); it != cache.end()) return it->second;
   scratch_.clear();
   if (is_json) append_json_decoded(scratch_, text);
   else append_utf8_escaped(scratch_, text);
-  auto [entry, added] = index.by_text.try_emplace(scratch_, index.next_iid);
-  if (added) {
-    ++index.next_iid;
-    new_entries_.push_back(NewEntry{index.field, entry->second, entry->first});
+  uint64_t iid;
+  if (auto it = index.by_text.find(scratch_); it != index.by_text.end()) {
+    iid = it->second;
+  } else {
+    iid = index.next_iid++;
+    const std::string_view key = text_arena_.keep(scratch_);
+    index.by_text.emplace(key, iid);
+    new_entries_.push_back(NewEntry{index.field, iid, key});
   }
-  const uint64_t iid = entry->second;
-  // A plain text that needed escaping, or a JSON text: remembered as given, so the next time costs
-  // one lookup.
-  if (is_json || scratch_ != text) cache.try_emplace(std::string(text), iid);
+  // A plain text that needed escaping, or a JSON text with escapes: remembered as given, so the
+  // next time costs one lookup.
+  if (as_given || (!is_json && scratch_ != text)) cache.emplace(text_arena_.keep(text), iid);
   return iid;
 }
 

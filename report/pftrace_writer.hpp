@@ -37,10 +37,13 @@
 // pass them instead (SliceFlows), and not call flow() for those arrows; their ids must not
 // collide with flow()'s.
 #pragma once
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -160,7 +163,29 @@ class PftraceWriter final : public TraceWriter {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
-  using Interned = std::unordered_map<std::string, uint64_t, StringHash, std::equal_to<>>;
+  // Keys point into text_arena_: a name costs its bytes and a node, not a std::string besides.
+  using Interned = std::unordered_map<std::string_view, uint64_t, StringHash>;
+  // Interned texts, back to back in blocks that never move (a run may intern a million kernel
+  // names: issue 42).
+  class TextArena {
+   public:
+    std::string_view keep(std::string_view text) {
+      if (text.size() > capacity_ - used_) {
+        capacity_ = std::max(kBlockBytes, text.size());
+        blocks_.push_back(std::make_unique<char[]>(capacity_));
+        used_ = 0;
+      }
+      char* at = blocks_.back().get() + used_;
+      if (!text.empty()) std::memcpy(at, text.data(), text.size());
+      used_ += text.size();
+      return std::string_view(at, text.size());
+    }
+
+   private:
+    static constexpr size_t kBlockBytes = size_t{64} << 10;
+    std::vector<std::unique_ptr<char[]>> blocks_;
+    size_t used_ = 0, capacity_ = 0;
+  };
   // One interning index (a field of InternedData): by text as given, and by decoded text (so
   // that a name given both ways has one id).
   struct Index {
@@ -171,7 +196,7 @@ class PftraceWriter final : public TraceWriter {
   struct NewEntry {
     uint32_t field;
     uint64_t iid;
-    std::string_view text;  // points into the Index's key, which outlives the packet
+    std::string_view text;  // points into text_arena_, which outlives the packet
   };
 
   Process& process(int64_t pid);
@@ -235,6 +260,7 @@ class PftraceWriter final : public TraceWriter {
   };
   static constexpr size_t kRecentSlots = 256;
   std::vector<Recent> recent_ = std::vector<Recent>(kRecentSlots);
+  TextArena text_arena_;
   std::vector<NewEntry> new_entries_;  // interned in the packet being written
   std::string scratch_;                // decoded text, reused
   std::string args_text_;              // a JsonObject's text, reused

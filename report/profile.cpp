@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -10,11 +12,12 @@
 #include "report/demangle.hpp"
 #include "report/entry_slots.hpp"
 #include "report/json_escape.hpp"
-#include "report/utf8.hpp"
 #include "report/json_value.hpp"
+#include "report/kernel_names.hpp"
 #include "report/merged_db.hpp"
 #include "report/report_error.hpp"
 #include "report/time_format.hpp"
+#include "report/utf8.hpp"
 
 namespace prof::report {
 
@@ -28,6 +31,9 @@ namespace {
 
 using Key = EntryKey;  // kind, runtime, name
 
+void write_profile_head(const RunProfile& profile, TextSink& out);
+void write_profile_entry(const ProfileEntry& e, size_t index, TextSink& out);
+
 // Durations kept as a log-linear histogram, so memory stays flat however many calls the db
 // holds: exact below 256 ns, then 128 buckets per power of two (a bucket spans at most 1/128 of
 // its start). Each bucket keeps its count and its smallest and largest duration, so a percentile is
@@ -36,14 +42,41 @@ using Key = EntryKey;  // kind, runtime, name
 class DurationHistogram {
  public:
   void add(int64_t ns) {
-    Bucket& b = buckets_[key(ns < 0 ? 0 : static_cast<uint64_t>(ns))];
-    b.low = b.count == 0 ? ns : std::min(b.low, ns);
-    b.high = b.count == 0 ? ns : std::max(b.high, ns);
-    ++b.count;
+    // While every duration is the same (most kernels of a run with many names ran once), the
+    // histogram is its count and that value: no bucket is allocated.
+    if (count_ > 0 && buckets_.empty() && ns != low_) spill();
+    if (buckets_.empty()) {  // the first duration, or the same as every one before
+      ++count_;
+      total_ += ns;
+      low_ = high_ = ns;
+      return;
+    }
+    add_to(bucket(key_of(ns)), Bucket{1, ns, ns});
     ++count_;
     total_ += ns;
-    low_ = count_ == 1 ? ns : std::min(low_, ns);
-    high_ = count_ == 1 ? ns : std::max(high_, ns);
+    low_ = std::min(low_, ns);
+    high_ = std::max(high_, ns);
+  }
+  // Adds another histogram's durations (the same kernel name in another process or string id).
+  void absorb(const DurationHistogram& other) {
+    if (other.count_ == 0) return;
+    if (count_ == 0) {
+      *this = other;
+      return;
+    }
+    if (buckets_.empty() && other.buckets_.empty() && low_ == other.low_) {
+      count_ += other.count_;
+      total_ += other.total_;
+      return;
+    }
+    if (buckets_.empty()) spill();
+    if (other.buckets_.empty())
+      add_to(bucket(key_of(other.low_)), Bucket{other.count_, other.low_, other.low_});
+    for (const auto& [k, theirs] : other.buckets_) add_to(bucket(k), theirs);
+    low_ = std::min(low_, other.low_);
+    high_ = std::max(high_, other.high_);
+    count_ += other.count_;
+    total_ += other.total_;
   }
   int64_t count() const { return count_; }
   int64_t total() const { return total_; }
@@ -52,6 +85,7 @@ class DurationHistogram {
   // Nearest rank: the value at rank ceil(p/100 * n).
   int64_t percentile(int percent) const {
     if (count_ == 0) return 0;
+    if (buckets_.empty()) return low_;  // every duration the same
     const int64_t rank = std::max<int64_t>(1, (static_cast<int64_t>(percent) * count_ + 99) / 100);
     int64_t before = 0;
     for (const auto& [k, b] : buckets_) {
@@ -76,7 +110,24 @@ class DurationHistogram {
     const int shift = 64 - __builtin_clzll(v) - 8;  // v >> shift is in [128, 255]
     return 256 + static_cast<uint32_t>(shift - 1) * 128 + static_cast<uint32_t>((v >> shift) - 128);
   }
-  std::map<uint32_t, Bucket> buckets_;
+  static uint32_t key_of(int64_t ns) { return key(ns < 0 ? 0 : static_cast<uint64_t>(ns)); }
+  static void add_to(Bucket& b, const Bucket& more) {
+    b.low = b.count == 0 ? more.low : std::min(b.low, more.low);
+    b.high = b.count == 0 ? more.high : std::max(b.high, more.high);
+    b.count += more.count;
+  }
+  // The uniform durations so far as their bucket.
+  void spill() { bucket(key_of(low_)) = Bucket{count_, low_, low_}; }
+  Bucket& bucket(uint32_t k) {
+    auto it = std::lower_bound(
+        buckets_.begin(), buckets_.end(), k,
+        [](const std::pair<uint32_t, Bucket>& b, uint32_t key) { return b.first < key; });
+    if (it == buckets_.end() || it->first != k) it = buckets_.insert(it, {k, Bucket{}});
+    return it->second;
+  }
+  // By key. A sorted vector, not a map: most kernels of a run with many names fill one bucket,
+  // which then costs one small allocation instead of a tree node (issue 42).
+  std::vector<std::pair<uint32_t, Bucket>> buckets_;
   int64_t count_ = 0, total_ = 0, low_ = 0, high_ = 0;
 };
 
@@ -85,10 +136,26 @@ struct Gathered {
   DurationHistogram durations;
 };
 
-// One process's events into the run's entries (report/entry_slots.hpp names them).
+// Kernels named in one process, by the slot of its KernelNames.
+struct NamedKernels {
+  std::shared_ptr<const KernelNames> names;
+  std::vector<Gathered> by_slot;
+};
+
+// Named kernels by name, the names viewed in KernelNames the builder keeps.
+using KernelsByName = std::vector<std::pair<std::string_view, Gathered>>;
+
+// One process's events into the run's entries (report/entry_slots.hpp names them). Kernels with
+// a name are kept by slot (a vector, no string per name) until the process ends.
 class ProcessGatherer final : public EventConsumer {
  public:
-  ProcessGatherer(Database& db, std::map<Key, Gathered>& out) : slots_(db, out) {}
+  ProcessGatherer(Database& db, std::map<Key, Gathered>& out,
+                  std::shared_ptr<const KernelNames> names)
+      : slots_(db, out) {
+    kernels_.names = names ? std::move(names) : std::make_shared<const KernelNames>(db);
+    kernels_.by_slot.resize(kernels_.names->size());
+  }
+  const std::shared_ptr<const KernelNames>& names() const { return kernels_.names; }
 
   void api(const ApiRow& r) override {
     Gathered& g = slots_.api(r);
@@ -97,7 +164,8 @@ class ProcessGatherer final : public EventConsumer {
   }
 
   void kernel(const KernelRow& r) override {
-    Gathered& g = slots_.kernel(r);
+    std::optional<size_t> slot = r.name_id ? kernels_.names->slot(*r.name_id) : std::nullopt;
+    Gathered& g = slot ? kernels_.by_slot[*slot] : slots_.kernel(r);
     ++g.calls;
     if (r.device_begin_ns && r.device_end_ns) g.durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
@@ -109,8 +177,46 @@ class ProcessGatherer final : public EventConsumer {
     if (r.device_begin_ns && r.device_end_ns) g.durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
 
+  // The named kernels, by name, into `into` (sorted by name, one entry per name).
+  void fold_kernels(KernelsByName& into) {
+    KernelsByName here;
+    here.reserve(static_cast<size_t>(std::count_if(kernels_.by_slot.begin(), kernels_.by_slot.end(),
+                                                   [](const Gathered& g) { return g.calls > 0; })));
+    for (size_t slot = 0; slot < kernels_.by_slot.size(); ++slot) {
+      if (kernels_.by_slot[slot].calls == 0) continue;
+      here.emplace_back(kernels_.names->at_slot(slot), std::move(kernels_.by_slot[slot]));
+    }
+    kernels_.by_slot = {};
+    auto by_name = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::sort(here.begin(), here.end(), by_name);
+    if (!into.empty()) {  // a later process of a merged db: one list by name (no copy for the
+                          // first)
+      KernelsByName merged;
+      merged.reserve(into.size() + here.size());
+      std::merge(std::make_move_iterator(into.begin()), std::make_move_iterator(into.end()),
+                 std::make_move_iterator(here.begin()), std::make_move_iterator(here.end()),
+                 std::back_inserter(merged), by_name);
+      here = std::move(merged);
+    }
+    // Two string ids (or processes) may share a name: one entry, as the map by name gave.
+    size_t kept = 0;
+    for (size_t i = 0; i < here.size(); ++i) {
+      if (kept > 0 && here[kept - 1].first == here[i].first) {
+        Gathered& g = here[kept - 1].second;
+        g.calls += here[i].second.calls;
+        g.bytes += here[i].second.bytes;
+        g.durations.absorb(here[i].second.durations);
+      } else if (kept++ != i) {
+        here[kept - 1] = std::move(here[i]);
+      }
+    }
+    here.resize(kept);
+    into = std::move(here);
+  }
+
  private:
   EntrySlots<Gathered> slots_;
+  NamedKernels kernels_;
 };
 
 ProfileEntry entry_of(const Key& key, const Gathered& g) {
@@ -135,13 +241,23 @@ ProfileEntry entry_of(const Key& key, const Gathered& g) {
 struct ProfileBuilder::State {
   RunProfile profile;
   std::map<Key, Gathered> gathered;
+  KernelsByName kernels;                                  // named kernels, by name
+  std::vector<std::shared_ptr<const KernelNames>> names;  // what `kernels` views
   std::unique_ptr<ProcessGatherer> current;
 };
+
+void ProfileBuilder::end_process() {
+  if (!state_->current) return;
+  state_->names.push_back(state_->current->names());
+  state_->current->fold_kernels(state_->kernels);
+  state_->current.reset();
+}
 
 ProfileBuilder::ProfileBuilder() : state_(std::make_unique<State>()) { state_->profile.processes = 0; }
 ProfileBuilder::~ProfileBuilder() = default;
 
-EventConsumer& ProfileBuilder::add_process(Database& db) {
+EventConsumer& ProfileBuilder::add_process(Database& db, std::shared_ptr<const KernelNames> names) {
+  end_process();
   RunProfile& profile = state_->profile;
   if (profile.processes++ == 0) {
     for (auto& [key, value] : read_meta(db)) {
@@ -151,19 +267,58 @@ EventConsumer& ProfileBuilder::add_process(Database& db) {
         profile.meta.emplace_back(key, value);
     }
   }
-  state_->current = std::make_unique<ProcessGatherer>(db, state_->gathered);
+  state_->current = std::make_unique<ProcessGatherer>(db, state_->gathered, std::move(names));
   return *state_->current;
 }
 
+namespace {
+
+// Every entry in key order, one at a time (the map's and the named kernels' merged), its
+// numbers freed as it goes: no list of every entry at once.
+void each_entry(std::map<Key, Gathered>& gathered, KernelsByName& kernels,
+                const std::function<void(const ProfileEntry&)>& fn) {
+  auto next = gathered.begin();
+  for (auto& [name, g] : kernels) {
+    Key key{"kernel", "", std::string(name)};
+    for (; next != gathered.end() && next->first < key; ++next)
+      fn(entry_of(next->first, next->second));
+    if (next != gathered.end() &&
+        next->first == key) {  // an unnamed kernel's text, given as a name too
+      g.calls += next->second.calls;
+      g.bytes += next->second.bytes;
+      g.durations.absorb(next->second.durations);
+      ++next;
+    }
+    fn(entry_of(key, g));
+    g = Gathered{};
+  }
+  for (; next != gathered.end(); ++next) fn(entry_of(next->first, next->second));
+  kernels = {};
+}
+
+}  // namespace
+
 RunProfile ProfileBuilder::take(const std::string& source) {
-  state_->current.reset();
+  end_process();
   RunProfile profile = std::move(state_->profile);
   profile.source = source;
-  for (auto& [key, g] : state_->gathered) profile.entries.push_back(entry_of(key, g));
-  std::sort(profile.entries.begin(), profile.entries.end(), entry_key_less);
+  profile.entries.reserve(state_->gathered.size() + state_->kernels.size());
+  each_entry(state_->gathered, state_->kernels,
+             [&](const ProfileEntry& e) { profile.entries.push_back(e); });
   state_ = std::make_unique<State>();
   state_->profile.processes = 0;
   return profile;
+}
+
+void ProfileBuilder::write_json(TextSink& out) {
+  end_process();
+  write_profile_head(state_->profile, out);
+  size_t i = 0;
+  each_entry(state_->gathered, state_->kernels,
+             [&](const ProfileEntry& e) { write_profile_entry(e, i++, out); });
+  out.write("\n]}\n");
+  state_ = std::make_unique<State>();
+  state_->profile.processes = 0;
 }
 
 RunProfile profile_from_db(Database& db, const RowFilter& filter, const std::string& source) {
@@ -178,7 +333,9 @@ RunProfile profile_from_db(Database& db, const RowFilter& filter, const std::str
   return profile;
 }
 
-void write_profile_json(const RunProfile& profile, TextSink& out) {
+namespace {
+
+void write_profile_head(const RunProfile& profile, TextSink& out) {
   std::string text = std::string(kSummarySignature) + std::to_string(kSummaryVersion);
   text += ",\"processes\":" + std::to_string(profile.processes) + ",\"run_id\":" + json_string(profile.run_id);
   text += ",\"meta\":{";
@@ -187,17 +344,27 @@ void write_profile_json(const RunProfile& profile, TextSink& out) {
   }
   text += "},\n\"entries\":[";
   out.write(text);
-  for (size_t i = 0; i < profile.entries.size(); ++i) {
-    const ProfileEntry& e = profile.entries[i];
-    text = i ? ",\n" : "\n";
-    text += "{\"kind\":" + json_string(e.kind) + ",\"runtime\":" + json_string(e.runtime) +
-            ",\"name\":" + json_string(e.name) + ",\"calls\":" + std::to_string(e.calls) +
-            ",\"timed_calls\":" + std::to_string(e.timed_calls) + ",\"total_ns\":" + std::to_string(e.total_ns) +
-            ",\"average_ns\":" + std::to_string(e.average_ns()) + ",\"median_ns\":" + std::to_string(e.median_ns) +
-            ",\"p95_ns\":" + std::to_string(e.p95_ns) + ",\"min_ns\":" + std::to_string(e.min_ns) +
-            ",\"max_ns\":" + std::to_string(e.max_ns) + ",\"bytes\":" + std::to_string(e.bytes) + "}";
-    out.write(text);
-  }
+}
+
+void write_profile_entry(const ProfileEntry& e, size_t index, TextSink& out) {
+  std::string text = index ? ",\n" : "\n";
+  text += "{\"kind\":" + json_string(e.kind) + ",\"runtime\":" + json_string(e.runtime) +
+          ",\"name\":" + json_string(e.name) + ",\"calls\":" + std::to_string(e.calls) +
+          ",\"timed_calls\":" + std::to_string(e.timed_calls) +
+          ",\"total_ns\":" + std::to_string(e.total_ns) +
+          ",\"average_ns\":" + std::to_string(e.average_ns()) +
+          ",\"median_ns\":" + std::to_string(e.median_ns) +
+          ",\"p95_ns\":" + std::to_string(e.p95_ns) + ",\"min_ns\":" + std::to_string(e.min_ns) +
+          ",\"max_ns\":" + std::to_string(e.max_ns) + ",\"bytes\":" + std::to_string(e.bytes) + "}";
+  out.write(text);
+}
+
+}  // namespace
+
+void write_profile_json(const RunProfile& profile, TextSink& out) {
+  write_profile_head(profile, out);
+  for (size_t i = 0; i < profile.entries.size(); ++i)
+    write_profile_entry(profile.entries[i], i, out);
   out.write("\n]}\n");
 }
 

@@ -16,6 +16,8 @@
 
 namespace prof::report {
 
+class KernelNames;  // report/kernel_names.hpp
+
 inline constexpr int kSummaryVersion = 1;
 inline constexpr std::string_view kSummarySignature = "{\"prof_summary\":";
 
@@ -52,13 +54,18 @@ RunProfile profile_from_db(Database& db, const RowFilter& filter, const std::str
 
 // profile_from_db fed by the report's one pass over the events (report/event_pass.hpp): for each
 // process, select it, then feed add_process's consumer (valid until the next add_process or
-// take) the process's events; take() gives the profile of them all.
+// take) the process's events; take() gives the profile of them all. `names` are the process's
+// kernel names (nullptr: read them); the builder keeps them until take, its entries view them.
 class ProfileBuilder {
  public:
   ProfileBuilder();
   ~ProfileBuilder();
-  EventConsumer& add_process(Database& db);
+  EventConsumer& add_process(Database& db, std::shared_ptr<const KernelNames> names = nullptr);
+  void end_process();
   RunProfile take(const std::string& source);
+  // take() written as <base>.summary.json (write_profile_json) an entry at a time: a run of a
+  // million kernel names never holds a list of them all (issue 42).
+  void write_json(TextSink& out);
 
  private:
   struct State;

@@ -9,6 +9,7 @@
 #include "report/event_pass.hpp"
 #include "report/event_pipe.hpp"
 #include "report/html_report.hpp"
+#include "report/kernel_names.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
 #include "report/pftrace_writer.hpp"
@@ -394,8 +395,10 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     for (size_t i = 0; i < processes.size(); ++i) {
       const SourceProcess& p = processes[i];
       select_process(db, p.process_id);
+      // The process's kernel names, read once and shared by every pass that names them (issue 42).
+      const auto names = std::make_shared<const KernelNames>(db);
       ApiStatsCollector api_stats;
-      KernelStatsCollector kernel_stats;
+      KernelStatsCollector kernel_stats(*names);
       ApiTraceWriter api_rows(db, p.pid, api_trace);
       KernelTraceWriter kernel_rows(db, p.pid, kernel_trace);
       CopyTraceWriter copy_rows(db, p.pid, copy_trace);
@@ -403,23 +406,25 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       StreamBusyCollector streams;
       RowProgress rows(opt.progress ? &progress : nullptr, rows_before);
       // Groups of consumers, a thread each: the CSVs and statistics, and each timeline view.
-      std::vector<std::vector<EventConsumer*>> groups{{&api_stats, &kernel_stats, &profile.add_process(db), &api_rows,
-                                                       &kernel_rows, &copy_rows, &copy_stats, &streams}};
+      std::vector<std::vector<EventConsumer*>> groups{
+          {&api_stats, &kernel_stats, &profile.add_process(db, names), &api_rows, &kernel_rows,
+           &copy_rows, &copy_stats, &streams}};
       for (auto& timeline : timelines) {
         timeline->begin_process(db, filter, p, lanes[i]);
         groups.push_back({timeline->events()});
       }
       {
         if (second) select_process(*second, p.process_id);
-        EventPipe pipe(db, std::move(groups));
+        EventPipe pipe(db, std::move(groups), names.get());
         scan_events(db, filter, {&rows, &pipe}, ScanOptions{timelines.front()->has_api_args(), second.get()});
         pipe.finish();
       }
       for (auto& timeline : timelines) timeline->end_process();
+      profile.end_process();
       rows_before = rows.rows();
       for (size_t r = 0; r < runtimes.size(); ++r)
         api_parts[r].push_back(api_stats.table(db, runtimes[r].runtime_id, r == 0));
-      kernel_parts.push_back(kernel_stats.table(db));
+      kernel_parts.push_back(kernel_stats.table());
       add_drops(db, drops);
       copy_parts.push_back(copy_stats.take());
       memory_parts.push_back(
@@ -431,7 +436,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     for (size_t r = 0; r < runtimes.size(); ++r) write_stats_csv(api[r], *api_csvs[r]);
     write_stats_csv(kernels, kernel_csv);
     // <base>.summary.json: the run's numbers for CI (prof --compare reads it without the db).
-    write_profile_json(profile.take(""), summary_json);
+    profile.write_json(summary_json);
     const std::vector<CopyStats> copy_stats = merge_copy_stats(std::move(copy_parts));
     write_copy_stats(copy_stats, copy_stats_csv);
     memory = merge_memory_reports(std::move(memory_parts));

@@ -57,14 +57,16 @@ void merge_into(NameStats& into, const NameStats& row) {
 // demangled). Merge them so the CSV keeps one row per name.
 std::vector<NameStats> merge_same_names(std::vector<NameStats> rows) {
   std::sort(rows.begin(), rows.end(), [](const NameStats& a, const NameStats& b) { return a.name < b.name; });
-  std::vector<NameStats> merged;
-  for (NameStats& row : rows) {
-    if (!merged.empty() && merged.back().name == row.name)
-      merge_into(merged.back(), row);
-    else
-      merged.push_back(std::move(row));
+  // In place: a second vector would double the peak for a run of many kernel names (issue 42).
+  size_t kept = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (kept > 0 && rows[kept - 1].name == rows[i].name)
+      merge_into(rows[kept - 1], rows[i]);
+    else if (kept++ != i)
+      rows[kept - 1] = std::move(rows[i]);
   }
-  return merged;
+  rows.resize(kept);
+  return rows;
 }
 
 }  // namespace
@@ -91,15 +93,17 @@ StatsTable ApiStatsCollector::table(Database& db, int64_t runtime_id, bool with_
   return make_stats_table(merge_same_names(std::move(rows)));
 }
 
-StatsTable KernelStatsCollector::table(Database& db) const {
+StatsTable KernelStatsCollector::table() const {
   std::vector<NameStats> rows;
-  Statement name = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
-  for (const auto& [name_id, totals] : by_name_) {
-    name.bind(1, name_id);
-    std::string text = name.step() ? demangle(name.column_text(0)) : "unknown kernel " + std::to_string(name_id);
-    name.reset();
-    rows.push_back(totals.stats(std::move(text)));
-  }
+  rows.reserve(
+      static_cast<size_t>(std::count_if(by_slot_.begin(), by_slot_.end(),
+                                        [](const DurationAccumulator& a) { return a.calls > 0; })) +
+      by_unknown_id_.size() + by_address_.size());
+  for (size_t slot = 0; slot < by_slot_.size(); ++slot)
+    if (by_slot_[slot].calls > 0)
+      rows.push_back(by_slot_[slot].stats(std::string(names_.at_slot(slot))));
+  for (const auto& [name_id, totals] : by_unknown_id_)
+    rows.push_back(totals.stats("unknown kernel " + std::to_string(name_id)));
   for (const auto& [address, totals] : by_address_) {
     char text[64];
     std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(address));
@@ -115,9 +119,10 @@ StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtim
 }
 
 StatsTable query_kernel_stats(Database& db, const RowFilter& filter) {
-  KernelStatsCollector stats;
+  const KernelNames names(db);
+  KernelStatsCollector stats(names);
   scan_events(db, filter, {&stats});
-  return stats.table(db);
+  return stats.table();
 }
 
 }  // namespace prof::report

@@ -11,6 +11,7 @@
 
 #include "db/sqlite_db.hpp"
 #include "report/event_pass.hpp"
+#include "report/kernel_names.hpp"
 #include "report/report_db.hpp"
 
 namespace prof::report {
@@ -96,17 +97,27 @@ class ApiStatsCollector final : public EventConsumer {
 
 class KernelStatsCollector final : public EventConsumer {
  public:
+  // Totals are kept by `names`' slot (a vector, not a map of strings): `names` must outlive the
+  // collector and be the selected process's.
+  explicit KernelStatsCollector(const KernelNames& names) : names_(names), by_slot_(names.size()) {}
   void kernel(const KernelRow& r) override {
     // Keyed by name_id; a kernel whose symbol was never resolved (name_id NULL) by its function
     // address. Launches without device times are counted, not timed.
-    DurationAccumulator& totals = r.name_id ? by_name_[*r.name_id] : by_address_[r.function_address];
+    DurationAccumulator& totals =
+        !r.name_id ? by_address_[r.function_address] : of_name(*r.name_id);
     const bool timed = r.device_begin_ns && r.device_end_ns;
     totals.add(timed, timed ? *r.device_end_ns - *r.device_begin_ns : 0);
   }
-  StatsTable table(Database& db) const;
+  StatsTable table() const;
 
  private:
-  std::map<int64_t, DurationAccumulator> by_name_, by_address_;
+  DurationAccumulator& of_name(int64_t name_id) {
+    if (auto slot = names_.slot(name_id)) return by_slot_[*slot];
+    return by_unknown_id_[name_id];  // an id the strings table lacks
+  }
+  const KernelNames& names_;
+  std::vector<DurationAccumulator> by_slot_;
+  std::map<int64_t, DurationAccumulator> by_unknown_id_, by_address_;
 };
 
 // One table over several processes' tables: rows of the same name are combined (counts and

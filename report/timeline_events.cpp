@@ -69,8 +69,9 @@ const std::string& TimelineContext::direction_name(int64_t direction) {
   return it->second;
 }
 
-const std::string& TimelineContext::kernel_name(int64_t name_id) {
-  return resolve_kernel_name(db, kernel_names, name_id);
+std::string_view TimelineContext::kernel_name(const KernelRow& r, std::string& scratch) {
+  if (!r.names && !own_kernel_names) own_kernel_names = std::make_unique<KernelNames>(db);
+  return (r.names ? *r.names : *own_kernel_names).name_or_unknown(*r.name_id, scratch);
 }
 
 JsonObject timeline_other_data(Database& db, std::string_view view, int64_t origin_ns) {
@@ -152,14 +153,6 @@ void add_api_args(JsonObject& args, std::string_view pairs) {
 }
 
 }  // namespace
-
-const std::string& resolve_kernel_name(Database& db, KernelNameCache& cache, int64_t name_id) {
-  if (const std::string* known = cache.find(name_id)) return *known;
-  Statement st = db.prepare("SELECT value FROM strings WHERE string_id = ?1");
-  st.bind(1, name_id);
-  if (st.step()) return cache.get(name_id, st.column_text(0));
-  return cache.get(name_id, "unknown kernel " + std::to_string(name_id));
-}
 
 const TimelineEventWriter::Call& TimelineEventWriter::call_kind(int64_t api_id, int64_t thread_id) {
   if (last_call_ && last_call_->api_id == api_id && last_call_->thread_id == thread_id) return *last_call_;
@@ -282,10 +275,10 @@ void TimelineEventWriter::kernel(const KernelRow& r) {
     ctx_.writer.complete_raw(lane.pid, lane.tid, json_string(unknown), "\"kernel\"", *r.device_begin_ns,
                              *r.device_end_ns, args_json);
   } else {
-    auto [name, added] = quoted_kernel_names_.try_emplace(*r.name_id);
-    if (added) name->second = json_string(r.name ? *r.name : ctx_.kernel_name(*r.name_id));
-    ctx_.writer.complete_raw(lane.pid, lane.tid, name->second, "\"kernel\"", *r.device_begin_ns, *r.device_end_ns,
-                             args_json);
+    quoted_kernel_name_.clear();
+    append_json_string(quoted_kernel_name_, ctx_.kernel_name(r, unknown_kernel_name_));
+    ctx_.writer.complete_raw(lane.pid, lane.tid, quoted_kernel_name_, "\"kernel\"",
+                             *r.device_begin_ns, *r.device_end_ns, args_json);
   }
   flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns, *r.device_end_ns);
 }

@@ -16,6 +16,7 @@
 #include "report/chrome_json_writer.hpp"
 #include "report/demangle.hpp"
 #include "report/event_pass.hpp"
+#include "report/kernel_names.hpp"
 #include "report/report_db.hpp"
 #include "report/runtime_labels.hpp"
 #include "report/text_put.hpp"
@@ -81,7 +82,8 @@ struct TimelineContext {
   Database& db;
   const RowFilter& filter;
   TraceWriter& writer;
-  KernelNameCache kernel_names;
+  // Kernel names for rows no pipe handed over (KernelRow::names unset), read on first use.
+  std::unique_ptr<KernelNames> own_kernel_names;
   int64_t pid_base = 0;       // 0 for a single process
   std::string process_label;  // appended to process names: "" or " (pid 4242, host h)"
   TimelineLabels labels;      // the runtimes' words for streams and devices
@@ -104,7 +106,7 @@ struct TimelineContext {
   };
   const ApiName& api_name(int64_t api_id);
   const std::string& direction_name(int64_t direction);
-  const std::string& kernel_name(int64_t name_id);
+  std::string_view kernel_name(const KernelRow& r, std::string& scratch);
   std::unordered_map<int64_t, ApiName> api_names = {};
   std::unordered_map<int64_t, std::string> direction_names = {};
   bool names_read = false;
@@ -137,9 +139,6 @@ void write_api_process_metadata(TimelineContext& ctx);
 // Reads the names by id (api_names, copy_directions) now: after this, ctx's name lookups use no
 // SQL but kernel_name (so a writer on another thread never touches the db).
 void read_names(TimelineContext& ctx);
-
-// The readable name of kernel name `name_id` (strings), from `cache` or the db.
-const std::string& resolve_kernel_name(Database& db, KernelNameCache& cache, int64_t name_id);
 
 // Where a view draws a copy and a kernel.
 using CopyPlacement = Lane (*)(int64_t device, int64_t direction, int64_t stream_index);
@@ -180,8 +179,9 @@ class TimelineEventWriter final : public EventConsumer {
   KernelPlacement place_kernel_;
   std::unordered_map<std::pair<int64_t, int64_t>, Call, PairHash> calls_;
   const Call* last_call_ = nullptr;
-  // Names as JSON strings (escaped once, not per event), by id.
-  std::unordered_map<int64_t, std::string> quoted_kernel_names_;
+  // A kernel's name as a JSON string, made per event: a cache by id would cost a copy of every
+  // distinct name per view (issue 42).
+  std::string quoted_kernel_name_, unknown_kernel_name_;
   std::unordered_map<int64_t, std::pair<std::string, std::string>> quoted_directions_;  // slice name, lane name
   LineBuffer args_;         // each event's args, written through a pointer
   std::string with_named_;  // args with named arguments (api_args)

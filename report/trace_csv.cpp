@@ -103,18 +103,21 @@ void KernelTraceWriter::kernel(const KernelRow& r) {
   std::string_view name;
   char unknown[64];
   if (r.name_id) {
-    auto it = names_.find(*r.name_id);
-    if (it == names_.end()) {
-      if (r.name) {  // resolved by the pass (report/event_pipe.hpp)
-        it = names_.emplace(*r.name_id, csv_field(*r.name)).first;
-      } else {
-        Statement stored = db_.prepare("SELECT value FROM strings WHERE string_id = ?1");
-        stored.bind(1, *r.name_id);
-        it = names_.emplace(*r.name_id, csv_field(stored.step() ? demangle(stored.column_text(0))
-                                                                : "unknown kernel " + num(*r.name_id))).first;
-      }
+    if (!has_field_ || field_id_ != *r.name_id) {
+      if (!r.names && !own_names_) own_names_ = std::make_unique<KernelNames>(db_);
+      const std::string_view text =
+          (r.names ? *r.names : *own_names_).name_or_unknown(*r.name_id, unknown_);
+      // Most names are plain: printable ASCII without a comma, quote, backslash (escapes may double
+      // it) or formula sign is its own field.
+      const bool plain =
+          !csv_formula_like(text) && std::all_of(text.begin(), text.end(), [](char c) {
+            return c >= 0x20 && c < 0x7f && c != ',' && c != '"' && c != '\\';
+          });
+      field_ = plain ? std::string(text) : csv_field(text);
+      field_id_ = *r.name_id;
+      has_field_ = true;
     }
-    name = it->second;
+    name = field_;
   } else {
     name = std::string_view(unknown, static_cast<size_t>(std::snprintf(unknown, sizeof unknown,
                                                                      "unknown kernel at 0x%llx",

@@ -5,11 +5,13 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "db/sqlite_db.hpp"
 #include "report/event_pass.hpp"
+#include "report/kernel_names.hpp"
 #include "report/report_db.hpp"
 #include "report/text_put.hpp"
 #include "report/text_sink.hpp"
@@ -49,7 +51,12 @@ class KernelTraceWriter final : public EventConsumer {
   TextSink& out_;
   std::string pid_;
   std::map<int64_t, std::string> runtimes_;  // stream_index -> runtime name, as a CSV field
-  std::map<int64_t, std::string> names_;     // name_id -> demangled name, as a CSV field
+  // A name as a CSV field is made per row when it needs quoting or repair, remembered for the
+  // last id only: a cache of every id would copy every distinct name (issue 42).
+  std::unique_ptr<KernelNames> own_names_;  // for rows no pipe handed over (KernelRow::names unset)
+  int64_t field_id_ = 0;
+  bool has_field_ = false;
+  std::string field_, unknown_;
   LineBuffer line_;
 };
 

@@ -3,24 +3,28 @@
 # it is not a timed test (the CTest smoke run only checks that it runs).
 #
 #   scripts/bench-reports.sh [--events 2000000,5000000] [--repeat 1] [--merge-dbs 16] [--merge-events 1000000]
-#                            [--prof PATH] [--work DIR]
+#                            [--names 100000,1000000] [--prof PATH] [--work DIR]
 #
 # --events: one regeneration row per size (a comma list). --repeat R: each regeneration runs R
 # times and the row shows the fastest (the machine is shared: the others measure the neighbours).
-# --merge-dbs 0 skips the merge. --prof: the prof to measure (default the build's), e.g. an older
+# --merge-dbs 0 skips the merge. --names: a "memory per distinct kernel name" row per count (a comma
+# list; "" skips): peak RSS of a db with that many kernels, each named differently, against the same
+# events with 24 names (issue 42). --prof: the prof to measure (default the build's), e.g. an older
 # build for a before/after on the same dbs.
 # Needs a build (PROF_BUILD_DIR, default build/): bin/prof and test-bin/synth_db. Synthetic dbs
 # are kept in the work directory (default /tmp/prof-bench-reports) and reused when present.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${PROF_BUILD_DIR:-$root/build}"
-events=2000000,5000000 repeat=1 merge_dbs=16 merge_events=1000000 work=/tmp/prof-bench-reports prof=""
+events=2000000,5000000 repeat=1 merge_dbs=16 merge_events=1000000 names=100000,1000000
+work=/tmp/prof-bench-reports prof=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --events) events="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --merge-dbs) merge_dbs="$2"; shift 2 ;;
     --merge-events) merge_events="$2"; shift 2 ;;
+    --names) names="$2"; shift 2 ;;
     --prof) prof="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
     *) echo "bench-reports.sh: unknown option $1" >&2; exit 2 ;;
@@ -64,8 +68,8 @@ measure_best() {
   seconds=$best_s cpu_seconds=$best_cpu peak_kb=$best_kb
 }
 
-make_db() {  # path events pid
-  [[ -s "$1" ]] || "$synth" "$1" "$2" "$3"
+make_db() {  # path events pid [names]
+  [[ -s "$1" ]] || "$synth" "$1" "$2" "$3" ${4:+"$4"}
 }
 
 rate() { python3 -c "import sys; print(f'{$1 / $2 / 1e6:.2f}M')"; }
@@ -105,5 +109,24 @@ if ((merge_dbs > 0)); then
   printf '%-48s %s\n' "merge of $merge_dbs dbs x $merge_events events seconds" "$seconds"
   printf '%-48s %s\n' "merge events/s (db + CSV + JSON)" "$(rate $((merge_dbs * merge_events)) "$seconds")"
   printf '%-48s %s\n' "merge peak RSS MB" "$((peak_kb / 1024))"
+fi
+
+if [[ -n $names ]]; then
+  echo
+  echo "memory per distinct kernel name (synth_db: 2 kernels per 7 events, a name per kernel)"
+  echo
+  echo "| names | events | peak RSS MB | same events, 24 names MB | bytes per name |"
+  echo "|---:|---:|---:|---:|---:|"
+  IFS=, read -r -a name_counts <<<"$names"
+  for k in "${name_counts[@]}"; do
+    n=$((k * 7 / 2))
+    make_db "$work/names-$k.db" "$n" 4242 "$k"
+    make_db "$work/names-$k-base.db" "$n" 4242 24
+    measure_best "$prof" --db "$work/names-$k-base.db" -d "$work/out" -o names
+    base_kb=$peak_kb
+    measure_best "$prof" --db "$work/names-$k.db" -d "$work/out" -o names
+    printf '| %s | %s | %s | %s | %s |\n' "$k" "$n" "$((peak_kb / 1024))" "$((base_kb / 1024))" \
+      "$(((peak_kb - base_kb) * 1024 / (k - 24)))"
+  done
 fi
 rm -rf "$work/out"

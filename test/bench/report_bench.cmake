@@ -8,7 +8,7 @@ set_target_properties(prof_bench_synth_db PROPERTIES OUTPUT_NAME synth_db
 if(TARGET prof)
   add_test(NAME bench:reports_smoke
            COMMAND ${CMAKE_SOURCE_DIR}/scripts/bench-reports.sh --events 20000 --merge-dbs 3 --merge-events 5000
-                   --work ${CMAKE_CURRENT_BINARY_DIR}/bench_reports)
+                   --names 2000 --work ${CMAKE_CURRENT_BINARY_DIR}/bench_reports)
   set_tests_properties(bench:reports_smoke PROPERTIES LABELS e2e TIMEOUT 300
     ENVIRONMENT PROF_BUILD_DIR=${CMAKE_BINARY_DIR})
 endif()

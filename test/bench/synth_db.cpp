@@ -61,8 +61,12 @@ int main(int argc, char** argv) {
             " (3, 12288, 0), (4, 16384, 0);");
     prof::Statement name = db.prepare("INSERT INTO strings (string_id, value) VALUES (?1, ?2)");
     for (int64_t i = 1; i <= names; ++i)
-      name.bind(1, i).bind(2, std::string_view("_Z" + std::to_string(8 + std::to_string(i).size()) + "kernel_" +
-                                               std::to_string(i) + "PfPKfi")).run();
+      // _Z<length>kernel_<i>PfPKfi, as __hipRegisterFunction stores it: the report demangles each
+      // name to kernel_<i>(float*, float const*, int), as it does a real program's.
+      name.bind(1, i)
+          .bind(2, std::string_view("_Z" + std::to_string(7 + std::to_string(i).size()) +
+                                    "kernel_" + std::to_string(i) + "PfPKfi"))
+          .run();
 
     prof::Statement api = db.prepare("INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, 0, ?8, 0)");
     prof::Statement kernel =

@@ -30,6 +30,9 @@ if(TARGET prof)
   prof_add_e2e_test(faults test_faults.py)
   prof_add_e2e_test(recover test_recover.py)
   prof_add_e2e_test(data_loss test_data_loss.py)
+  # Peak RSS of prof --db per distinct kernel name (issue 42): alone, so the bound is the report's.
+  prof_add_e2e_test(report_memory test_report_memory.py)
+  set_tests_properties(e2e:report_memory PROPERTIES RUN_SERIAL TRUE)
   # Run as root: creates and removes a second local user (useradd) that plants files for root's prof.
   prof_add_e2e_test(security_user test_security_user.py)
   prof_add_e2e_test(rings test_rings.py)

@@ -2,12 +2,12 @@
 // (scan_event_times) gives the timeline what the full pass would, the planner keeps every part
 // within its budget however the times arrive, and the pipe hands rows to its thread in order,
 // with kernel names resolved, and brings a consumer's exception back.
-#include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <climits>
 #include <cstdio>
-#include <unistd.h>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -17,6 +17,7 @@
 #include "db/sqlite_db.hpp"
 #include "report/event_pass.hpp"
 #include "report/event_pipe.hpp"
+#include "report/kernel_names.hpp"
 #include "report/report_db.hpp"
 #include "report/timeline_events.hpp"
 #include "report/timeline_parts.hpp"
@@ -61,7 +62,10 @@ struct Log final : EventConsumer {
   std::vector<std::thread::id> threads;
   void api(const ApiRow& r) override { add("api " + std::to_string(r.correlation_id)); }
   void kernel(const KernelRow& r) override {
-    add("kernel " + std::to_string(r.correlation_id) + (r.name ? " " + *r.name : ""));
+    std::string unknown;
+    const bool named = r.names && r.name_id;
+    add("kernel " + std::to_string(r.correlation_id) +
+        (named ? " " + std::string(r.names->name_or_unknown(*r.name_id, unknown)) : ""));
   }
   void copy(const CopyRow& r) override { add("copy " + std::to_string(r.correlation_id)); }
   void add(std::string row) {

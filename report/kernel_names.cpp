@@ -1,0 +1,40 @@
+#include "report/kernel_names.hpp"
+
+#include <algorithm>
+
+#include "report/demangle.hpp"
+
+namespace prof::report {
+
+KernelNames::KernelNames(Database& db) {
+  starts_.push_back(0);
+  std::vector<int64_t> ids;
+  Statement st = db.prepare("SELECT string_id, value FROM strings ORDER BY string_id");
+  while (st.step()) {
+    ids.push_back(st.column_int(0));
+    text_.append(demangle(st.column_text(1)));
+    starts_.push_back(text_.size());
+  }
+  text_.shrink_to_fit();
+  starts_.shrink_to_fit();
+  // The collector numbers strings 1, 2, 3, ...: a slot is then the id minus the first, and the
+  // ids need not be kept.
+  if (!ids.empty()) first_id_ = ids.front();
+  if (!ids.empty() && ids.back() - ids.front() != static_cast<int64_t>(ids.size()) - 1) {
+    ids.shrink_to_fit();
+    ids_ = std::move(ids);
+  }
+}
+
+std::optional<size_t> KernelNames::slot(int64_t string_id) const {
+  if (ids_.empty()) {
+    if (string_id < first_id_ || string_id - first_id_ >= static_cast<int64_t>(size()))
+      return std::nullopt;
+    return static_cast<size_t>(string_id - first_id_);
+  }
+  auto it = std::lower_bound(ids_.begin(), ids_.end(), string_id);
+  if (it == ids_.end() || *it != string_id) return std::nullopt;
+  return static_cast<size_t>(it - ids_.begin());
+}
+
+}  // namespace prof::report
