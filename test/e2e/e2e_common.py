@@ -7,6 +7,7 @@ and ends with a line `N passed, N failed`. Exit status: 0 all passed, 1 a failur
 """
 import argparse
 import collections
+import contextlib
 import csv
 import glob
 import json
@@ -353,3 +354,27 @@ def truth_mismatches(test, db, truth, stream_handles=None, geometry=lambda op: T
             if directions[row["direction"]].lower() != "default":
                 test.assertEqual(directions[row["direction"]].lower(), expected["direction"].lower(), where)
     return off
+
+
+def run_manifest(run_dir):
+    """A run directory's run.conf (cli/recovery.hpp) as a dict; {} when it has none."""
+    try:
+        with open(os.path.join(run_dir, "run.conf")) as f:
+            return dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+    except OSError:
+        return {}
+
+
+@contextlib.contextmanager
+def small_tmpfs(test, path, size):
+    """A tmpfs of `size` (mount's size=, e.g. "200k") at the new directory `path` for the block: a
+    full disk on demand. Skips the test where one cannot be mounted (not root, no mount)."""
+    os.mkdir(path)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        test.skipTest("cannot mount a small tmpfs here: " + mounted.stderr.strip())
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", path], capture_output=True)

@@ -20,12 +20,7 @@ import unittest
 import e2e_common as e2e
 
 
-def manifest(run_dir):
-    try:
-        with open(os.path.join(run_dir, "run.conf")) as f:
-            return dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
-    except OSError:
-        return {}
+manifest = e2e.run_manifest
 
 
 def runs_into(out):
@@ -328,14 +323,8 @@ class DataLossTest(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="prof-e2e-small-reports-") as tmp:
             db = os.path.join(tmp, "big.db")
             subprocess.run([synth, db, "400000"], check=True, capture_output=True)
-            full = os.path.join(tmp, "full")
-            os.mkdir(full)
             # The per-call files need about 60 MB; the statistics a few KB.
-            mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", full],
-                                     capture_output=True, text=True)
-            if mounted.returncode != 0:
-                self.skipTest("cannot mount a small tmpfs here: " + mounted.stderr.strip())
-            try:
+            with e2e.small_tmpfs(self, os.path.join(tmp, "full"), "4m") as full:
                 done = e2e.run([e2e.Config.prof, "--db", db, "-d", full])
                 self.assertEqual(done.returncode, 73, e2e.describe(done))
                 names = sorted(os.listdir(full))
@@ -347,8 +336,6 @@ class DataLossTest(unittest.TestCase):
                 self.assertEqual([n for n in names if ".tmp-" in n], [], "no temp file left")
                 with open(os.path.join(full, "big.kernel.csv")) as f:
                     self.assertEqual(len(list(csv.reader(f))), 1 + 24)  # the header and synth_db's 24 kernels
-            finally:
-                subprocess.run(["umount", full], capture_output=True)
 
     def test_numeric_options_out_of_range_are_refused_in_one_line(self):
         huge = "99999999999999999999"

@@ -6,9 +6,6 @@ recorded like any other: the kernel registration, an allocation, and the launch 
 
 The sample is test/apps/early_register.c with its library test/apps/early_register_lib.c.
 """
-import os
-import shutil
-import tempfile
 import unittest
 
 import e2e_common as e2e
@@ -17,29 +14,22 @@ import e2e_common as e2e
 class EarlyRegisterTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.built_sample("early_register")
-        cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-early-")
-        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
+        e2e.profile_sample(cls, "early_register", "hip")
 
     def test_constructor_calls_are_recorded(self):
-        plain = e2e.run_on_sim([self.app], cwd=self.tmp)
-        self.assertEqual(plain.returncode, 0, e2e.describe(plain))
-        out = tempfile.mkdtemp(dir=self.tmp)
-        done = e2e.run_prof(["--sim", "-d", out, self.app], cwd=out)
-        self.assertEqual(done.returncode, 0, e2e.describe(done))
-        self.assertEqual(e2e.normalise_sample_output(e2e.program_stdout(done.stdout)),
-                         e2e.normalise_sample_output(e2e.program_stdout(plain.stdout)))
-        db = e2e.open_db(os.path.join(out, f"hip-prof-{e2e.parse_pid(done.stdout)}.db"))
-        self.addCleanup(db.close)
-        expect = e2e.parse_expect(done.stdout)
+        self.assertEqual(self.direct.returncode, 0, e2e.describe(self.direct))
+        self.assertEqual(self.profiled.returncode, 0, e2e.describe(self.profiled))
+        self.assertEqual(e2e.normalise_sample_output(e2e.program_stdout(self.profiled.stdout)),
+                         e2e.normalise_sample_output(e2e.program_stdout(self.direct.stdout)))
+        db = self.db
         names = [row[0] for row in db.execute(
             "SELECT n.name FROM api_calls a JOIN api_names n USING (api_id) ORDER BY a.correlation_id")]
-        self.assertEqual(len(names), expect["api_calls"], names)
+        self.assertEqual(len(names), self.expect["api_calls"], names)
         # The constructor's three calls come first, in its order, before any of main's.
         self.assertEqual(names[:4], ["__hipRegisterFatBinary", "__hipRegisterFunction", "hipMalloc", "hipStreamCreate"])
         kernels = db.execute("SELECT s.value, k.device_end_ns FROM kernels k JOIN strings s ON s.string_id = k.name_id"
                              ).fetchall()
-        self.assertEqual(len(kernels), expect["kernels"])
+        self.assertEqual(len(kernels), self.expect["kernels"])
         # The name comes from the registration made in the constructor.
         self.assertIn("early_kernel", kernels[0][0])
         self.assertIsNotNone(kernels[0][1])

@@ -155,13 +155,7 @@ class FaultTest(unittest.TestCase):
 
     def test_disk_full(self):
         with tempfile.TemporaryDirectory(prefix="prof-e2e-fault-full-") as tmp:
-            full = os.path.join(tmp, "full")
-            os.mkdir(full)
-            mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", full],
-                                     capture_output=True, text=True)
-            if mounted.returncode != 0:
-                self.skipTest("cannot mount a small tmpfs here: " + mounted.stderr.strip())
-            try:
+            with e2e.small_tmpfs(self, os.path.join(tmp, "full"), "200k") as full:
                 completed = self.profile(full, "exit5", ["2", "100000"])
                 # Records were lost: prof's "cannot write" status, not the program's, which it names.
                 self.assertEqual(completed.returncode, 73, "a lost profile is not a good one" + e2e.describe(completed))
@@ -179,8 +173,6 @@ class FaultTest(unittest.TestCase):
                         db.close()
                 leftovers = [n for n in os.listdir(full) if n.endswith(("-journal", "-wal", ".tmp")) or n.startswith(".")]
                 self.assertEqual(leftovers, [], "no half-written files, no journal left behind")
-            finally:
-                subprocess.run(["umount", full], capture_output=True)
 
     # ---- buffers under pressure -------------------------------------------------------------
     def pressure_run(self, tmp, env, calls=None):

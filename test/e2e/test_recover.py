@@ -135,13 +135,7 @@ def check_no_leftovers(out):
         fail(f"left in TMPDIR {tmpdir}: {os.listdir(tmpdir)}")
 
 
-def manifest(run_dir):
-    """A run directory's run.conf (cli/recovery.hpp) as a dict; {} when it has none."""
-    try:
-        with open(os.path.join(run_dir, "run.conf")) as f:
-            return dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
-    except OSError:
-        return {}
+manifest = e2e.run_manifest
 
 
 def is_ours(run_dir):

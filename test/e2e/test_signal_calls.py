@@ -8,9 +8,6 @@ calls plus that count are exactly the calls the program made.
 The sample is test/apps/signal_calls.cpp: it signals its main thread while that thread sleeps
 inside hipStreamSynchronize (seen in /proc, not timed), and the handler calls hipGetDevice.
 """
-import os
-import shutil
-import tempfile
 import unittest
 
 import e2e_common as e2e
@@ -19,28 +16,22 @@ import e2e_common as e2e
 class SignalCallsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = e2e.built_sample("signal_calls")
-        cls.tmp = tempfile.mkdtemp(prefix="prof-e2e-signal-calls-")
-        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
+        e2e.profile_sample(cls, "signal_calls", "hip")
 
     def test_calls_of_a_handler_inside_a_call_are_counted(self):
-        plain = e2e.run_on_sim([self.app], cwd=self.tmp)
-        self.assertEqual(plain.returncode, 0, e2e.describe(plain))
-        out = tempfile.mkdtemp(dir=self.tmp)
-        done = e2e.run_prof(["--sim", "-d", out, self.app], cwd=out)
+        done = self.profiled
+        self.assertEqual(self.direct.returncode, 0, e2e.describe(self.direct))
         self.assertEqual(done.returncode, 0, e2e.describe(done))
         self.assertEqual(e2e.normalise_sample_output(e2e.program_stdout(done.stdout)),
-                         e2e.normalise_sample_output(e2e.program_stdout(plain.stdout)))
-        expect = e2e.parse_expect(done.stdout)
-        db = e2e.open_db(os.path.join(out, f"hip-prof-{e2e.parse_pid(done.stdout)}.db"))
-        self.addCleanup(db.close)
-        recorded = e2e.scalar(db, "SELECT COUNT(*) FROM api_calls")
-        nested = e2e.scalar(db, "SELECT COALESCE(SUM(count), 0) FROM drops WHERE cause = 'calls_inside_a_traced_call'")
-        self.assertEqual(recorded + nested, expect["api_calls"], e2e.describe(done))
+                         e2e.normalise_sample_output(e2e.program_stdout(self.direct.stdout)))
+        recorded = e2e.scalar(self.db, "SELECT COUNT(*) FROM api_calls")
+        nested = e2e.scalar(self.db,
+                            "SELECT COALESCE(SUM(count), 0) FROM drops WHERE cause = 'calls_inside_a_traced_call'")
+        self.assertEqual(recorded + nested, self.expect["api_calls"], e2e.describe(done))
         # Each round's signal is sent while the main thread sleeps inside hipStreamSynchronize (a
         # 100 ms kernel); one that came after the call returned would be recorded, and is in the sum.
         self.assertGreaterEqual(nested, 1, e2e.describe(done))
-        self.assertLessEqual(nested, expect["handler_calls"], e2e.describe(done))
+        self.assertLessEqual(nested, self.expect["handler_calls"], e2e.describe(done))
         self.assertIn("calls_inside_a_traced_call", done.stdout + done.stderr)
 
 
