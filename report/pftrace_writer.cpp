@@ -52,41 +52,17 @@ constexpr size_t kMostWaitingPerRow = 4096;        // flow ends waiting on one r
 // JSON string text (no quotes) -> its characters. Malformed escapes (\q, a bad or truncated \u,
 // a lone surrogate) become U+FFFD: prof's own JSON has none (names' stray bytes are already the
 // text \xNN there, report/utf8.hpp), so this is for JSON from elsewhere.
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 bool hex4(std::string_view s, size_t at, uint32_t& value) {
   if (at + 4 > s.size()) return false;
   value = 0;
   for (size_t i = at; i < at + 4; ++i) {
-    const int d = hex_digit(s[i]);
+    const int d = hex_value(s[i]);
     if (d < 0) return false;
     value = value << 4 | static_cast<uint32_t>(d);
   }
   return true;
 }
 
-void append_code_point(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | cp >> 6));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | cp >> 12));
-    out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | cp >> 18));
-    out.push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 void append_json_decoded(std::string& out, std::string_view s) {
   size_t i = 0;

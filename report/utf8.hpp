@@ -24,6 +24,10 @@ size_t utf8_sequence_length(std::string_view text);
 
 // The code point of a well-formed sequence of `length` bytes (utf8_sequence_length's answer).
 uint32_t utf8_code_point(std::string_view text, size_t length);
+// A hexadecimal digit's value, -1 for any other character.
+int hex_value(char c);
+// Appends code point `cp` (at most U+10FFFF) as UTF-8.
+void append_code_point(std::string& out, uint32_t cp);
 
 // Which well-formed characters are escaped too, besides the bytes that are not UTF-8.
 enum class Escapes {
