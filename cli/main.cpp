@@ -101,6 +101,26 @@ CLI::Validator whole_number_in(long long low, long long high, const char* unit) 
       "N");
 }
 
+CLI::Validator output_formats() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        for (size_t at = 0; at <= text.size();) {
+          const size_t comma = std::min(text.find(',', at), text.size());
+          const std::string item = text.substr(at, comma - at);
+          bool known = false;
+          for (const char* word : kOutputFormats) known = known || item == word;
+          if (!known) {
+            std::string words;
+            for (const char* word : kOutputFormats) words += (words.empty() ? "" : ", ") + std::string(word);
+            return "'" + item + "' is not an output; expected a comma list of " + words;
+          }
+          at = comma + 1;
+        }
+        return "";
+      },
+      "LIST");
+}
+
 CLI::Validator seconds_up_to(double high) {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
@@ -309,6 +329,10 @@ int main(int argc, char** argv) {
   app.add_flag("--group-stream", o.group_stream, "Also write <base>_stream.json: copies and kernels by stream");
   app.add_flag("--no-pftrace", o.no_pftrace,
                "Do not write <base>.pftrace (Perfetto's protobuf trace of the whole run, in one file)");
+  app.add_option("--output-format", o.output_format,
+                 "Outputs besides the db, a comma list: stats (API, kernel, copy, memory CSVs), trace (a CSV row per "
+                 "call, kernel and copy), json (timeline), pftrace, html, summary (summary.json); default all")
+      ->check(output_formats());
   app.add_option("--db", o.db, "Regenerate the reports from this database; runs nothing");
   app.add_option("--db-merge", o.db_merge, "Merge every prof database in DIR into one db and one set of reports");
   app.add_flag("--recursive", o.recursive, "With --db-merge: also search DIR's subdirectories");

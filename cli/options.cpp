@@ -186,7 +186,22 @@ report::ReportOptions report_options(const Options& o, const std::string& base) 
   r.output_dir = o.output_dir;
   r.base_name = base;
   r.group_stream = o.group_stream;
-  r.pftrace = !o.no_pftrace;
+  const auto asked = [&](std::string_view word) {
+    if (o.output_format == "all") return true;
+    for (size_t at = 0; at <= o.output_format.size();) {
+      const size_t comma = std::min(o.output_format.find(',', at), o.output_format.size());
+      const std::string_view item = std::string_view(o.output_format).substr(at, comma - at);
+      if (item == word || item == "all") return true;
+      at = comma + 1;
+    }
+    return false;
+  };
+  r.pftrace = !o.no_pftrace && asked("pftrace");
+  r.stats_csv = asked("stats");
+  r.trace_csv = asked("trace");
+  r.json = asked("json");
+  r.html = asked("html");
+  r.summary_json = asked("summary");
   if (!o.index_range.empty()) r.index_range = parse_range(o.index_range);
   r.json_max_events = o.json_max_events;
   r.kernel_stats_by_range = o.kernel_stats_by_range;

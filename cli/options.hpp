@@ -18,6 +18,9 @@
 
 namespace prof::cli {
 
+// The words of --output-format, each an output (or a group of them) the db can give.
+inline constexpr const char* kOutputFormats[] = {"stats", "trace", "json", "pftrace", "html", "summary", "all"};
+
 struct Options {
   bool hip_trace = false;
   bool musa_trace = false;
@@ -32,6 +35,8 @@ struct Options {
   bool sim = false;
   bool group_stream = false;
   bool no_pftrace = false;  // --no-pftrace: no <base>.pftrace
+  // --output-format: the outputs besides the db, a comma list of kOutputFormats (default all).
+  std::string output_format = "all";
   bool no_device_timing = false;
   double wait_timeout_s = 30;
   std::string output_dir = ".";

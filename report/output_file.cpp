@@ -75,6 +75,11 @@ OutputFile::OutputFile(std::string final_path, std::string_view signature, Toler
   }
 }
 
+OutputFile::OutputFile(std::string final_path, Unwanted)
+    : final_path_(std::move(final_path)), tolerant_(true), unwanted_(true) {
+  committed_ = true;  // no temp file
+}
+
 void OutputFile::rename_final(std::string final_path, std::string_view signature) {
   if (tolerant_) {
     try {
@@ -97,7 +102,7 @@ void OutputFile::fail(std::string_view what, int error) const {
 
 void OutputFile::write(std::string_view text) {
   bytes_written_ += static_cast<int64_t>(text.size());
-  if (fd_ < 0 && !refused_.empty()) return;  // refused or failed: nothing is kept
+  if (unwanted_ || (fd_ < 0 && !refused_.empty())) return;  // unwanted, refused or failed: nothing is kept
   buffer_.append(text);
   if (buffer_.size() >= flush_bytes_) flush();
 }
@@ -138,6 +143,7 @@ void OutputFile::finish() {
 }
 
 void OutputFile::commit() {
+  if (unwanted_) return;
   if (!refused_.empty()) {
     discard();
     return;

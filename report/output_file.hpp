@@ -21,6 +21,11 @@ class OutputFile final : public TextSink {
   // why), writes are dropped, and commit() does nothing. A report set writes its other files.
   struct Tolerant {};
   OutputFile(std::string final_path, std::string_view signature, Tolerant);
+  // An output the user did not ask for (--output-format): the writers write to it as to any
+  // other, and nothing reaches the disk.
+  struct Unwanted {};
+  OutputFile(std::string final_path, Unwanted);
+  bool unwanted() const { return unwanted_; }
   ~OutputFile() override;
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -61,6 +66,7 @@ class OutputFile final : public TextSink {
   int fd_ = -1;
   bool committed_ = false;
   bool tolerant_ = false;
+  bool unwanted_ = false;
   std::string refused_;
 };
 

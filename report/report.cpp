@@ -283,10 +283,16 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
                                 const std::function<std::string()>& commit_first) {
   RowFilter filter{opt.index_range};
   std::vector<std::unique_ptr<OutputFile>> files;
-  auto add_file = [&](const std::string& suffix, std::string_view signature) -> OutputFile& {
-    files.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, opt.base_name + suffix), signature,
-                                                 OutputFile::Tolerant{}));
+  auto add_output = [&](const std::string& suffix, std::string_view signature, bool wanted) -> OutputFile& {
+    const std::string path = join_path(opt.output_dir, opt.base_name + suffix);
+    files.push_back(wanted ? std::make_unique<OutputFile>(path, signature, OutputFile::Tolerant{})
+                           : std::make_unique<OutputFile>(path, OutputFile::Unwanted{}));
     return *files.back();
+  };
+  // The statistics CSVs (roctx ranges' too) and the HTML page go through this one.
+  auto add_file = [&](const std::string& suffix, std::string_view signature) -> OutputFile& {
+    const bool html = suffix == ".report.html";
+    return add_output(suffix, signature, html ? opt.html : opt.stats_csv);
   };
 
   ReportResult result;
@@ -316,11 +322,11 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     for (size_t r = 0; r < runtimes.size(); ++r)
       api_csvs.push_back(&add_file("." + runtimes[r].api_csv_stem + ".csv", kCsvSignature));
     OutputFile& kernel_csv = add_file(".kernel.csv", kCsvSignature);
-    OutputFile& summary_json = add_file(".summary.json", kSummarySignature);
+    OutputFile& summary_json = add_output(".summary.json", kSummarySignature, opt.summary_json);
     // Every dispatch, copy and call (rocprofv3's *_trace.csv), copy and allocation statistics.
-    OutputFile& api_trace = add_file(".api_trace.csv", kApiTraceSignature);
-    OutputFile& kernel_trace = add_file(".kernel_trace.csv", kKernelTraceSignature);
-    OutputFile& copy_trace = add_file(".copy_trace.csv", kCopyTraceSignature);
+    OutputFile& api_trace = add_output(".api_trace.csv", kApiTraceSignature, opt.trace_csv);
+    OutputFile& kernel_trace = add_output(".kernel_trace.csv", kKernelTraceSignature, opt.trace_csv);
+    OutputFile& copy_trace = add_output(".copy_trace.csv", kCopyTraceSignature, opt.trace_csv);
     OutputFile& copy_stats_csv = add_file(".copy_stats.csv", kCopyStatsSignature);
     OutputFile& memory_csv = add_file(".memory_stats.csv", kMemoryStatsSignature);
     write_api_trace_header(api_trace);
@@ -374,9 +380,10 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     if (opt.pftrace)
       timelines.push_back(
           std::make_unique<TimelineOutput>(db, processes, extents, merged, false, Format::kPftrace, part_starts, opt));
-    timelines.push_back(
-        std::make_unique<TimelineOutput>(db, processes, extents, merged, false, Format::kJson, part_starts, opt));
-    if (opt.group_stream)
+    if (opt.json)
+      timelines.push_back(
+          std::make_unique<TimelineOutput>(db, processes, extents, merged, false, Format::kJson, part_starts, opt));
+    if (opt.json && opt.group_stream)
       timelines.push_back(
           std::make_unique<TimelineOutput>(db, processes, extents, merged, true, Format::kJson, part_starts, opt));
 
@@ -416,7 +423,8 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
       {
         if (second) select_process(*second, p.process_id);
         EventPipe pipe(db, std::move(groups), names.get());
-        scan_events(db, filter, {&rows, &pipe}, ScanOptions{timelines.front()->has_api_args(), second.get()});
+        const bool api_args = !timelines.empty() && timelines.front()->has_api_args();
+        scan_events(db, filter, {&rows, &pipe}, ScanOptions{api_args, second.get()});
         pipe.finish();
       }
       for (auto& timeline : timelines) timeline->end_process();
@@ -465,6 +473,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
   // A file that may not be written (a symlink or a foreign file at its name) costs only itself:
   // the others are still written, and the caller is told which one was not (result.failed).
   for (auto& file : files) {
+    if (file->unwanted()) continue;
     if (!file->refused().empty()) {
       result.failed.push_back(file->refused());
       file->commit();  // removes its temp file

@@ -24,6 +24,12 @@ struct ReportOptions {
   bool summary_to_stdout = true;
   bool group_stream = false;  // also <base>_stream.json
   bool pftrace = true;        // <base>.pftrace, Perfetto's protobuf trace of the copy view
+  // Which of the other outputs are written (prof --output-format; the db is always there):
+  bool stats_csv = true;     // stats: <base>.<rt>trace.csv per runtime, kernel, copy and memory statistics
+  bool trace_csv = true;     // trace: <base>.api_trace.csv, kernel_trace.csv, copy_trace.csv (a row per event)
+  bool json = true;          // json: the timeline views <base>_copy.json (and _stream.json)
+  bool html = true;          // html: <base>.report.html
+  bool summary_json = true;  // summary: <base>.summary.json (what prof --compare reads)
   // Only API calls with sequence in [first, last] and the kernels/copies they enqueued.
   std::optional<std::pair<int64_t, int64_t>> index_range;
   // A timeline with more events than this (or more than kPartMaxBytes) is split by time into

@@ -83,6 +83,32 @@ class ReportsCliTest(unittest.TestCase):
         kinds = {e.get("cat") for e in trace["traceEvents"] if e.get("ph") == "X"}
         self.assertTrue({"api", "copy", "kernel"} <= kinds, kinds)
 
+    def test_output_format_writes_only_the_outputs_asked_for(self):
+        directory, db, pid = self.runs[0]
+        base = f"result_{pid}"
+        for formats, expected in (
+                ("stats,summary", [".copy_stats.csv", ".hiptrace.csv", ".kernel.csv", ".memory_stats.csv",
+                                   ".summary.json"]),
+                ("trace", [".api_trace.csv", ".copy_trace.csv", ".kernel_trace.csv"]),
+                ("json,pftrace,html", ["_copy.json", ".pftrace", ".report.html"])):
+            out = self.out_dir(formats.replace(",", "-"))
+            done = self.prof(["--db", db, "-d", out, "--output-format", formats])
+            self.assertEqual(sorted(os.listdir(out)), sorted(base + suffix for suffix in expected), formats)
+            for name in os.listdir(out):  # what is written is what a full run writes
+                self.assertIn(os.path.join(out, name), done.stdout)
+                if name.endswith(".csv"):
+                    self.assertEqual(read_bytes(os.path.join(out, name)), read_bytes(os.path.join(directory, name)))
+
+    def test_output_format_refuses_an_unknown_word_before_anything_runs(self):
+        out = self.out_dir()
+        app = e2e.built_sample("multistream")
+        done = self.prof(["--sim", "-d", out, "--output-format", "stats,csv", app], status=2)
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, done.stderr)
+        self.assertIn("--output-format", lines[0])
+        self.assertIn("'csv' is not an output", lines[0])
+        self.assertEqual(os.listdir(out), [], "nothing ran")
+
     def test_index_range_keeps_only_those_calls(self):
         _, db, pid = self.runs[0]
         out = self.out_dir()
