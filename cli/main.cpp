@@ -103,21 +103,7 @@ CLI::Validator whole_number_in(long long low, long long high, const char* unit) 
 
 CLI::Validator output_formats() {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
-        for (size_t at = 0; at <= text.size();) {
-          const size_t comma = std::min(text.find(',', at), text.size());
-          const std::string item = text.substr(at, comma - at);
-          bool known = false;
-          for (const char* word : kOutputFormats) known = known || item == word;
-          if (!known) {
-            std::string words;
-            for (const char* word : kOutputFormats) words += (words.empty() ? "" : ", ") + std::string(word);
-            return "'" + item + "' is not an output; expected a comma list of " + words;
-          }
-          at = comma + 1;
-        }
-        return "";
-      },
+      [](std::string& text) -> std::string { return output_format_error(text); },
       "LIST");
 }
 

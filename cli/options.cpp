@@ -181,6 +181,22 @@ std::FILE* summary_stream(const Options& o) {
   return summary_file(o);
 }
 
+std::string output_format_error(const std::string& list) {
+  for (size_t at = 0; at <= list.size();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, comma - at);
+    bool known = false;
+    for (const char* word : kOutputFormats) known = known || item == word;
+    if (!known) {
+      std::string words;
+      for (const char* word : kOutputFormats) words += (words.empty() ? "" : ", ") + std::string(word);
+      return "'" + item + "' is not an output; expected a comma list of " + words;
+    }
+    at = comma + 1;
+  }
+  return "";
+}
+
 report::ReportOptions report_options(const Options& o, const std::string& base) {
   report::ReportOptions r;
   r.output_dir = o.output_dir;

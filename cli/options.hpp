@@ -20,6 +20,9 @@ namespace prof::cli {
 
 // The words of --output-format, each an output (or a group of them) the db can give.
 inline constexpr const char* kOutputFormats[] = {"stats", "trace", "json", "pftrace", "html", "summary", "all"};
+// "" when `list` is a comma list of kOutputFormats, else why not (one word named).
+std::string output_format_error(const std::string& list);
+inline bool output_format_known(const std::string& list) { return output_format_error(list).empty(); }
 
 struct Options {
   bool hip_trace = false;

@@ -27,6 +27,7 @@ Manifest output_manifest(const Options& o) {
           {"output_name", o.output_name},
           {"group_stream", o.group_stream ? "1" : "0"},
           {"no_pftrace", o.no_pftrace ? "1" : "0"},
+          {"output_format", o.output_format},
           {"json_max_events", std::to_string(o.json_max_events)},
           {"kernel_stats_by_range", o.kernel_stats_by_range ? "1" : "0"},
           {"index_range", o.index_range},
@@ -42,6 +43,10 @@ Options options_from_manifest(const OrphanedRun& run) {
   o.output_name = run.get("output_name");
   o.group_stream = run.get("group_stream") == "1";
   o.no_pftrace = run.get("no_pftrace") == "1";
+  // The reports the original command asked for; a value that is no list of outputs (an older or
+  // an edited manifest) gives them all.
+  if (const std::string formats = run.get("output_format"); !formats.empty() && output_format_known(formats))
+    o.output_format = formats;
   const std::string max_events = run.get("json_max_events");
   if (!max_events.empty()) o.json_max_events = std::strtoll(max_events.c_str(), nullptr, 10);
   if (o.json_max_events < 1) o.json_max_events = report::kDefaultPartEvents;
