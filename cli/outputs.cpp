@@ -120,7 +120,9 @@ int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs
                      terminal_escaped(report::process_heading(db.db_path)).c_str());
         std::fflush(summary_stream(o));
       }
-      const report::ReportResult written = report::write_reports(db.db_path, report_options(o, base), summary_stream(o));
+      report::ReportOptions options = report_options(o, base);
+      options.written_db = db.db_path;
+      const report::ReportResult written = report::write_reports(db.db_path, options, summary_stream(o));
       print_warnings(written);
       for (const std::string& failed : written.failed) {
         std::fprintf(stderr, "prof: %s\n", terminal_escaped(failed).c_str());

@@ -466,6 +466,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     throw as_report_error(e);
   }
 
+  if (!opt.written_db.empty()) result.files_written.push_back(opt.written_db);
   if (commit_first) {
     std::string first = commit_first();
     if (!first.empty()) result.files_written.push_back(first);

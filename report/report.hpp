@@ -30,6 +30,9 @@ struct ReportOptions {
   bool json = true;          // json: the timeline views <base>_copy.json (and _stream.json)
   bool html = true;          // html: <base>.report.html
   bool summary_json = true;  // summary: <base>.summary.json (what prof --compare reads)
+  // The database this run wrote (a profiled run's, not --db's input): named first under "Files
+  // written", since it is the file every other output comes from.
+  std::string written_db;
   // Only API calls with sequence in [first, last] and the kernels/copies they enqueued.
   std::optional<std::pair<int64_t, int64_t>> index_range;
   // A timeline with more events than this (or more than kPartMaxBytes) is split by time into
