@@ -15,6 +15,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/merge.hpp"
 #include "report/compare.hpp"
+#include "report/merged_db.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"
 #include "report/report_db.hpp"
@@ -59,6 +60,15 @@ int regenerate(const Options& given) {
                                    "numbers; " + fix);
       std::fprintf(stderr, "prof: %s: no sequence numbers, drop counts or end time; reported as it is (%s)\n",
                    what.c_str(), fix.c_str());
+    } else if (const auto range = parse_range(o.index_range); range && !report::is_merged_db(*db)) {
+      // A range that holds none of the db's calls wrote empty files without a word (issue 41).
+      const char* number = report::calls_numbered_by_id(*db) ? "correlation_id" : "sequence";
+      Statement span = db->prepare(std::string("SELECT MIN(") + number + "), MAX(" + number + ") FROM api_calls");
+      if (span.step() && !span.column_is_null(0) &&
+          (range->second < span.column_int(0) || range->first > span.column_int(1)))
+        return fail(kExitUsage, "--index-range " + o.index_range + ": " + o.db + " has calls " +
+                                    std::to_string(span.column_int(0)) + " to " + std::to_string(span.column_int(1)) +
+                                    " (numbered from 1); none is in that range");
     }
   } catch (const report::ReportError& e) {
     return fail(report_exit_code(e), e.what());

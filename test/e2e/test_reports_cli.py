@@ -371,6 +371,16 @@ class ReportsCliTest(unittest.TestCase):
                         self.assertEqual(stream.read(), "my own notes\n")
                 os.unlink(target)
 
+    def test_index_range_beyond_the_dbs_calls_is_a_usage_error(self):
+        _, db, _ = self.runs[0]
+        with e2e.open_db(db) as connection:
+            last = connection.execute("SELECT MAX(sequence) FROM api_calls").fetchone()[0]
+        out = self.out_dir()
+        done = self.assert_refused(["--db", db, "-d", out, "--index-range", f"{last + 1}:{last + 100}"], EXIT_USAGE,
+                                   "--index-range", out)
+        self.assertIn(f"has calls 1 to {last}", done)
+        self.prof(["--db", db, "-d", out, "--index-range", f"{last}:{last + 100}"])  # overlapping: its one call
+
     def test_malformed_index_range_is_a_usage_error(self):
         _, db, _ = self.runs[0]
         out = self.out_dir()
