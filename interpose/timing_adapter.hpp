@@ -1,10 +1,11 @@
 // What device timing needs from a runtime, with its handles as void* and its status as int: one
-// instance per runtime (runtimes/<runtime>/<runtime>_adapter.hpp), so device_timing.cpp holds the
+// instance per runtime (interpose/adapters/<runtime>_adapter.hpp), so device_timing.cpp holds the
 // one timing algorithm for every runtime. Each function calls the runtime's real function (never
 // a hook) and returns the runtime's status; kNoFunction when the library does not define it.
 #pragma once
 #include <cstdint>
 
+#include "interpose/real_functions.hpp"
 #include "runtimes/api_id.hpp"
 
 namespace prof::interpose {
@@ -42,5 +43,13 @@ struct TimingAdapter {
 
 // Every runtime's adapter, indexed by RuntimeId (interpose/timing_adapters.cpp).
 extern const TimingAdapter* const kTimingAdapters[kRuntimeCount];
+
+// The adapters' one way to call a runtime: the real function `kId` with `args`, its status as an
+// int, or kNoFunction when the loaded library does not define it.
+template <ApiId kId, typename... Args>
+inline int call_real(Args... args) {
+  auto fn = real<kId>();
+  return fn ? static_cast<int>(fn(args...)) : TimingAdapter::kNoFunction;
+}
 
 }  // namespace prof::interpose

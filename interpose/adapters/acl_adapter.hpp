@@ -27,19 +27,19 @@ constexpr dim3 acl_grid(uint32_t blocks) { return dim3{blocks, 1, 1}; }
 constexpr dim3 acl_block() { return dim3{1, 1, 1}; }
 
 namespace acl_timing {
-#define PROF_CALL_REAL(id, ...)                    \
-  auto fn = real<ApiId::id>();                     \
-  return fn ? static_cast<int>(fn(__VA_ARGS__)) : TimingAdapter::kNoFunction
-inline int stream_create(void** s) { PROF_CALL_REAL(aclrtCreateStream, s); }
-inline int stream_destroy(void* s) { PROF_CALL_REAL(aclrtDestroyStream, s); }
+inline int stream_create(void** s) { return call_real<ApiId::aclrtCreateStream>(s); }
+inline int stream_destroy(void* s) { return call_real<ApiId::aclrtDestroyStream>(s); }
 // Timing events are created with ACL_EVENT_TIME_LINE (the flag that records timestamps).
-inline int event_create(void** e) { PROF_CALL_REAL(aclrtCreateEventWithFlag, e, ACL_EVENT_TIME_LINE); }
-inline int event_destroy(void* e) { PROF_CALL_REAL(aclrtDestroyEvent, e); }
-inline int event_record(void* e, void* s) { PROF_CALL_REAL(aclrtRecordEvent, e, s); }
-inline int event_synchronize(void* e) { PROF_CALL_REAL(aclrtSynchronizeEvent, e); }
-inline int event_elapsed_ms(float* ms, void* a, void* b) { PROF_CALL_REAL(aclrtEventElapsedTime, ms, a, b); }
-inline int set_device(int device) { PROF_CALL_REAL(aclrtSetDevice, device); }
-#undef PROF_CALL_REAL
+inline int event_create(void** e) {
+  return call_real<ApiId::aclrtCreateEventWithFlag>(e, ACL_EVENT_TIME_LINE);
+}
+inline int event_destroy(void* e) { return call_real<ApiId::aclrtDestroyEvent>(e); }
+inline int event_record(void* e, void* s) { return call_real<ApiId::aclrtRecordEvent>(e, s); }
+inline int event_synchronize(void* e) { return call_real<ApiId::aclrtSynchronizeEvent>(e); }
+inline int event_elapsed_ms(float* ms, void* a, void* b) {
+  return call_real<ApiId::aclrtEventElapsedTime>(ms, a, b);
+}
+inline int set_device(int device) { return call_real<ApiId::aclrtSetDevice>(device); }
 // ACL answers through an out-parameter; the timing algorithm wants "not ready" as a status.
 inline int event_query(void* e) {
   auto fn = real<ApiId::aclrtQueryEventStatus>();

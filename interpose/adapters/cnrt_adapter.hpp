@@ -26,24 +26,34 @@ constexpr dim3 cnrt_grid(cnrtDim3_t dim) { return dim3{dim.x, dim.y, dim.z}; }
 constexpr dim3 cnrt_block(cnrtFunctionType_t ktype) { return dim3{static_cast<uint32_t>(ktype), 1, 1}; }
 
 namespace cnrt_timing {
-#define PROF_CALL_REAL(id, ...)                    \
-  auto fn = real<ApiId::id>();                     \
-  return fn ? static_cast<int>(fn(__VA_ARGS__)) : TimingAdapter::kNoFunction
-inline int stream_create(void** q) { PROF_CALL_REAL(cnrtQueueCreate, reinterpret_cast<cnrtQueue_t*>(q)); }
-inline int stream_destroy(void* q) { PROF_CALL_REAL(cnrtQueueDestroy, static_cast<cnrtQueue_t>(q)); }
-inline int event_create(void** n) { PROF_CALL_REAL(cnrtNotifierCreate, reinterpret_cast<cnrtNotifier_t*>(n)); }
-inline int event_destroy(void* n) { PROF_CALL_REAL(cnrtNotifierDestroy, static_cast<cnrtNotifier_t>(n)); }
-inline int event_record(void* n, void* q) {
-  PROF_CALL_REAL(cnrtPlaceNotifier, static_cast<cnrtNotifier_t>(n), static_cast<cnrtQueue_t>(q));
+inline int stream_create(void** q) {
+  return call_real<ApiId::cnrtQueueCreate>(reinterpret_cast<cnrtQueue_t*>(q));
 }
-inline int event_query(void* n) { PROF_CALL_REAL(cnrtQueryNotifier, static_cast<cnrtNotifier_t>(n)); }
-inline int event_synchronize(void* n) { PROF_CALL_REAL(cnrtWaitNotifier, static_cast<cnrtNotifier_t>(n)); }
+inline int stream_destroy(void* q) {
+  return call_real<ApiId::cnrtQueueDestroy>(static_cast<cnrtQueue_t>(q));
+}
+inline int event_create(void** n) {
+  return call_real<ApiId::cnrtNotifierCreate>(reinterpret_cast<cnrtNotifier_t*>(n));
+}
+inline int event_destroy(void* n) {
+  return call_real<ApiId::cnrtNotifierDestroy>(static_cast<cnrtNotifier_t>(n));
+}
+inline int event_record(void* n, void* q) {
+  return call_real<ApiId::cnrtPlaceNotifier>(static_cast<cnrtNotifier_t>(n),
+                                             static_cast<cnrtQueue_t>(q));
+}
+inline int event_query(void* n) {
+  return call_real<ApiId::cnrtQueryNotifier>(static_cast<cnrtNotifier_t>(n));
+}
+inline int event_synchronize(void* n) {
+  return call_real<ApiId::cnrtWaitNotifier>(static_cast<cnrtNotifier_t>(n));
+}
 // CNRT's order is (start, end, ms); milliseconds, as the timing algorithm wants.
 inline int event_elapsed_ms(float* ms, void* a, void* b) {
-  PROF_CALL_REAL(cnrtNotifierElapsedTime, static_cast<cnrtNotifier_t>(a), static_cast<cnrtNotifier_t>(b), ms);
+  return call_real<ApiId::cnrtNotifierElapsedTime>(static_cast<cnrtNotifier_t>(a),
+                                                   static_cast<cnrtNotifier_t>(b), ms);
 }
-inline int set_device(int device) { PROF_CALL_REAL(cnrtSetDevice, device); }
-#undef PROF_CALL_REAL
+inline int set_device(int device) { return call_real<ApiId::cnrtSetDevice>(device); }
 inline int stream_is_capturing(void* q, bool* capturing) {
   auto fn = real<ApiId::cnrtQueueIsCapturing>();
   cnrtQueueCaptureStatus status = cnrtQueueCaptureStatusNone;

@@ -126,27 +126,34 @@ inline void hip_on_launch_by_ptr(const HookContext& ctx, const void* function) n
 #define prof_hip_on_launch_by_ptr(function) hip_on_launch_by_ptr(ctx, function)
 
 namespace hip_timing {
-#define PROF_CALL_REAL(id, ...)                    \
-  auto fn = real<ApiId::id>();                     \
-  return fn ? static_cast<int>(fn(__VA_ARGS__)) : TimingAdapter::kNoFunction
 inline int stream_create(void** s) {
-  PROF_CALL_REAL(hipStreamCreateWithFlags, reinterpret_cast<hipStream_t*>(s), hipStreamNonBlocking);
+  return call_real<ApiId::hipStreamCreateWithFlags>(reinterpret_cast<hipStream_t*>(s),
+                                                    hipStreamNonBlocking);
 }
-inline int stream_destroy(void* s) { PROF_CALL_REAL(hipStreamDestroy, static_cast<hipStream_t>(s)); }
+inline int stream_destroy(void* s) {
+  return call_real<ApiId::hipStreamDestroy>(static_cast<hipStream_t>(s));
+}
 inline int event_create(void** e) {
-  PROF_CALL_REAL(hipEventCreateWithFlags, reinterpret_cast<hipEvent_t*>(e), hipEventDefault);
+  return call_real<ApiId::hipEventCreateWithFlags>(reinterpret_cast<hipEvent_t*>(e),
+                                                   hipEventDefault);
 }
-inline int event_destroy(void* e) { PROF_CALL_REAL(hipEventDestroy, static_cast<hipEvent_t>(e)); }
+inline int event_destroy(void* e) {
+  return call_real<ApiId::hipEventDestroy>(static_cast<hipEvent_t>(e));
+}
 inline int event_record(void* e, void* s) {
-  PROF_CALL_REAL(hipEventRecord, static_cast<hipEvent_t>(e), static_cast<hipStream_t>(s));
+  return call_real<ApiId::hipEventRecord>(static_cast<hipEvent_t>(e), static_cast<hipStream_t>(s));
 }
-inline int event_query(void* e) { PROF_CALL_REAL(hipEventQuery, static_cast<hipEvent_t>(e)); }
-inline int event_synchronize(void* e) { PROF_CALL_REAL(hipEventSynchronize, static_cast<hipEvent_t>(e)); }
+inline int event_query(void* e) {
+  return call_real<ApiId::hipEventQuery>(static_cast<hipEvent_t>(e));
+}
+inline int event_synchronize(void* e) {
+  return call_real<ApiId::hipEventSynchronize>(static_cast<hipEvent_t>(e));
+}
 inline int event_elapsed_ms(float* ms, void* a, void* b) {
-  PROF_CALL_REAL(hipEventElapsedTime, ms, static_cast<hipEvent_t>(a), static_cast<hipEvent_t>(b));
+  return call_real<ApiId::hipEventElapsedTime>(ms, static_cast<hipEvent_t>(a),
+                                               static_cast<hipEvent_t>(b));
 }
-inline int set_device(int device) { PROF_CALL_REAL(hipSetDevice, device); }
-#undef PROF_CALL_REAL
+inline int set_device(int device) { return call_real<ApiId::hipSetDevice>(device); }
 inline int stream_is_capturing(void* s, bool* capturing) {
   auto fn = real<ApiId::hipStreamIsCapturing>();
   hipStreamCaptureStatus status = hipStreamCaptureStatusNone;

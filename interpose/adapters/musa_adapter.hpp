@@ -20,27 +20,34 @@ constexpr CopyDirection prof_direction(musaMemcpyKind kind) {
 }
 
 namespace musa_timing {
-#define PROF_CALL_REAL(id, ...)                    \
-  auto fn = real<ApiId::id>();                     \
-  return fn ? static_cast<int>(fn(__VA_ARGS__)) : TimingAdapter::kNoFunction
 inline int stream_create(void** s) {
-  PROF_CALL_REAL(musaStreamCreateWithFlags, reinterpret_cast<musaStream_t*>(s), musaStreamNonBlocking);
+  return call_real<ApiId::musaStreamCreateWithFlags>(reinterpret_cast<musaStream_t*>(s),
+                                                     musaStreamNonBlocking);
 }
-inline int stream_destroy(void* s) { PROF_CALL_REAL(musaStreamDestroy, static_cast<musaStream_t>(s)); }
+inline int stream_destroy(void* s) {
+  return call_real<ApiId::musaStreamDestroy>(static_cast<musaStream_t>(s));
+}
 inline int event_create(void** e) {  // confirmed row
-  PROF_CALL_REAL(musaEventCreate, reinterpret_cast<musaEvent_t*>(e));
+  return call_real<ApiId::musaEventCreate>(reinterpret_cast<musaEvent_t*>(e));
 }
-inline int event_destroy(void* e) { PROF_CALL_REAL(musaEventDestroy, static_cast<musaEvent_t>(e)); }
+inline int event_destroy(void* e) {
+  return call_real<ApiId::musaEventDestroy>(static_cast<musaEvent_t>(e));
+}
 inline int event_record(void* e, void* s) {
-  PROF_CALL_REAL(musaEventRecord, static_cast<musaEvent_t>(e), static_cast<musaStream_t>(s));
+  return call_real<ApiId::musaEventRecord>(static_cast<musaEvent_t>(e),
+                                           static_cast<musaStream_t>(s));
 }
-inline int event_query(void* e) { PROF_CALL_REAL(musaEventQuery, static_cast<musaEvent_t>(e)); }
-inline int event_synchronize(void* e) { PROF_CALL_REAL(musaEventSynchronize, static_cast<musaEvent_t>(e)); }
+inline int event_query(void* e) {
+  return call_real<ApiId::musaEventQuery>(static_cast<musaEvent_t>(e));
+}
+inline int event_synchronize(void* e) {
+  return call_real<ApiId::musaEventSynchronize>(static_cast<musaEvent_t>(e));
+}
 inline int event_elapsed_ms(float* ms, void* a, void* b) {
-  PROF_CALL_REAL(musaEventElapsedTime, ms, static_cast<musaEvent_t>(a), static_cast<musaEvent_t>(b));
+  return call_real<ApiId::musaEventElapsedTime>(ms, static_cast<musaEvent_t>(a),
+                                                static_cast<musaEvent_t>(b));
 }
-inline int set_device(int device) { PROF_CALL_REAL(musaSetDevice, device); }
-#undef PROF_CALL_REAL
+inline int set_device(int device) { return call_real<ApiId::musaSetDevice>(device); }
 inline int stream_is_capturing(void* s, bool* capturing) {
   auto fn = real<ApiId::musaStreamIsCapturing>();
   musaStreamCaptureStatus status = musaStreamCaptureStatusNone;
