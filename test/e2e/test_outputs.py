@@ -8,6 +8,7 @@ options, --db-merge skips (and names) what it cannot merge, and scripts without 
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -72,8 +73,17 @@ class OutputsTest(unittest.TestCase):
     def test_a_database_that_cannot_be_written_exits_73(self):
         out = os.path.join(self.tmp, "out")
         os.makedirs(out)
-        # The output directory is replaced by a file once the program runs: nothing can be written.
-        done = self.prof("--sim", "-d", out, "bash", "-c", f"rm -rf {out} && touch {out} && exec {self.app}")
+        # The output directory is replaced by a file once the program runs, in one step (renameat2's
+        # RENAME_EXCHANGE: prof makes a removed output directory again, and did so between an
+        # `rm -rf` and a `touch` once under ASan): nothing can be written.
+        swap = ("import ctypes, os, sys\n"
+                "libc = ctypes.CDLL(None, use_errno=True)\n"
+                "open(sys.argv[2], 'w').close()\n"
+                "if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) != 0:\n"
+                "    sys.exit('renameat2: ' + os.strerror(ctypes.get_errno()))\n")
+        aside = out + ".aside"
+        done = self.prof("--sim", "-d", out, "bash", "-c",
+                         f"{sys.executable} -c \"$0\" {out} {aside} && exec {self.app}", swap)
         self.assertEqual(done.returncode, 73, e2e.describe(done))
         self.assertIn("the program's status 0", done.stderr)
 
