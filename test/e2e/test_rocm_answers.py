@@ -139,6 +139,13 @@ class RocmAnswersTest(unittest.TestCase):
         self.check("channel")
 
     def test_fork_three_children(self):
+        if "ASAN_OPTIONS" in os.environ:
+            # GCC 12's ASan (LLVM 14's runtime) takes no lock of its allocator or thread registry
+            # around fork: a child forked while one of the parent's stream workers is inside
+            # malloc inherits that lock held, and hangs in its next allocation or in the leak
+            # check at exit (LLVM 17 added the fork handlers). Seen once in 3 sanitizer stages,
+            # in the plain run without prof. The uninstrumented build runs this case in every stage.
+            self.skipTest("forked children of a threaded program can deadlock inside GCC 12's ASan runtime")
         _, profiled, out, calls = self.check("fork")
         # The two children that called HIP are processes of their own, each with its calls.
         children = [pid for pid in calls if pid != e2e.parse_pid(profiled.stdout)]
