@@ -324,6 +324,14 @@ std::string Collector::unrecorded_message(const std::string& who, const LostTall
   return line;
 }
 
+Collector::LostTally Collector::account_lost(int pid) {
+  const LostTally lost = lost_calls(pid);
+  unrecorded_calls_ += lost.calls + lost.crowded_calls;
+  if (std::string line = unrecorded_message("process " + std::to_string(pid) + ": ", lost); !line.empty())
+    add_error(line);
+  return lost;
+}
+
 // ---- The builder: journals -> databases ----
 
 void Collector::scan_journals() {
@@ -644,14 +652,11 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
   for (auto& [pid, proc] : processes_) {
     DropCounts drops;
     drops.cut_short = std::find(cut_short.begin(), cut_short.end(), pid) != cut_short.end();
-    const LostTally lost = lost_calls(pid);
+    const LostTally lost = account_lost(pid);
     const uint64_t exit_ns = lost.exit_ns;
     drops.unrecorded_calls = lost.calls;
     drops.crowded_calls = lost.crowded_calls;
     drops.nested_calls = lost.nested_calls;
-    unrecorded_calls_ += lost.calls + lost.crowded_calls;
-    if (std::string line = unrecorded_message("process " + std::to_string(pid) + ": ", lost); !line.empty())
-      add_error(line);
     // Every ring's counters are in its journal's header (the mover copies them each cycle).
     for (auto& [name, source] : sources_) {
       if (source->pid != pid) continue;
@@ -726,10 +731,7 @@ std::vector<CollectedProcess> Collector::finish(const std::vector<int>& cut_shor
           std::find(said.begin(), said.end(), pid) != said.end())
         continue;
       said.push_back(pid);
-      const LostTally lost = lost_calls(pid);
-      unrecorded_calls_ += lost.calls + lost.crowded_calls;
-      if (std::string line = unrecorded_message("process " + std::to_string(pid) + ": ", lost); !line.empty())
-        add_error(line);
+      account_lost(pid);
     }
     closedir(dir);
   }

@@ -155,6 +155,8 @@ class Collector {
   LostTally lost_calls(int pid) const;
   // The error line for a process's unrecorded calls and threads, or "" when there are none.
   static std::string unrecorded_message(const std::string& who, const LostTally& lost);
+  // lost_calls, with its calls added to unrecorded_calls_ and its line to the errors.
+  LostTally account_lost(int pid);
   Process* process(int pid, uint32_t first_runtime);
   // Builds `source`'s records up to its next `calls` calls (and what precedes the one after);
   // returns the calls built.
