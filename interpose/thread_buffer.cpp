@@ -53,8 +53,7 @@ std::atomic<int> g_populate_works{-1};
 // Calls and threads that could not be recorded (no ring fitted anywhere, or more threads alive
 // at once than storage slots): counted in a page the collector reads (LostCounts,
 // common/record.hpp), set up by map_lost_counters() when the process announces itself.
-using LostCounters = LostCounts;
-LostCounters* g_lost = nullptr;
+LostCounts* g_lost = nullptr;
 bool g_lost_shared = false;  // g_lost is the doorbell's run-wide page: no exit time there
 
 void count_unrecorded_thread() noexcept {
@@ -593,7 +592,7 @@ bool map_lost_page_in(const char* dir) noexcept {
     unlink(path);
     return false;
   }
-  g_lost = static_cast<LostCounters*>(map);
+  g_lost = static_cast<LostCounts*>(map);
   return true;
 }
 }  // namespace
