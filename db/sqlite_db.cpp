@@ -45,15 +45,13 @@ int guarded_open(const char* path, int flags, int mode) {
 // the collector puts the directory back and the finished database at its name (DbWriter's
 // finalize, VACUUM INTO). The file methods are the unix VFS's own, with this one control answered.
 // (SQLite makes a rollback journal with its database's mode, read by stat of the database's name:
-// the collector puts an empty file there meanwhile, Collector::keep_output_dir.)
+// the collector puts an empty file there meanwhile, Collector::build_once.)
 sqlite3_vfs* g_unix_vfs = nullptr;  // the default (unix) VFS as SQLite made it
 sqlite3_vfs g_prof_vfs;             // a copy with xOpen below, registered as the default
 constexpr int kMethodTables = 4;
 sqlite3_io_methods g_methods[kMethodTables];        // copies of the unix VFS's method tables
 const sqlite3_io_methods* g_original[kMethodTables];  // and the tables they copy
 std::atomic<int> g_method_count{0};  // entries below it are complete (release/acquire)
-
-int file_control(sqlite3_file* file, int op, void* arg);
 
 int (*original_file_control(const sqlite3_io_methods* ours))(sqlite3_file*, int, void*) {
   const int count = g_method_count.load(std::memory_order_acquire);
