@@ -23,12 +23,16 @@ inline constexpr EnvNumber kEnvBufferRecords{"PROF_BUFFER_RECORDS", 1, uint64_t{
 inline constexpr EnvNumber kEnvBufferWaitMs{"PROF_BUFFER_WAIT_MS", 0, 3'600'000, 10'000};  // at most an hour
 inline constexpr EnvNumber kEnvDeviceTiming{"PROF_DEVICE_TIMING", 0, 1, 1};
 inline constexpr EnvNumber kEnvSelfMove{"PROF_SELF_MOVE", 0, 1, 1};
+// 1: a runtime that reports each op's device times itself (HIP's activity interface) is timed by
+// those reports; 0: by injected events, as a runtime without such reports.
+inline constexpr EnvNumber kEnvDeviceActivity{"PROF_DEVICE_ACTIVITY", 0, 1, 1};
 // Delays and windows up to 100 days, in ns: far from overflowing when added to a start time.
 inline constexpr EnvNumber kEnvCaptureDelayNs{"PROF_CAPTURE_DELAY_NS", 0, 8'640'000'000'000'000, 0};
 inline constexpr EnvNumber kEnvCaptureDurationNs{"PROF_CAPTURE_DURATION_NS", 0, 8'640'000'000'000'000, 0};
 
 inline constexpr EnvNumber kEnvNumbers[] = {kEnvBufferRecords, kEnvBufferWaitMs,   kEnvDeviceTiming,
-                                            kEnvSelfMove,      kEnvCaptureDelayNs, kEnvCaptureDurationNs};
+                                            kEnvSelfMove,      kEnvCaptureDelayNs, kEnvCaptureDurationNs,
+                                            kEnvDeviceActivity};
 
 // Variables with a fixed set of words ("" = unset or empty is always allowed).
 struct EnvWord {

@@ -12,6 +12,7 @@ namespace prof::interpose {
 struct Config {
   bool enabled = false;          // PROF_RUN_DIR set and usable
   bool device_timing = true;     // PROF_DEVICE_TIMING=0 turns off the injected events
+  bool device_activity = true;   // PROF_DEVICE_ACTIVITY=0: events even where the runtime reports per-op times
   bool traced[kRuntimeCount] = {};  // PROF_RUNTIMES=hip,musa: the runtimes whose calls are recorded
   uint64_t buffer_records = 1u << 16;  // PROF_BUFFER_RECORDS, rounded up to a power of two
   uint64_t full_wait_ms = 10000;       // PROF_BUFFER_WAIT_MS: how long a producer waits for a reader

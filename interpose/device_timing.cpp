@@ -12,6 +12,7 @@
 #include <ctime>
 #include <deque>
 #include <new>
+#include <unordered_map>
 #include <vector>
 
 #include "common/clock.hpp"
@@ -39,6 +40,9 @@ struct PendingOp {
   ThreadTiming* owner;
   Activity activity;
   bool blocking;
+  // The runtime reports this op's device times (activity_deliver) under this id: no events.
+  bool by_activity;
+  uint64_t runtime_id;
 };
 
 // One per application thread that enqueues device work. The thread pushes pending ops and pops
@@ -121,6 +125,49 @@ sem_t g_wake;  // posted by requests; the harvester's idle wait
 constexpr uint64_t kDeepIdleAfterNs = 50'000'000;
 constexpr long kDeepIdleWaitNs = 500'000'000;
 std::atomic<bool> g_harvester_asleep{false};
+
+// Per-op device times reported by the runtime itself (TimingAdapter::activity_open), per runtime:
+// not asked yet; asked, and the first timed call with events tells whether reports come (probe);
+// on; or events only (no such interface, or it gave no ids).
+enum ActivityState : uint8_t { kActivityUnknown, kActivityProbe, kActivityOn, kActivityOff };
+std::atomic<uint8_t> g_activity[kRuntimeCount];
+// The first id the runtime gave an op during this thread's current timed call (activity_note_id).
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_activity_id = 0;
+struct DeviceTime {
+  uint64_t runtime_id;
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  RuntimeId runtime;
+};
+// From the runtime's threads to the harvester; a full ring loses reports, and their ops are
+// counted as timing drops when the harvester stops.
+MpscRing<DeviceTime, 65536> g_device_times;
+
+// Whether this runtime's per-op reports are used: asks the runtime the first time.
+uint8_t activity_state(const TimingAdapter& rt) noexcept {
+  std::atomic<uint8_t>& state = g_activity[static_cast<size_t>(rt.runtime)];
+  uint8_t now = state.load(std::memory_order_acquire);
+  if (now != kActivityUnknown) return now;
+  if (!g_config.device_activity || rt.activity_open == nullptr) {
+    state.store(kActivityOff, std::memory_order_release);
+    return kActivityOff;
+  }
+  if (!state.compare_exchange_strong(now, kActivityProbe, std::memory_order_acq_rel)) return now;
+  if (rt.activity_open()) return kActivityProbe;
+  state.store(kActivityOff, std::memory_order_release);
+  return kActivityOff;
+}
+
+// A timed call made with events while the runtime's reports are on probation: one that enqueued
+// an op and got an id turns them on; 16 that succeeded without one (the runtime does not give
+// ids as prof reads its interface) turn them off for good.
+std::atomic<uint32_t> g_probe_misses[kRuntimeCount];
+void settle_probe(RuntimeId runtime, bool got_id) noexcept {
+  std::atomic<uint8_t>& state = g_activity[static_cast<size_t>(runtime)];
+  if (got_id) state.store(kActivityOn, std::memory_order_release);
+  else if (g_probe_misses[static_cast<size_t>(runtime)].fetch_add(1, std::memory_order_relaxed) + 1 >= 16)
+    state.store(kActivityOff, std::memory_order_release);
+}
 
 void wake_harvester() noexcept {
   if (g_harvester_asleep.exchange(false, std::memory_order_relaxed)) sem_post(&g_wake);
@@ -271,7 +318,8 @@ class Harvester {
       // Read before the round: the ops pushed before the request are collected and asked in it.
       const uint32_t end_request = g_end_request.load(std::memory_order_acquire);
       const bool collected = collect_pending();
-      bool progressed = poll(false);
+      bool progressed = take_reports();
+      progressed = poll(false) || progressed;
       if (end_request != g_end_done.load(std::memory_order_relaxed)) {
         g_end_done.store(end_request, std::memory_order_release);
         continue;  // the end may wait on more rounds (timing_harvest_before_end)
@@ -292,7 +340,7 @@ class Harvester {
       // pushed after it finds the flag set (a push racing the flag waits at most the long wait).
       const uint64_t now = now_ns();
       long wait_ns = idle.tv_nsec;
-      if (collected || progressed || inflight_ != 0) {
+      if (collected || progressed || busy()) {
         idle_since = now;
       } else if (now - idle_since >= kDeepIdleAfterNs) {
         g_harvester_asleep.store(true, std::memory_order_seq_cst);
@@ -316,11 +364,13 @@ class Harvester {
     const uint64_t deadline = now_ns() + 200'000'000;
     do {
       collect_pending();
+      take_reports();
       poll(false);
-      if (inflight_ == 0) break;
+      if (!busy()) break;
       timespec pause{0, 200000};
       nanosleep(&pause, nullptr);
     } while (now_ns() < deadline);
+    count_unreported();
   }
 
  private:
@@ -370,9 +420,13 @@ class Harvester {
     for (ThreadTiming* tt = g_threads.load(std::memory_order_acquire); tt; tt = tt->next) {
       PendingOp op;
       while (tt->pending.pop(op)) {
+        collected = true;
+        if (op.by_activity) {
+          await_report(op);
+          continue;
+        }
         queue_of(op).ops.push_back(op);
         ++inflight_;
-        collected = true;
       }
     }
     return collected;
@@ -401,6 +455,69 @@ class Harvester {
     }
     return progressed;
   }
+
+  // Ops timed by the runtime's own reports meet their report here, whichever comes first: a
+  // report may arrive before its op is collected (the runtime's worker ran first), an op before
+  // its report (the op is still on the device).
+  static uint64_t report_key(RuntimeId runtime, uint64_t runtime_id) {
+    return (static_cast<uint64_t>(runtime) << 56) ^ runtime_id;
+  }
+
+  void await_report(const PendingOp& op) {
+    const uint64_t key = report_key(op.end.runtime, op.runtime_id);
+    if (auto it = early_reports_.find(key); it != early_reports_.end()) {
+      emit_reported(op, it->second);
+      early_reports_.erase(it);
+      return;
+    }
+    awaiting_.emplace(key, op);
+  }
+
+  // Returns whether any op got its times.
+  bool take_reports() {
+    bool matched = false;
+    DeviceTime t;
+    while (g_device_times.pop(t)) {
+      const uint64_t key = report_key(t.runtime, t.runtime_id);
+      if (auto it = awaiting_.find(key); it != awaiting_.end()) {
+        emit_reported(it->second, t);
+        awaiting_.erase(it);
+        matched = true;
+        continue;
+      }
+      // A report for an op prof did not time (outside a capture window, a call of an untraced
+      // runtime's thread, a graph node), or for an op not collected yet: kept a while.
+      if (early_reports_.emplace(key, t).second) early_order_.push_back(key);
+      while (early_order_.size() > kEarlyReports) {
+        early_reports_.erase(early_order_.front());
+        early_order_.pop_front();
+      }
+    }
+    return matched;
+  }
+
+  void emit_reported(const PendingOp& op, const DeviceTime& t) {
+    ThreadBuffer* buffer = ThreadBuffer::current(op.end.runtime);
+    if (!buffer) return;
+    Record* r = buffer->reserve();
+    if (!r) return;
+    memset(r, 0, sizeof *r);
+    r->activity.type = static_cast<uint8_t>(RecordType::kActivity);
+    r->activity.activity = static_cast<uint8_t>(op.activity);
+    r->activity.correlation_id = op.correlation_id;
+    r->activity.device_begin_ns = t.begin_ns;
+    r->activity.device_end_ns = t.end_ns < t.begin_ns ? t.begin_ns : t.end_ns;
+    buffer->commit();
+  }
+
+  // Ops whose report never came (the ring was full, the process ends with work on the device).
+  void count_unreported() {
+    for (const auto& [key, op] : awaiting_)
+      if (ThreadBuffer* b = ThreadBuffer::current(op.end.runtime)) b->count_timing_drop();
+    awaiting_.clear();
+  }
+
+  bool busy() const { return inflight_ != 0 || !awaiting_.empty(); }
 
   // The ops in flight on one stream of one runtime, oldest first.
   struct StreamOps {
@@ -484,6 +601,7 @@ class Harvester {
 
   void flush_and_retire() {
     collect_pending();
+    take_reports();
     poll(true);
     for (Tail& t : tails_) t = Tail{};  // their events die with the device
     for (size_t r = 0; r < kRuntimeCount; ++r) {
@@ -553,6 +671,10 @@ class Harvester {
     reanchored_ = true;  // the event now belongs to the anchor, not the pool
   }
 
+  static constexpr size_t kEarlyReports = 65536;
+  std::unordered_map<uint64_t, PendingOp> awaiting_;
+  std::unordered_map<uint64_t, DeviceTime> early_reports_;
+  std::deque<uint64_t> early_order_;
   std::vector<StreamOps> queues_;
   size_t last_queue_ = 0;  // the queue the last op went to: a thread's burst goes to one stream
   size_t inflight_ = 0;    // ops in all queues
@@ -611,7 +733,7 @@ void timing_thread_started(RuntimeId runtime) noexcept {
     pthread_once(&g_start_once, harvester_start);
 }
 
-void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking) noexcept {
+void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking, bool one_op) noexcept {
   if (!g_config.device_timing || g_disabled.load(std::memory_order_relaxed)) return;
   // Started by the first device-runtime call of a thread (timing_thread_started), or here: this
   // thread's first call was another runtime's (MPI_Init before any HIP call).
@@ -630,6 +752,19 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, b
       ticket.captured = true;
       return;
     }
+  }
+  // The runtime reports the op's device times itself: nothing is injected, nothing calibrated.
+  if (one_op && rt.activity_open != nullptr) {
+    const uint8_t state = activity_state(rt);
+    t_activity_id = 0;
+    if (state == kActivityOn) {
+      tt->lend_valid = false;
+      ticket.by_activity = true;
+      ticket.end.runtime = rt.runtime;
+      ticket.owner = tt;
+      return;
+    }
+    ticket.probe = state == kActivityProbe;
   }
   const int device = t_device[static_cast<size_t>(rt.runtime)];
   if (device < 0 || device >= kMaxDevices) return;
@@ -672,6 +807,38 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
   if (!tt) return;
   const TimingAdapter& rt = adapter_of(ticket.end.runtime);
   tt->lend_valid = false;
+  // The first call after the runtime took prof's subscription was timed with events too: if the
+  // runtime gave its op an id, the report times it and the events go back unused.
+  if (ticket.probe && call_succeeded) {
+    const bool reported = t_activity_id != 0;
+    settle_probe(rt.runtime, reported);
+    if (reported) {
+      if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
+      give_back_own(tt, ticket.end);
+      ticket.by_activity = true;
+    }
+  }
+  if (ticket.by_activity) {
+    // No id: the call enqueued nothing the runtime reports (it failed, or had no work to do).
+    if (!call_succeeded || t_activity_id == 0) return;
+    PendingOp op{};
+    op.end.runtime = rt.runtime;
+    op.stream = stream;
+    op.correlation_id = correlation_id;
+    op.submit_ns = submit_ns;
+    op.api_end_ns = api_end_ns;
+    op.owner = tt;
+    op.activity = activity;
+    op.blocking = blocking;
+    op.by_activity = true;
+    op.runtime_id = t_activity_id;
+    if (!tt->pending.push(op)) {
+      if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
+      return;
+    }
+    if (g_harvester_asleep.load(std::memory_order_relaxed)) [[unlikely]] wake_harvester();
+    return;
+  }
   // A borrowed begin is the harvester's (the previous op's tail), never given back from here.
   // Only after success: a failed call leaves its error as the last error, untouched by prof.
   if (!call_succeeded) {
@@ -690,8 +857,9 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
     if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
     return;
   }
-  PendingOp op{ticket.begin, ticket.end,     stream, ticket.begin_borrowed, ticket.predecessor_id, correlation_id,
-               submit_ns,    api_end_ns,     tt,     activity,              blocking};
+  PendingOp op{ticket.begin, ticket.end, stream,   ticket.begin_borrowed, ticket.predecessor_id, correlation_id,
+               submit_ns,    api_end_ns, tt,       activity,              blocking,              false,
+               0};
   if (!tt->pending.push(op)) {
     if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
     if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
@@ -706,6 +874,15 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
   tt->lend_end = ticket.end;
   tt->lend_id = correlation_id;
   tt->lend_enqueues = t_enqueues;
+}
+
+void activity_note_id(uint64_t runtime_id) noexcept {
+  if (t_activity_id == 0) t_activity_id = runtime_id;
+}
+
+void activity_deliver(RuntimeId runtime, uint64_t runtime_id, uint64_t begin_ns, uint64_t end_ns) noexcept {
+  if (g_disabled.load(std::memory_order_relaxed) || runtime_id == 0) return;
+  (void)g_device_times.push(DeviceTime{runtime_id, begin_ns, end_ns, runtime});
 }
 
 void note_enqueuer() noexcept {

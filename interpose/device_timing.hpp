@@ -25,6 +25,8 @@ struct TimingTicket {
   ThreadTiming* owner = nullptr;  // nullptr: no timing for this call
   bool captured = false;          // the stream was capturing: the call made a graph node
   bool begin_borrowed = false;    // begin is the previous op's end event (one event per boundary)
+  bool by_activity = false;       // no events: the runtime reports the op's device times itself
+  bool probe = false;             // events, and this call tells whether the runtime's reports work
   uint64_t predecessor_id = 0;    // that op's correlation id
   PooledEvent begin;
   PooledEvent end;
@@ -45,7 +47,11 @@ inline void note_enqueue() noexcept {
 // Before the real call: records the begin event on `stream`. Skipped (ticket stays empty) when
 // timing is off, the stream is being captured, or the event pool cannot supply events.
 // `blocking`: the call waits for its work (such an op neither lends nor borrows a boundary event).
-void timing_begin(TimingTicket& ticket, const TimingAdapter& adapter, void* stream, bool blocking) noexcept;
+// `one_op`: the call enqueues one op (not a graph launch, whose span only events around it give):
+// then, when the runtime reports per-op device times (TimingAdapter::activity_open), no event is
+// recorded at all and the op's times are the ones the runtime reports.
+void timing_begin(TimingTicket& ticket, const TimingAdapter& adapter, void* stream, bool blocking,
+                  bool one_op) noexcept;
 // After the real call: records the end event only if the call succeeded (so the application's
 // last-error state is what the call left), and queues the pair for the harvester.
 void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_t correlation_id,

@@ -84,6 +84,7 @@ void load_config() noexcept {
   if (fallback && strlen(fallback) < sizeof(g_config.run_dir_fallback) && stat(fallback, &st) == 0 && S_ISDIR(st.st_mode))
     strcpy(g_config.run_dir_fallback, fallback);
   g_config.device_timing = env_number(kEnvDeviceTiming) != 0;
+  g_config.device_activity = env_number(kEnvDeviceActivity) != 0;
   // A comma-separated list of runtime names; unset means every runtime.
   const char* runtimes = getenv("PROF_RUNTIMES");
   for (size_t i = 0; i < kRuntimeCount; ++i) g_config.traced[i] = !runtimes || list_has(runtimes, kRuntimeNames[i]);

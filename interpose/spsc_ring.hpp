@@ -131,3 +131,58 @@ class SpscChain {
 };
 
 }  // namespace prof::interpose
+
+namespace prof::interpose {
+
+// Many producers, one consumer, N items, never blocking: the runtime's threads (its stream
+// workers, a thread inside a blocking copy) hand prof each op's device times; the harvester takes
+// them. Each slot carries a sequence number (Vyukov's bounded queue), stored relative to the
+// slot's index so that zeroed memory is a valid empty ring: a static ring needs no constructor
+// and its pages are touched only as they are used. push() fails when the ring is full.
+template <typename T, size_t N>
+class MpscRing {
+  static_assert((N & (N - 1)) == 0, "N must be a power of two");
+  static_assert(std::is_trivially_copyable_v<T>, "items are copied as bytes");
+
+ public:
+  bool push(const T& item) noexcept {
+    size_t pos = head_.load(std::memory_order_relaxed);
+    for (;;) {
+      Slot& slot = slots_[pos & (N - 1)];
+      const size_t seq = slot.seq.load(std::memory_order_acquire) + (pos & (N - 1));
+      const auto diff = static_cast<std::ptrdiff_t>(seq - pos);
+      if (diff == 0) {
+        if (head_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
+          std::memcpy(slot.item, &item, sizeof(T));
+          slot.seq.store(pos + 1 - (pos & (N - 1)), std::memory_order_release);
+          return true;
+        }
+      } else if (diff < 0) {
+        return false;  // full: the consumer has not freed this slot yet
+      } else {
+        pos = head_.load(std::memory_order_relaxed);
+      }
+    }
+  }
+  bool pop(T& item) noexcept {
+    const size_t pos = tail_;
+    Slot& slot = slots_[pos & (N - 1)];
+    const size_t seq = slot.seq.load(std::memory_order_acquire) + (pos & (N - 1));
+    if (seq != pos + 1) return false;  // empty, or its producer is still writing it
+    std::memcpy(&item, slot.item, sizeof(T));
+    slot.seq.store(pos + N - (pos & (N - 1)), std::memory_order_release);
+    tail_ = pos + 1;
+    return true;
+  }
+
+ private:
+  struct Slot {
+    std::atomic<size_t> seq;  // the slot's sequence minus its index
+    alignas(T) unsigned char item[sizeof(T)];
+  };
+  alignas(64) std::atomic<size_t> head_{0};
+  alignas(64) size_t tail_ = 0;  // the consumer's only
+  alignas(64) Slot slots_[N];
+};
+
+}  // namespace prof::interpose

@@ -39,7 +39,18 @@ struct TimingAdapter {
   // library's, unit:hip_exports): only then may an op's begin be the previous op's end event,
   // which needs every call that could enqueue work in between to pass through a hook.
   bool every_export_hooked = false;
+  // The runtime's per-op device times, when it reports them (its activity interface: HIP's
+  // hipInitActivityCallback): subscribes prof's callbacks, which pass what the runtime says to
+  // activity_note_id and activity_deliver, and returns whether the runtime took the subscription.
+  // Null: device times come from events only.
+  bool (*activity_open)() = nullptr;
 };
+
+// For an adapter's activity callbacks (device_timing.cpp). On the thread whose call enqueued an
+// op, inside that call: the id the runtime gave it.
+void activity_note_id(uint64_t runtime_id) noexcept;
+// From any thread (the runtime's): an op's device begin and end, host CLOCK_MONOTONIC ns.
+void activity_deliver(RuntimeId runtime, uint64_t runtime_id, uint64_t begin_ns, uint64_t end_ns) noexcept;
 
 // Every runtime's adapter, indexed by RuntimeId (interpose/timing_adapters.cpp).
 extern const TimingAdapter* const kTimingAdapters[kRuntimeCount];

@@ -56,6 +56,8 @@ struct Op {
   uint64_t shared_mem_bytes = 0;
   uint64_t function = 0;
   const char* name = nullptr;  // interned, never freed
+  // The correlation id the activity interface gave it (activity.cpp), 0 when no tool asked.
+  uint64_t activity_id = 0;
 };
 
 struct Capture;
@@ -318,6 +320,14 @@ void unlock_truth_after_fork(bool child) noexcept;
 
 // Name registered for a host function address or module function handle, or null.
 const char* function_name(uint64_t function) noexcept;
+
+// The activity interface (activity.cpp: hipInitActivityCallback, hipEnableActivityCallback): a
+// tool's per-op device times, as a real runtime reports them from the device's own timestamps.
+// Caller holds the scheduling lock: gives a kernel, copy or memset its correlation id if a tool
+// enabled its kind, and tells the tool on the calling thread (the id callback).
+void activity_assign_locked(Op& op) noexcept;
+// The op's device times are final: reports them to the tool (called where its truth line is made).
+void activity_report(const Stream& stream, const Op& op) noexcept;
 
 // Appends the op's line to the truth file when PROF_SIM_TRUTH is set.
 void write_truth(const Stream& stream, const Op& op) noexcept;

@@ -293,6 +293,7 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
   op.end_ns = begin + duration_ns;
   op.stream_seq = stream->submitted.load(std::memory_order_relaxed) + 1;
   op.op_seq = op.kind == OpKind::kMarker ? 0 : ++stream->ops;
+  if (op.kind != OpKind::kMarker) activity_assign_locked(op);
   op.dependents_seen = stream->dependents;
   stream->tail_end_ns = op.end_ns;
   const uint64_t end = op.end_ns;

@@ -121,6 +121,7 @@ void write_line(TruthFile* t, int device, uint64_t stream_handle, const Op& op, 
 }  // namespace
 
 void write_truth(const Stream& stream, const Op& op) noexcept {
+  activity_report(stream, op);
   TruthFile* t = truth_file();
   if (t == nullptr || t->fd < 0) return;
   write_line(t, stream.device, stream.handle_value, op, /*on_caller=*/false);
@@ -134,18 +135,22 @@ void defer_truth(const Stream& stream, Op& op, bool end_now) noexcept {
   TruthFile* t = truth_file();
   if (t == nullptr || t->fd < 0) {
     if (end_now) op.end_ns = now_ns();
+    activity_report(stream, op);
     return;
   }
-  std::lock_guard<std::mutex> guard(t->deferred_mutex);
-  // The op without its dependencies (moved out and back: no allocation on this path).
-  std::vector<Dependency> deps = std::move(op.deps);
-  op.deps.clear();
-  Deferred& d = t->deferred.emplace_back(Deferred{stream.device, stream.handle_value, op});
-  op.deps = std::move(deps);
-  // Read last: everything this call still touches before it returns is now in cache.
-  if (end_now) op.end_ns = now_ns();
-  d.op.end_ns = op.end_ns;
-  t->unwritten.fetch_add(1, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> guard(t->deferred_mutex);
+    // The op without its dependencies (moved out and back: no allocation on this path).
+    std::vector<Dependency> deps = std::move(op.deps);
+    op.deps.clear();
+    Deferred& d = t->deferred.emplace_back(Deferred{stream.device, stream.handle_value, op});
+    op.deps = std::move(deps);
+    // Read last: everything this call still touches before it returns is now in cache.
+    if (end_now) op.end_ns = now_ns();
+    d.op.end_ns = op.end_ns;
+    t->unwritten.fetch_add(1, std::memory_order_release);
+  }
+  activity_report(stream, op);
 }
 
 void flush_deferred_truth() noexcept {

@@ -5,6 +5,7 @@
 #include "interpose/real_functions.hpp"
 #include "interpose/timing_adapter.hpp"
 #include "runtimes/hip/hip_abi.hpp"
+#include "runtimes/hip/hip_activity.hpp"
 
 namespace prof::interpose {
 
@@ -166,6 +167,20 @@ inline int stream_is_capturing(void* s, bool* capturing) {
 // first two begin captures.
 inline constexpr const char* kUnhookedExports[] = {"hipStreamBeginCapture_spt", "hipStreamBeginCaptureToGraph",
                                                    "hipGraphLaunch_spt", "hipLaunchHostFunc_spt", nullptr};
+// The activity interface ROCm 5.2 offers roctracer: each kernel's and copy's device times, stamped
+// by the device (records: runtimes/hip/hip_activity.hpp).
+inline void activity_id(activity_correlation_id_t id) { activity_note_id(id); }
+inline void activity_op(uint32_t, void* record, void*) {
+  const auto* r = static_cast<const hip_activity_record_t*>(record);
+  if (r != nullptr && r->domain == kActivityDomainHipOps) activity_deliver(RuntimeId::kHip, r->correlation_id, r->begin_ns, r->end_ns);
+}
+inline bool activity_open() {
+  auto init = real<ApiId::hipInitActivityCallback>();
+  auto enable = real<ApiId::hipEnableActivityCallback>();
+  if (init == nullptr || enable == nullptr) return false;
+  init(reinterpret_cast<void*>(&activity_id), reinterpret_cast<void*>(&activity_op), nullptr);
+  return enable(kHipVdiOpIdDispatch, true) && enable(kHipVdiOpIdCopy, true);
+}
 }  // namespace hip_timing
 
 inline constexpr TimingAdapter kHipTiming{RuntimeId::kHip,
@@ -183,7 +198,8 @@ inline constexpr TimingAdapter kHipTiming{RuntimeId::kHip,
                                           hip_timing::set_device,
                                           true,
                                           hip_timing::kUnhookedExports,
-                                          true};
+                                          true,
+                                          hip_timing::activity_open};
 
 struct HipAdapter {
   using Status = hipError_t;

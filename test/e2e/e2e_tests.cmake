@@ -16,6 +16,9 @@ if(TARGET prof)
   prof_add_e2e_test(boundary test_boundary.py)
   prof_add_e2e_test(abort_times test_abort_times.py)
   prof_add_e2e_test(rocm_answers test_rocm_answers.py)
+  # Starts two busy loops per CPU itself: alone, so it does not load the tests beside it.
+  prof_add_e2e_test(busy_host test_busy_host.py)
+  set_tests_properties(e2e:busy_host PROPERTIES RUN_SERIAL TRUE)
   # These hold device times to 1 us of the simulator's timeline: on a 2-core machine a test
   # running beside them takes the CPU the application thread needs between a call and the event
   # prof records after it, so they run alone.

@@ -2,6 +2,7 @@
 #include <cstddef>
 
 #include "runtimes/hip/hip_abi.hpp"
+#include "runtimes/hip/hip_activity.hpp"
 #include "test/unit/hip_abi_values.hpp"
 
 namespace prof::test {

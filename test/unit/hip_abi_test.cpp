@@ -11,6 +11,11 @@
 #define __HIP_PLATFORM_AMD__ 1
 #endif
 #include <hip/hip_ext.h>
+// The activity interface's header includes nothing and declares C++ names for functions the
+// library exports unmangled (hipamd defines them extern "C").
+extern "C" {
+#include <hip/amd_detail/hip_runtime_prof.h>
+}
 #include <hip/hip_runtime_api.h>
 #include <hip/hiprtc.h>
 
@@ -78,5 +83,12 @@ TEST_CASE("hip_abi: hipDeviceProp_t and dim3 layouts equal Debian's") {
   for (size_t i = 0; i < std::size(kOurFacts.layout); ++i) {
     INFO("layout fact " << i);
     CHECK(kOurFacts.layout[i] == kRealFacts.layout[i]);
+  }
+}
+
+TEST_CASE("hip_abi: the activity interface's op ids and command kinds equal Debian's hip_runtime_prof.h") {
+  for (size_t i = 0; i < std::size(kOurFacts.activity); ++i) {
+    INFO("activity fact " << i);
+    CHECK(kOurFacts.activity[i] == kRealFacts.activity[i]);
   }
 }

@@ -10,6 +10,7 @@ struct AbiFacts {
   int memcpy_kinds[5];
   int flags[17];
   size_t layout[19];
+  int activity[8];  // hipInitActivityCallback's op ids and command kinds (hip_runtime_prof.h)
 };
 
 extern const AbiFacts kOurFacts;
