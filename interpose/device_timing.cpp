@@ -153,7 +153,13 @@ uint8_t activity_state(const TimingAdapter& rt) noexcept {
     return kActivityOff;
   }
   if (!state.compare_exchange_strong(now, kActivityProbe, std::memory_order_acq_rel)) return now;
-  if (rt.activity_open()) return kActivityProbe;
+  // An id-callback runtime proves its reports on the first call (settle_probe); one that reports
+  // by external correlation says nothing on the calling thread: its subscription is taken as is.
+  if (rt.activity_open()) {
+    if (rt.activity_push == nullptr) return kActivityProbe;
+    state.store(kActivityOn, std::memory_order_release);
+    return kActivityOn;
+  }
   state.store(kActivityOff, std::memory_order_release);
   return kActivityOff;
 }
@@ -470,17 +476,22 @@ class Harvester {
       early_reports_.erase(it);
       return;
     }
-    awaiting_.emplace(key, op);
+    if (awaiting_.emplace(key, op).second) ++awaiting_per_runtime_[static_cast<size_t>(op.end.runtime)];
   }
 
   // Returns whether any op got its times.
   bool take_reports() {
     bool matched = false;
+    // Runtimes that hold their records until flushed are asked while their ops wait.
+    if (!awaiting_.empty())
+      for (size_t r = 0; r < kRuntimeCount; ++r)
+        if (awaiting_per_runtime_[r] != 0 && kTimingAdapters[r]->activity_flush != nullptr) kTimingAdapters[r]->activity_flush();
     DeviceTime t;
     while (g_device_times.pop(t)) {
       const uint64_t key = report_key(t.runtime, t.runtime_id);
       if (auto it = awaiting_.find(key); it != awaiting_.end()) {
         emit_reported(it->second, t);
+        --awaiting_per_runtime_[static_cast<size_t>(t.runtime)];
         awaiting_.erase(it);
         matched = true;
         continue;
@@ -515,6 +526,7 @@ class Harvester {
     for (const auto& [key, op] : awaiting_)
       if (ThreadBuffer* b = ThreadBuffer::current(op.end.runtime)) b->count_timing_drop();
     awaiting_.clear();
+    for (size_t& n : awaiting_per_runtime_) n = 0;
   }
 
   bool busy() const { return inflight_ != 0 || !awaiting_.empty(); }
@@ -673,6 +685,7 @@ class Harvester {
 
   static constexpr size_t kEarlyReports = 65536;
   std::unordered_map<uint64_t, PendingOp> awaiting_;
+  size_t awaiting_per_runtime_[kRuntimeCount] = {};
   std::unordered_map<uint64_t, DeviceTime> early_reports_;
   std::deque<uint64_t> early_order_;
   std::vector<StreamOps> queues_;
@@ -733,7 +746,8 @@ void timing_thread_started(RuntimeId runtime) noexcept {
     pthread_once(&g_start_once, harvester_start);
 }
 
-void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking, bool one_op) noexcept {
+void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking, bool one_op,
+                  uint64_t correlation_id) noexcept {
   if (!g_config.device_timing || g_disabled.load(std::memory_order_relaxed)) return;
   // Started by the first device-runtime call of a thread (timing_thread_started), or here: this
   // thread's first call was another runtime's (MPI_Init before any HIP call).
@@ -762,6 +776,7 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, b
       ticket.by_activity = true;
       ticket.end.runtime = rt.runtime;
       ticket.owner = tt;
+      if (rt.activity_push != nullptr) rt.activity_push(correlation_id);
       return;
     }
     ticket.probe = state == kActivityProbe;
@@ -819,6 +834,13 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
     }
   }
   if (ticket.by_activity) {
+    // A runtime that reports by external correlation: the op, if any, carries prof's id; whether
+    // the call enqueued one is known only from a report (an op left without one is counted as a
+    // timing drop when the harvester stops).
+    if (rt.activity_push != nullptr) {
+      rt.activity_pop();
+      t_activity_id = correlation_id;
+    }
     // No id: the call enqueued nothing the runtime reports (it failed, or had no work to do).
     if (!call_succeeded || t_activity_id == 0) return;
     PendingOp op{};

@@ -51,7 +51,7 @@ inline void note_enqueue() noexcept {
 // then, when the runtime reports per-op device times (TimingAdapter::activity_open), no event is
 // recorded at all and the op's times are the ones the runtime reports.
 void timing_begin(TimingTicket& ticket, const TimingAdapter& adapter, void* stream, bool blocking,
-                  bool one_op) noexcept;
+                  bool one_op, uint64_t correlation_id) noexcept;
 // After the real call: records the end event only if the call succeeded (so the application's
 // last-error state is what the call left), and queues the pair for the harvester.
 void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_t correlation_id,

@@ -183,7 +183,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   const HookContext ctx{buffer, corr, static_cast<uint16_t>(kId)};
   TimingTicket ticket;
   if constexpr (kActivity != HookActivity::kNone)
-    timing_begin(ticket, Adapter::kTiming, stream, is_blocking(kActivity), !enqueues_several_ops(kId));
+    timing_begin(ticket, Adapter::kTiming, stream, is_blocking(kActivity), !enqueues_several_ops(kId), corr);
   buffer->enter_call_starting();
   const uint64_t begin_ns = hook_now_ns();
   buffer->enter_call(begin_ns);

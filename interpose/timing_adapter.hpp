@@ -44,13 +44,24 @@ struct TimingAdapter {
   // activity_note_id and activity_deliver, and returns whether the runtime took the subscription.
   // Null: device times come from events only.
   bool (*activity_open)() = nullptr;
+  // A runtime that reports by external correlation, as CUPTI does (MUPTI, CNPAPI, MSPTI): prof's
+  // correlation id is pushed on the calling thread before the call and popped after it, and the
+  // runtime's records carry it (the adapter joins them to its kernel and copy records). Null for
+  // a runtime that names its ops by an id callback (HIP).
+  void (*activity_push)(uint64_t correlation_id) = nullptr;
+  void (*activity_pop)() = nullptr;
+  // Hands prof the records the runtime holds (its FlushAll), on the harvester's thread, while ops
+  // wait for their reports. Null: the runtime reports each op as soon as its times are known.
+  void (*activity_flush)() = nullptr;
 };
 
 // For an adapter's activity callbacks (device_timing.cpp). On the thread whose call enqueued an
-// op, inside that call: the id the runtime gave it.
+// op, inside that call: the id the runtime gave it (id-callback runtimes).
 void activity_note_id(uint64_t runtime_id) noexcept;
-// From any thread (the runtime's): an op's device begin and end, host CLOCK_MONOTONIC ns.
-void activity_deliver(RuntimeId runtime, uint64_t runtime_id, uint64_t begin_ns, uint64_t end_ns) noexcept;
+// From any thread (the runtime's, or the harvester's in activity_flush): an op's device begin and
+// end, host CLOCK_MONOTONIC ns. `id`: the runtime's id for an id-callback runtime, else prof's
+// correlation id, as pushed.
+void activity_deliver(RuntimeId runtime, uint64_t id, uint64_t begin_ns, uint64_t end_ns) noexcept;
 
 // Every runtime's adapter, indexed by RuntimeId (interpose/timing_adapters.cpp).
 extern const TimingAdapter* const kTimingAdapters[kRuntimeCount];
