@@ -321,12 +321,14 @@ void unlock_truth_after_fork(bool child) noexcept;
 // Name registered for a host function address or module function handle, or null.
 const char* function_name(uint64_t function) noexcept;
 
-// The activity interface (activity.cpp: hipInitActivityCallback, hipEnableActivityCallback): a
-// tool's per-op device times, as a real runtime reports them from the device's own timestamps.
-// Caller holds the scheduling lock: gives a kernel, copy or memset its correlation id if a tool
-// enabled its kind, and tells the tool on the calling thread (the id callback).
+// The activity interface (activity.cpp): a tool's per-op device times, as a real runtime reports
+// them from the device's own timestamps. HIP's (hipInitActivityCallback) is one subscriber; a
+// face's profiling library (sim/activity_libs/: libcnpapi, libmspti, libmupti) subscribes through
+// prof_sim_activity_subscribe, which its face library exports under that sim-private name.
+// Caller holds the scheduling lock: gives a kernel, copy or memset a correlation id if a
+// subscriber wants its kind, and tells each such subscriber on the calling thread.
 void activity_assign_locked(Op& op) noexcept;
-// The op's device times are final: reports them to the tool (called where its truth line is made).
+// The op's device times are final: reports them to the subscribers (called where its truth line is made).
 void activity_report(const Stream& stream, const Op& op) noexcept;
 
 // Appends the op's line to the truth file when PROF_SIM_TRUTH is set.
