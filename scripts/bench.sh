@@ -138,11 +138,13 @@ section_launch() {
   echo
   echo "## 2. Launch overhead (device timing on): host time in the call, batches of 64 then a sync"
   for mode in launch copy; do
-    local plain noop uft prf inject args=(--mode "$mode" --calls "$launch_calls")
+    local plain noop uft prf prf_ev inject args=(--mode "$mode" --calls "$launch_calls")
     plain=$(measure plain "${args[@]}")
     noop=$(measure noop "${args[@]}")
     uft=$(measure uftrace "${args[@]}")
     prf=$(PROF_BUFFER_RECORDS=$(ring_for $((launch_calls * 3))) measure prof "${args[@]}")
+    # The same with events instead of the runtime's per-op reports (docs/design-device-timing.md).
+    prf_ev=$(PROF_DEVICE_ACTIVITY=0 PROF_BUFFER_RECORDS=$(ring_for $((launch_calls * 3))) measure prof "${args[@]}")
     # What device timing asks of the runtime: hipStreamIsCapturing and two hipEventRecord.
     inject=$(measure plain --mode inject --calls "$launch_calls")
     q_plain=$(measure plain --mode query --calls 200000)
@@ -150,14 +152,15 @@ section_launch() {
     echo
     echo "### $([[ $mode == launch ]] && echo hipLaunchKernel || echo 'hipMemcpyAsync 64 B H2D') ($launch_calls calls, median of $repeat)"
     echo
-    awk -v plain="$plain" -v noop="$noop" -v uft="$uft" -v prf="$prf" -v inject="$inject" \
+    awk -v plain="$plain" -v noop="$noop" -v uft="$uft" -v prf="$prf" -v prf_ev="$prf_ev" -v inject="$inject" \
         -v qp="$q_plain" -v qf="$q_prof" -v mode="$mode" 'BEGIN {
       printf "| configuration | ns/call | added ns/call |\n|---|---:|---:|\n"
       printf "| plain (simulated runtime) | %.1f | - |\n", plain
       printf "| do-nothing preload (floor) | %.1f | %.1f |\n", noop, noop - plain
       if (uft == "nan") printf "| uftrace record --force | n/a | n/a |\n"
       else printf "| uftrace record --force | %.1f | %.1f |\n", uft, uft - plain
-      printf "| prof --sim | %.1f | %.1f |\n", prf, prf - plain
+      printf "| prof --sim (device times from runtime reports) | %.1f | %.1f |\n", prf, prf - plain
+      printf "| prof --sim, PROF_DEVICE_ACTIVITY=0 (events) | %.1f | %.1f |\n", prf_ev, prf_ev - plain
       if (mode == "launch") {
         # inject = isCapturing + 2 x eventRecord + launch, made by the program itself
         injected = inject - plain; api = qf - qp
