@@ -61,6 +61,12 @@ inline int stream_is_capturing(void* q, bool* capturing) {
   *capturing = status != cnrtQueueCaptureStatusNone;
   return ret;
 }
+// Per-op device times from Cambricon's CNPAPI activity interface (libcnpapi.so), by external
+// correlation: interpose/adapters/cnrt_activity.cpp.
+bool activity_open();
+void activity_push(uint64_t correlation_id);
+void activity_pop();
+void activity_flush();
 }  // namespace cnrt_timing
 
 // A notifier that has not completed answers cnrtErrorBusy (632014), not a "not ready".
@@ -76,7 +82,14 @@ inline constexpr TimingAdapter kCnrtTiming{RuntimeId::kCnrt,
                                           cnrt_timing::event_synchronize,
                                           cnrt_timing::event_elapsed_ms,
                                           cnrt_timing::stream_is_capturing,
-                                          cnrt_timing::set_device};
+                                          cnrt_timing::set_device,
+                                          false,
+                                          nullptr,
+                                          false,
+                                          cnrt_timing::activity_open,
+                                          cnrt_timing::activity_push,
+                                          cnrt_timing::activity_pop,
+                                          cnrt_timing::activity_flush};
 
 struct CnrtAdapter {
   using Status = cnrtRet_t;

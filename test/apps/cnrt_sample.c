@@ -5,10 +5,13 @@
    queries a queue and a notifier while work runs (cnrtErrorBusy), and makes two invalid calls whose
    errors it prints. It prints only what does not depend on timing (timing lines start "timing:"),
    counts every cnrt* call, and ends with `EXPECT api_calls=N kernels=N copies=N errors=N`
-   (copies counts copies and memsets) and `END`.
+   (copies counts copies and memsets) and `END`. An optional argument N adds N rounds of four
+   queued ops (an upload, a memset on a second queue, a kernel on the queue or the per-thread
+   queue, a download) before the errors, for runs of ~10,000 ops (test_busy_host.py); without it
+   the program and its output are as before.
 
-       LD_LIBRARY_PATH=build/lib/prof/sim build/test-bin/cnrt_sample
-       build/bin/prof --sim build/test-bin/cnrt_sample */
+       LD_LIBRARY_PATH=build/lib/prof/sim build/test-bin/cnrt_sample [rounds]
+       build/bin/prof --sim build/test-bin/cnrt_sample [rounds] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +48,9 @@ static void invoke(const void* kernel, unsigned tasks, cnrtFunctionType_t type, 
   ++g_kernels;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   enum { kCount = 1 << 16 };
+  const long rounds = argc > 1 ? atol(argv[1]) : 0;
   const size_t bytes = kCount * sizeof(float);
 
   int major = 0, minor = 0, patch = 0;
@@ -155,6 +159,22 @@ int main(void) {
   enum cnrtQueueCaptureStatus capturing = cnrtQueueCaptureStatusActive;
   CALL(cnrtQueueIsCapturing(queue, &capturing));
   printf("blocking and peer round trip %s, capturing %d\n", equal_after_peer ? "matches" : "DIFFERS", (int)capturing);
+
+  /* Many small ops, when asked for. */
+  if (rounds > 0) {
+    const size_t small = 4096;
+    for (long i = 0; i < rounds; ++i) {
+      CALL(cnrtMemcpyAsync(a, host_in, small, queue, cnrtMemcpyHostToDev));
+      CALL(cnrtMemsetAsync(b, 0, small, side));
+      invoke((const void*)cnrt_scale_kernel, 64, cnrtFuncTypeBlock, scale_args, i % 2 ? cnrtQueuePerThread : queue);
+      CALL(cnrtMemcpyAsync(host_out, a, small, queue, cnrtMemcpyDevToHost));
+      g_copies += 3;
+    }
+    CALL(cnrtQueueSync(queue));
+    CALL(cnrtQueueSync(side));
+    CALL(cnrtQueueSync(cnrtQueuePerThread));
+    printf("rounds: %ld\n", rounds);
+  }
 
   /* Errors: a direction that is not one, then a kernel (timed under prof: its notifiers must not
      touch the last error), a queue handle never given out, a task topology never instantiated. */

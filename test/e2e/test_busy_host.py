@@ -1,9 +1,11 @@
 """e2e device times on a busy host: with two busy loops per CPU beside it, `prof --sim` on the
-multistream sample (built by g++, and by hipcc when present) must give every kernel, copy and memset
-exactly the device times of the simulator's truth file. prof takes HIP's device times from the
-runtime's own per-op reports (hipInitActivityCallback, docs/design-device-timing.md), which a real
-device stamps itself: when the program's threads run does not move them. Asserted on what prof
-recorded (every op, to the ns), never on how long anything took.
+multistream sample (built by g++, and by hipcc when present) and on the CNRT sample at ~10,000 ops
+must give every kernel, copy and memset exactly the device times of the simulator's truth file.
+prof takes HIP's device times from the runtime's own per-op reports (hipInitActivityCallback) and
+CNRT's from Cambricon's CNPAPI activity records (libcnpapi.so, by external correlation;
+docs/design-device-timing.md), which a real device stamps itself: when the program's threads run
+does not move them. Asserted on what prof recorded (every op, to the ns), never on how long
+anything took.
 
     python3 test/e2e/test_busy_host.py --prof build/bin/prof --bin-dir build/test-bin
 """
@@ -15,6 +17,7 @@ import unittest
 import e2e_common as e2e
 
 SAMPLE_ARGS = ["1024", "1000"]  # 10,001 ops: kernels, copies and memsets on several streams
+CNRT_ROUNDS = "2500"  # 10,000 ops beside the sample's own 24: four per round on three queues
 
 
 class BusyLoops:
@@ -33,21 +36,22 @@ class BusyLoops:
 
 
 class BusyHostTest(unittest.TestCase):
-    def device_times_beside_busy_loops(self, app):
+    def device_times_beside_busy_loops(self, app, runtime="hip", args=SAMPLE_ARGS, stream_handles=None):
         path = e2e.built_sample(app, "(multistream_hip needs hipcc)")
         with tempfile.TemporaryDirectory(prefix=f"prof-e2e-busy-{app}-") as tmp:
             truth_path = os.path.join(tmp, "truth.jsonl")
             with BusyLoops():
-                done = e2e.run_prof(["--sim", "--hip-trace", "-d", tmp, "--output-format", "stats", path, *SAMPLE_ARGS],
+                done = e2e.run_prof(["--sim", f"--{runtime}-trace", "-d", tmp, "--output-format", "stats", path, *args],
                                     cwd=tmp, env={"PROF_SIM_TRUTH": truth_path})
             self.assertEqual(done.returncode, 0, e2e.describe(done))
-            dbs = e2e.find_dbs(tmp)
+            dbs = e2e.find_dbs(tmp, runtime)
             self.assertEqual(len(dbs), 1, e2e.describe(done))
             truth = e2e.read_truth(truth_path)
             db = e2e.open_db(dbs[0])
             try:
                 # Kinds, bytes, geometry and order per stream, and times within 1 us...
-                self.assertEqual(e2e.truth_mismatches(self, db, truth), [], "device times off beside busy loops")
+                self.assertEqual(e2e.truth_mismatches(self, db, truth, stream_handles=stream_handles), [],
+                                 "device times off beside busy loops")
                 # ... and in fact to the ns: every op's (begin, end) is the truth's.
                 ours = sorted(tuple(row) for row in db.execute(
                     "SELECT device_begin_ns, device_end_ns FROM kernels UNION ALL "
@@ -56,12 +60,18 @@ class BusyHostTest(unittest.TestCase):
                 db.close()
             self.assertEqual(len(ours), len(truth))
             self.assertEqual(ours, sorted((op["begin_ns"], op["end_ns"]) for op in truth))
+            return len(ours)
 
     def test_multistream_device_times_are_the_truths(self):
         self.device_times_beside_busy_loops("multistream")
 
     def test_hipcc_built_multistream_device_times_are_the_truths(self):
         self.device_times_beside_busy_loops("multistream_hip")
+
+    def test_cnrt_sample_device_times_are_the_truths(self):
+        # The model numbers the per-thread queue 2 (HIP's number); CNRT's program says 1 (test_cnrt.py).
+        ops = self.device_times_beside_busy_loops("cnrt_sample", "cnrt", [CNRT_ROUNDS], stream_handles={2: 1})
+        self.assertGreaterEqual(ops, 4 * int(CNRT_ROUNDS))
 
 
 if __name__ == "__main__":

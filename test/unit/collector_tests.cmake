@@ -14,4 +14,5 @@ prof_add_catch_test(collector_ring_test integration
           ${CMAKE_SOURCE_DIR}/interpose/device_timing.cpp ${CMAKE_SOURCE_DIR}/interpose/abrupt_end.cpp ${CMAKE_SOURCE_DIR}/interpose/stream_capture.cpp
           ${CMAKE_SOURCE_DIR}/interpose/process_files.cpp
           ${CMAKE_SOURCE_DIR}/interpose/real_functions.cpp ${CMAKE_SOURCE_DIR}/interpose/dl_real.cpp ${CMAKE_SOURCE_DIR}/interpose/timing_adapters.cpp
+          ${CMAKE_SOURCE_DIR}/interpose/adapters/cnrt_activity.cpp
   LIBS prof::collector prof::sqlite Threads::Threads ${CMAKE_DL_LIBS})

@@ -30,3 +30,8 @@ endif()
 prof_add_catch_test(sim_musa_test unit
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_musa_test.cpp
   LIBS prof::sim_musa)
+
+# The simulated libcnpapi (sim/activity_libs/cnpapi.cpp) over libcnrt's model.
+prof_add_catch_test(sim_cnpapi_test unit
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_cnpapi_test.cpp
+  LIBS prof::sim_cnrt prof::sim_cnpapi)
