@@ -1,9 +1,10 @@
 """e2e device times on a busy host: with two busy loops per CPU beside it, `prof --sim` on the
-multistream sample (built by g++, and by hipcc when present) must give every kernel, copy and memset
-exactly the device times of the simulator's truth file. prof takes HIP's device times from the
-runtime's own per-op reports (hipInitActivityCallback, docs/design-device-timing.md), which a real
-device stamps itself: when the program's threads run does not move them. Asserted on what prof
-recorded (every op, to the ns), never on how long anything took.
+multistream sample (built by g++, and by hipcc when present) and on the C MUSA sample must give
+every kernel, copy and memset exactly the device times of the simulator's truth file. prof takes
+HIP's device times from the runtime's own per-op reports (hipInitActivityCallback), MUSA's from
+MUPTI's activity records joined to prof's pushed external ids (docs/design-device-timing.md), which
+a real device stamps itself: when the program's threads run does not move them. Asserted on what
+prof recorded (every op, to the ns), never on how long anything took.
 
     python3 test/e2e/test_busy_host.py --prof build/bin/prof --bin-dir build/test-bin
 """
@@ -15,6 +16,7 @@ import unittest
 import e2e_common as e2e
 
 SAMPLE_ARGS = ["1024", "1000"]  # 10,001 ops: kernels, copies and memsets on several streams
+MUSA_SAMPLE_ARGS = ["2000"]  # 2000 rounds of 5 ops and 3 blocking ones: 10,003 ops on one stream and the null one
 
 
 class BusyLoops:
@@ -33,15 +35,15 @@ class BusyLoops:
 
 
 class BusyHostTest(unittest.TestCase):
-    def device_times_beside_busy_loops(self, app):
+    def device_times_beside_busy_loops(self, app, runtime="hip", trace=("--hip-trace",), args=SAMPLE_ARGS):
         path = e2e.built_sample(app, "(multistream_hip needs hipcc)")
         with tempfile.TemporaryDirectory(prefix=f"prof-e2e-busy-{app}-") as tmp:
             truth_path = os.path.join(tmp, "truth.jsonl")
             with BusyLoops():
-                done = e2e.run_prof(["--sim", "--hip-trace", "-d", tmp, "--output-format", "stats", path, *SAMPLE_ARGS],
+                done = e2e.run_prof(["--sim", *trace, "-d", tmp, "--output-format", "stats", path, *args],
                                     cwd=tmp, env={"PROF_SIM_TRUTH": truth_path})
             self.assertEqual(done.returncode, 0, e2e.describe(done))
-            dbs = e2e.find_dbs(tmp)
+            dbs = e2e.find_dbs(tmp, runtime)
             self.assertEqual(len(dbs), 1, e2e.describe(done))
             truth = e2e.read_truth(truth_path)
             db = e2e.open_db(dbs[0])
@@ -62,6 +64,11 @@ class BusyHostTest(unittest.TestCase):
 
     def test_hipcc_built_multistream_device_times_are_the_truths(self):
         self.device_times_beside_busy_loops("multistream_hip")
+
+    def test_musa_sample_device_times_are_the_truths(self):
+        # As test_musa.py matches MUSA's truth: the model's stream handles are the program's.
+        self.device_times_beside_busy_loops("musa_sample", runtime="musa", trace=("--musa-trace",),
+                                            args=MUSA_SAMPLE_ARGS)
 
 
 if __name__ == "__main__":
