@@ -102,10 +102,14 @@ struct MuptiJoin {
   int spare_count = 0;
   uint64_t skipped = 0;  // records not used: unknown kind, outside the buffer, implausible
 };
-inline MuptiJoin g_mupti_join;
+// Never destroyed: MUPTI's threads may hand back a buffer while the process's exit handlers run.
+inline MuptiJoin& mupti_join() {
+  static MuptiJoin* const join = new MuptiJoin;
+  return *join;
+}
 
 inline void mupti_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  MuptiJoin& j = g_mupti_join;
+  MuptiJoin& j = mupti_join();
   uint8_t* b = nullptr;
   pthread_mutex_lock(&j.mutex);
   if (j.spare_count > 0) b = j.spare[--j.spare_count];
@@ -125,7 +129,7 @@ inline bool mupti_inside(const uint8_t* buffer, size_t valid, const mupti::Activ
 
 // Under the join's mutex: an op's times and prof's id meet.
 inline void mupti_op_times(uint32_t correlation_id, uint64_t start, uint64_t end) {
-  MuptiJoin& j = g_mupti_join;
+  MuptiJoin& j = mupti_join();
   if (start == 0 || start > end) {  // in flight (a forced flush), or not the layout assumed
     ++j.skipped;
     return;
@@ -140,7 +144,7 @@ inline void mupti_op_times(uint32_t correlation_id, uint64_t start, uint64_t end
 }
 
 inline void mupti_binding(uint32_t correlation_id, uint32_t external_kind, uint64_t external_id) {
-  MuptiJoin& j = g_mupti_join;
+  MuptiJoin& j = mupti_join();
   if (external_kind != mupti::kExternalCorrelationKindCustom0 || external_id == 0) {
     ++j.skipped;
     return;
@@ -158,7 +162,7 @@ inline void mupti_binding(uint32_t correlation_id, uint32_t external_kind, uint6
 inline void mupti_buffer_completed(mupti::Context, uint32_t, uint8_t* buffer, size_t size, size_t valid) {
   if (buffer == nullptr) return;
   if (valid > size) valid = size;
-  MuptiJoin& j = g_mupti_join;
+  MuptiJoin& j = mupti_join();
   pthread_mutex_lock(&j.mutex);
   mupti::Activity* r = nullptr;
   const uint8_t* last = nullptr;
