@@ -6,7 +6,11 @@
    does not depend on timing, counts every musa* call it makes, and ends with the line
    `EXPECT api_calls=N kernels=N copies=N errors=N` (copies counts copies and memsets) and `END`.
 
-       LD_LIBRARY_PATH=build/lib/prof/sim build/test-bin/musa_sample
+   An optional argument repeats the asynchronous round (two uploads, two kernels, a download) that
+   many times before one synchronize: 2000 rounds make some 10,000 ops (test/e2e/test_busy_host.py).
+   Without it the program does one round, as it always did.
+
+       LD_LIBRARY_PATH=build/lib/prof/sim build/test-bin/musa_sample [rounds]
        build/bin/prof --sim build/test-bin/musa_sample */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +78,9 @@ static void launch_vector_add(dim3 grid, dim3 block, musaStream_t stream, const 
   ++g_kernels;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   enum { kCount = 1 << 16 };
+  const int rounds = argc > 1 ? atoi(argv[1]) : 1;
   const size_t bytes = kCount * sizeof(float);
   register_kernels();
 
@@ -106,21 +111,23 @@ int main(void) {
   CALL(musaEventCreate(&stop));
 
   /* Asynchronous on the stream: two uploads, two kernels between the events, a download. */
-  CALL(musaMemcpyAsync(a, host_in, bytes, musaMemcpyHostToDevice, stream));
-  CALL(musaMemcpyAsync(b, host_in, bytes, musaMemcpyHostToDevice, stream));
-  g_copies += 2;
-  CALL(musaEventRecord(start, stream));
   const dim3 grid = {kCount / 256, 1, 1};
   const dim3 block = {256, 1, 1};
-  launch_vector_add(grid, block, stream, a, b, c, kCount);
   float factor = 2.0f;
   int n = kCount;
   void* scale_args[] = {(void*)&c, (void*)&factor, (void*)&n};
-  CALL(musaLaunchKernel((const void*)scale_in_place, grid, block, scale_args, 0, stream));
-  ++g_kernels;
-  CALL(musaEventRecord(stop, stream));
-  CALL(musaMemcpyAsync(host_out, a, bytes, musaMemcpyDeviceToHost, stream));
-  ++g_copies;
+  for (int round = 0; round < rounds; ++round) {
+    CALL(musaMemcpyAsync(a, host_in, bytes, musaMemcpyHostToDevice, stream));
+    CALL(musaMemcpyAsync(b, host_in, bytes, musaMemcpyHostToDevice, stream));
+    g_copies += 2;
+    CALL(musaEventRecord(start, stream));
+    launch_vector_add(grid, block, stream, a, b, c, kCount);
+    CALL(musaLaunchKernel((const void*)scale_in_place, grid, block, scale_args, 0, stream));
+    ++g_kernels;
+    CALL(musaEventRecord(stop, stream));
+    CALL(musaMemcpyAsync(host_out, a, bytes, musaMemcpyDeviceToHost, stream));
+    ++g_copies;
+  }
   CALL(musaStreamSynchronize(stream));
   CALL(musaStreamQuery(stream));
   CALL(musaEventQuery(stop));

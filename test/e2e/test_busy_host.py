@@ -1,9 +1,10 @@
 """e2e device times on a busy host: with two busy loops per CPU beside it, `prof --sim` on the
-multistream sample (built by g++, and by hipcc when present) and on the CNRT sample at ~10,000 ops
-must give every kernel, copy and memset exactly the device times of the simulator's truth file.
-prof takes HIP's device times from the runtime's own per-op reports (hipInitActivityCallback) and
-CNRT's from Cambricon's CNPAPI activity records (libcnpapi.so, by external correlation;
-docs/design-device-timing.md), which a real device stamps itself: when the program's threads run
+multistream sample (built by g++, and by hipcc when present) and on the CNRT and MUSA samples at
+~10,000 ops must give every kernel, copy and memset exactly the device times of the simulator's
+truth file. prof takes HIP's device times from the runtime's own per-op reports
+(hipInitActivityCallback), CNRT's from Cambricon's CNPAPI activity records (libcnpapi.so) and
+MUSA's from MUPTI's (libmupti.so), both joined to prof's pushed external ids
+(docs/design-device-timing.md), which a real device stamps itself: when the program's threads run
 does not move them. Asserted on what prof recorded (every op, to the ns), never on how long
 anything took.
 
@@ -18,6 +19,7 @@ import e2e_common as e2e
 
 SAMPLE_ARGS = ["1024", "1000"]  # 10,001 ops: kernels, copies and memsets on several streams
 CNRT_ROUNDS = "2500"  # 10,000 ops beside the sample's own 24: four per round on three queues
+MUSA_ROUNDS = "2000"  # 2000 rounds of 5 ops: 10,003 ops on one stream and the null one
 
 
 class BusyLoops:
@@ -72,6 +74,11 @@ class BusyHostTest(unittest.TestCase):
         # The model numbers the per-thread queue 2 (HIP's number); CNRT's program says 1 (test_cnrt.py).
         ops = self.device_times_beside_busy_loops("cnrt_sample", "cnrt", [CNRT_ROUNDS], stream_handles={2: 1})
         self.assertGreaterEqual(ops, 4 * int(CNRT_ROUNDS))
+
+    def test_musa_sample_device_times_are_the_truths(self):
+        # As test_musa.py matches MUSA's truth: the model's stream handles are the program's.
+        ops = self.device_times_beside_busy_loops("musa_sample", "musa", [MUSA_ROUNDS])
+        self.assertGreaterEqual(ops, 5 * int(MUSA_ROUNDS))
 
 
 if __name__ == "__main__":

@@ -44,3 +44,9 @@ prof_add_catch_test(hook_clock_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/hook_
 
 # The harvester's growing queue (interpose/spsc_ring.hpp).
 prof_add_catch_test(spsc_chain_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/spsc_chain_test.cpp LIBS Threads::Threads)
+
+# MUPTI as prof reads it (interpose/adapters/musa_adapter.hpp), on the simulated libmupti.so and
+# libmusart.so.5, with hand-made buffers for what prof must skip.
+prof_add_catch_test(mupti_test unit SOURCES ${CMAKE_CURRENT_LIST_DIR}/mupti_test.cpp
+                    ${CMAKE_SOURCE_DIR}/interpose/dl_real.cpp
+                    LIBS prof::sim_musa prof::sim_mupti ${CMAKE_DL_LIBS})
