@@ -116,11 +116,15 @@ class BusyHostTest(unittest.TestCase):
         total = sum(len(ops) for ops in expected.values())
         self.assertGreaterEqual(total, 10000)
         self.assertEqual(sorted(ours), sorted(expected), "the streams")
+        off = []
         for handle in expected:
             theirs, mine = sorted(expected[handle], key=lambda op: op[1:]), sorted(ours[handle], key=lambda op: op[1:])
-            exact = sum(1 for a, b in zip(mine, theirs) if a == b)
-            print(f"stream {handle}: {exact}/{len(theirs)} ops exactly the truth's", flush=True)
-            self.assertEqual(mine, theirs, f"stream {handle}: device times off beside busy loops")
+            self.assertEqual(len(mine), len(theirs), f"stream {handle}: ops")
+            stream_off = [(a, b) for a, b in zip(mine, theirs) if a != b]
+            print(f"stream {handle}: {len(theirs) - len(stream_off)}/{len(theirs)} ops exactly the truth's", flush=True)
+            off += stream_off
+        # A short message: unittest's diff of two 10,000-op lists takes minutes.
+        self.assertEqual(off[:3], [], f"{len(off)} of {total} ops off beside busy loops (prof's, the truth's)")
 
 
 if __name__ == "__main__":
