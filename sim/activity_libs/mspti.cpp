@@ -351,3 +351,16 @@ PROF_MSPTI_EXPORT msptiResult msptiActivityPopExternalCorrelationId(msptiExterna
   if (lastId != nullptr) *lastId = id;
   return MSPTI_SUCCESS;
 }
+
+// The exports have the prototypes prof resolves them as.
+static_assert(std::is_same_v<decltype(&msptiActivityRegisterCallbacks), msptiActivityRegisterCallbacks_t> &&
+                  std::is_same_v<decltype(&msptiActivityEnable), msptiActivityEnable_t> &&
+                  std::is_same_v<decltype(&msptiActivityDisable), msptiActivityDisable_t> &&
+                  std::is_same_v<decltype(&msptiActivityGetNextRecord), msptiActivityGetNextRecord_t> &&
+                  std::is_same_v<decltype(&msptiActivityFlushAll), msptiActivityFlushAll_t> &&
+                  std::is_same_v<decltype(&msptiActivityFlushPeriod), msptiActivityFlushPeriod_t> &&
+                  std::is_same_v<decltype(&msptiActivityPushExternalCorrelationId),
+                                 msptiActivityPushExternalCorrelationId_t> &&
+                  std::is_same_v<decltype(&msptiActivityPopExternalCorrelationId),
+                                 msptiActivityPopExternalCorrelationId_t>,
+              "the simulated exports match mspti_activity.hpp's prototypes");

@@ -30,3 +30,10 @@ endif()
 prof_add_catch_test(sim_musa_test unit
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_musa_test.cpp
   LIBS prof::sim_musa)
+
+# The simulated libmspti.so (MSPTI's activity records) on the ACL face.
+if(TARGET prof_sim_mspti AND TARGET prof_sim_acl)
+  prof_add_catch_test(sim_mspti_test unit
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_mspti_test.cpp
+    LIBS prof::sim_acl prof::sim_mspti)
+endif()
