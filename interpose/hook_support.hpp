@@ -26,11 +26,14 @@ constexpr Activity to_activity(HookActivity a) {
     default: return Activity::kNone;
   }
 }
-// Calls that enqueue several ops (a graph's nodes, one launch per device): their device span is
-// what events around the call give, not one op's report (timing_begin's `one_op`).
+// Calls that enqueue several ops (a graph's nodes, one launch per device, an ACL model's tasks:
+// aclmdlExecute, aclmdlExecuteAsync, and aclmdlRIExecuteAsync, which replays a captured model
+// runtime instance): their device span is what events around the call give, not one op's report
+// (timing_begin's `one_op`).
 constexpr bool enqueues_several_ops(ApiId id) {
   const std::string_view name = kApis[api_slot(id)].name;
-  return name.find("GraphLaunch") != std::string_view::npos || name.find("MultiDevice") != std::string_view::npos;
+  return name.find("GraphLaunch") != std::string_view::npos || name.find("MultiDevice") != std::string_view::npos ||
+         name.rfind("aclmdlExecute", 0) == 0 || name.rfind("aclmdlRIExecute", 0) == 0;
 }
 constexpr bool is_blocking(HookActivity a) {
   return a == HookActivity::kCopySync || a == HookActivity::kMemsetSync || a == HookActivity::kKernelSync;

@@ -7,7 +7,11 @@
    prints. It prints only what does not depend on timing (timing lines start "timing:"), counts
    every acl* call, and ends with `EXPECT api_calls=N kernels=N copies=N errors=N` and `END`.
 
-       LD_LIBRARY_PATH=build/lib/prof/sim build/test-bin/acl_sample
+   An optional argument, a number of iterations N, adds N rounds of five ops each (a copy, a memset
+   and an operator on the stream, a kernel and an operator on the side stream) before the blocking
+   copies: 2000 make about 10,000 ops (e2e:busy_host). Without it the output is the same as ever.
+
+       LD_LIBRARY_PATH=build/lib/prof/sim build/test-bin/acl_sample [iterations]
        build/bin/prof --sim build/test-bin/acl_sample */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +37,8 @@ static aclDataBuffer* buffer(void* data, size_t size) {
   return aclCreateDataBuffer(data, size);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  const long iterations = argc > 1 ? atol(argv[1]) : 0;
   enum { kCount = 1 << 16 };
   const size_t bytes = kCount * sizeof(float);
   const size_t capacity = 2 * bytes; /* destMax: what the destination could hold */
@@ -160,6 +165,21 @@ int main(void) {
   g_kernels += 2;
   CALL(aclrtSynchronizeStream(side));
   printf("captured while capturing: %d\n", (int)capture);
+
+  /* Rounds of work on both streams (only with an iteration count). */
+  for (long i = 0; i < iterations; ++i) {
+    CALL(aclrtMemcpyAsync(x, capacity, host_in, bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream));
+    CALL(aclrtMemsetAsync(y, capacity, 0, bytes, stream));
+    CALL(aclopExecuteV2("Add", 2, descs, add_in, 1, descs, add_out, NULL, stream));
+    CALL(aclrtLaunchKernel(kernel, 16, x, 64, side));
+    CALL(aclopExecuteV2("Mul", 2, descs, mul_in, 1, descs, mul_out, NULL, side));
+    g_copies += 2;
+    g_kernels += 3;
+  }
+  if (iterations > 0) {
+    CALL(aclrtSynchronizeStream(stream));
+    CALL(aclrtSynchronizeStream(side));
+  }
 
   /* Blocking copies back, every kind the sample can check; destMax larger than count again. */
   CALL(aclrtMemset(z, capacity, 0, bytes));

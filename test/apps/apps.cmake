@@ -176,6 +176,10 @@ if(TARGET prof_sim_acl)
     OUTPUT_NAME acl_sample
     RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
     SKIP_BUILD_RPATH ON)
+  # prof reads its device times from libmspti.so, which it loads beside the face at run time.
+  if(TARGET prof_sim_mspti)
+    add_dependencies(prof_sample_acl_sample prof_sim_mspti)
+  endif()
 endif()
 
 # A program that calls HIP and ACL: one database and one timeline for both (e2e:acl).

@@ -35,3 +35,9 @@ prof_add_catch_test(sim_musa_test unit
 prof_add_catch_test(sim_cnpapi_test unit
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_cnpapi_test.cpp
   LIBS prof::sim_cnrt prof::sim_cnpapi)
+# The simulated libmspti.so (MSPTI's activity records) on the ACL face.
+if(TARGET prof_sim_mspti AND TARGET prof_sim_acl)
+  prof_add_catch_test(sim_mspti_test unit
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/sim_mspti_test.cpp
+    LIBS prof::sim_acl prof::sim_mspti)
+endif()
