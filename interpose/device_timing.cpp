@@ -508,6 +508,11 @@ class Harvester {
   }
 
   void emit_reported(const PendingOp& op, const DeviceTime& t) {
+    write_activity(op, t.begin_ns, t.end_ns < t.begin_ns ? t.begin_ns : t.end_ns);
+  }
+
+  // The op's device times, as an activity record in the harvester's ring for the op's runtime.
+  static void write_activity(const PendingOp& op, uint64_t begin_ns, uint64_t end_ns) {
     ThreadBuffer* buffer = ThreadBuffer::current(op.end.runtime);
     if (!buffer) return;
     Record* r = buffer->reserve();
@@ -516,8 +521,8 @@ class Harvester {
     r->activity.type = static_cast<uint8_t>(RecordType::kActivity);
     r->activity.activity = static_cast<uint8_t>(op.activity);
     r->activity.correlation_id = op.correlation_id;
-    r->activity.device_begin_ns = t.begin_ns;
-    r->activity.device_end_ns = t.end_ns < t.begin_ns ? t.begin_ns : t.end_ns;
+    r->activity.device_begin_ns = begin_ns;
+    r->activity.device_end_ns = end_ns;
     buffer->commit();
   }
 
@@ -658,17 +663,7 @@ class Harvester {
     if (op.blocking && end_ns > op.api_end_ns) end_ns = op.api_end_ns;
     if (end_ns < begin_ns) end_ns = begin_ns;
     maybe_reanchor(op, end_ns);
-    ThreadBuffer* buffer = ThreadBuffer::current(op.end.runtime);
-    if (!buffer) return;
-    Record* r = buffer->reserve();
-    if (!r) return;
-    memset(r, 0, sizeof *r);
-    r->activity.type = static_cast<uint8_t>(RecordType::kActivity);
-    r->activity.activity = static_cast<uint8_t>(op.activity);
-    r->activity.correlation_id = op.correlation_id;
-    r->activity.device_begin_ns = begin_ns;
-    r->activity.device_end_ns = end_ns;
-    buffer->commit();
+    write_activity(op, begin_ns, end_ns);
   }
 
   // float milliseconds lose precision far from the anchor: move the anchor forward to a

@@ -1,4 +1,5 @@
-// Single-producer, single-consumer queues between an application thread and prof's harvester.
+// Queues between an application thread (or a runtime's) and prof's harvester: single-producer
+// rings and chains, and one many-producer ring (MpscRing) for the runtimes' per-op reports.
 // SpscRing: a ring of N items. push() is called only by the producer thread and pop() only by the
 // consumer; each side writes only its own index (on its own cache line).
 #pragma once
@@ -129,10 +130,6 @@ class SpscChain {
   std::atomic<Segment*> spare_{nullptr};
   Segment first_;
 };
-
-}  // namespace prof::interpose
-
-namespace prof::interpose {
 
 // Many producers, one consumer, N items, never blocking: the runtime's threads (its stream
 // workers, a thread inside a blocking copy) hand prof each op's device times; the harvester takes

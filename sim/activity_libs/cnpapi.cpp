@@ -30,6 +30,17 @@
 
 namespace {
 
+// The fields a copy's and a memset's records share, from the model's report.
+template <typename Record>
+void transfer_fields(Record* m, const prof_sim_op_report* r) {
+  m->correlation_id = m->runtime_correlation_id = r->correlation_id;
+  m->bytes = r->bytes;
+  m->start = r->begin_ns;
+  m->end = r->end_ns;
+  m->device_id = static_cast<uint64_t>(r->device);
+  m->queue_id = r->stream;
+}
+
 constexpr int kExternalTypes = CNPAPI_EXTERNAL_CORRELATION_TYPE_SIZE;
 constexpr int kStackDepth = 32;
 
@@ -225,22 +236,12 @@ void on_done(const prof_sim_op_report* r, void*) {
       } else if (own && type == CNPAPI_ACTIVITY_TYPE_MEMSET) {
         auto* m = static_cast<cnpapiActivityMemset*>(place(sizeof(cnpapiActivityMemset)));
         m->type = type;
-        m->correlation_id = m->runtime_correlation_id = r->correlation_id;
-        m->bytes = r->bytes;
-        m->start = r->begin_ns;
-        m->end = r->end_ns;
-        m->device_id = static_cast<uint64_t>(r->device);
-        m->queue_id = r->stream;
+        transfer_fields(m, r);
       } else if (own && type == CNPAPI_ACTIVITY_TYPE_MEMCPY_PTOP) {
         auto* m = static_cast<cnpapiActivityMemcpyPtoP*>(place(sizeof(cnpapiActivityMemcpyPtoP)));
         m->type = type;
         m->copy_type = CNPAPI_ACTIVITY_MEMCPY_TYPE_PTOP;
-        m->correlation_id = m->runtime_correlation_id = r->correlation_id;
-        m->bytes = r->bytes;
-        m->start = r->begin_ns;
-        m->end = r->end_ns;
-        m->device_id = static_cast<uint64_t>(r->device);
-        m->queue_id = r->stream;
+        transfer_fields(m, r);
       } else if (own) {
         auto* m = static_cast<cnpapiActivityMemcpy*>(place(sizeof(cnpapiActivityMemcpy)));
         m->type = type;
@@ -251,12 +252,7 @@ void on_done(const prof_sim_op_report* r, void*) {
           case PROF_SIM_COPY_H2H: m->copy_type = CNPAPI_ACTIVITY_MEMCPY_TYPE_HTOH; break;
           default: m->copy_type = CNPAPI_ACTIVITY_MEMCPY_TYPE_UNKNOWN; break;
         }
-        m->correlation_id = m->runtime_correlation_id = r->correlation_id;
-        m->bytes = r->bytes;
-        m->start = r->begin_ns;
-        m->end = r->end_ns;
-        m->device_id = static_cast<uint64_t>(r->device);
-        m->queue_id = r->stream;
+        transfer_fields(m, r);
       }
     }
   }

@@ -128,6 +128,18 @@ void on_enqueue(uint64_t correlation_id, uint32_t, void*) {
   }
 }
 
+// The fields a copy's and a memset's records share, from the model's report.
+template <typename Record, typename Kind>
+void transfer_fields(Record& r, Kind kind, const prof_sim_op_report* report) {
+  r.kind = kind;
+  r.bytes = report->bytes;
+  r.start = report->begin_ns;
+  r.end = report->end_ns;
+  r.deviceId = static_cast<uint32_t>(report->device);
+  r.streamId = static_cast<uint32_t>(report->stream);
+  r.correlationId = static_cast<uint32_t>(report->correlation_id);
+}
+
 void on_done(const prof_sim_op_report* report, void*) {
   const uint64_t enabled = g_enabled.load(std::memory_order_acquire);
   std::vector<Buffer> full;
@@ -155,23 +167,11 @@ void on_done(const prof_sim_op_report* report, void*) {
       append_locked(&r, sizeof r);
     } else if (report->kind == PROF_SIM_OP_COPY && (enabled & bit(kActivityKindMemcpy))) {
       ActivityMemcpy4 r{};
-      r.kind = kActivityKindMemcpy;
-      r.bytes = report->bytes;
-      r.start = report->begin_ns;
-      r.end = report->end_ns;
-      r.deviceId = static_cast<uint32_t>(report->device);
-      r.streamId = static_cast<uint32_t>(report->stream);
-      r.correlationId = static_cast<uint32_t>(report->correlation_id);
+      transfer_fields(r, kActivityKindMemcpy, report);
       append_locked(&r, sizeof r);
     } else if (report->kind == PROF_SIM_OP_MEMSET && (enabled & bit(kActivityKindMemset))) {
       ActivityMemset3 r{};
-      r.kind = kActivityKindMemset;
-      r.bytes = report->bytes;
-      r.start = report->begin_ns;
-      r.end = report->end_ns;
-      r.deviceId = static_cast<uint32_t>(report->device);
-      r.streamId = static_cast<uint32_t>(report->stream);
-      r.correlationId = static_cast<uint32_t>(report->correlation_id);
+      transfer_fields(r, kActivityKindMemset, report);
       append_locked(&r, sizeof r);
     }
     full.swap(g_state.full);
