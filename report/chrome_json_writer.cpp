@@ -344,7 +344,12 @@ void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int6
   int index = part_of(to_ns);
   Part& part = parts_[index];
   int from_part = part_of(source.begin_ns);
-  const int64_t from_at = binding_ns(source.begin_ns, source.end_ns), to_at = binding_ns(to_ns, to_end_ns);
+  const int64_t to_at = binding_ns(to_ns, to_end_ns);
+  // The arrow starts no later than it ends: both viewers sort flow events by time, and catapult
+  // drops a flow whose end comes first ("flow phase f ... but no flow start found"), Perfetto too.
+  // Device times stamped by the device put short work inside its call, before the call's middle.
+  int64_t from_at = binding_ns(source.begin_ns, source.end_ns);
+  if (to_at <= from_at && to_at - 1 > source.begin_ns) from_at = to_at - 1;
   if (from_part != index) {
     // Several device slices of one call share its id and come one after the other: remembering
     // the recent ids is enough, and keeps memory flat.

@@ -206,13 +206,21 @@ def check_trace(path, db, view):
         source, target, finish = by_id[flow_id], targets[flow_id], finishes[flow_id]
         # A viewer binds each end to the slice that encloses its time on its row: the end must lie
         # inside its own slice (at the midpoint, strictly inside when the slice is 2 ns or longer)
-        # and inside no other slice of that row.
+        # and inside no other slice of that row. The start is no later than the finish (viewers sort
+        # flow events by time and drop a flow that ends first): when the work's midpoint comes
+        # before its call's, the start is 1 ns before the finish, still strictly inside the call.
+        def middle(slice_):
+            begin_ns, dur_ns = round(slice_["ts"] * 1000), round(slice_["dur"] * 1000)
+            return begin_ns + dur_ns // 2 if dur_ns >= 2 else begin_ns
+        finish_ns = round(finish["ts"] * 1000)
+        check(finish_ns == middle(target), f"{path}: flow end {finish} is not at the middle of {target}")
+        start_ns, source_begin = round(start["ts"] * 1000), round(source["ts"] * 1000)
+        check(start_ns == middle(source) or (start_ns == finish_ns - 1 and start_ns > source_begin),
+              f"{path}: flow start {start} is neither at the middle of {source} nor just before its end {finish}")
+        check(start_ns <= finish_ns, f"{path}: flow {flow_id} starts at {start_ns} after it ends at {finish_ns}")
         for end, slice_ in ((start, source), (finish, target)):
             check((end["pid"], end["tid"]) == (slice_["pid"], slice_["tid"]), f"{path}: flow end {end} vs {slice_}")
-            begin_ns, dur_ns = round(slice_["ts"] * 1000), round(slice_["dur"] * 1000)
             at_ns = round(end["ts"] * 1000)
-            check(at_ns == (begin_ns + dur_ns // 2 if dur_ns >= 2 else begin_ns),
-                  f"{path}: flow end {end} is not at the middle of {slice_}")
             others = [o for o in rows[(end["pid"], end["tid"])] if o is not slice_ and
                       round(o["ts"] * 1000) <= at_ns <= round(o["ts"] * 1000) + round(o["dur"] * 1000)]
             check(not others, f"{path}: flow end {end} also lies in {others[:1]}")

@@ -110,3 +110,19 @@ TEST_CASE("a timeline split by time: every part names every lane, keeps its arro
   CHECK(writer.part_span(2).first == 1'000);  // the repeated call
   CHECK(writer.part_span(2).second == 22'000);
 }
+
+TEST_CASE("an arrow never starts after it ends: short work inside a long call", "[report][json]") {
+  // The device stamps the work's own times: it began and ended while its call ran, before the
+  // call's middle. Both viewers drop a flow whose end comes before its start.
+  StringSink sink;
+  ChromeJsonWriter writer(sink, 1'000'000);
+  writer.begin();
+  writer.complete(1, 42, "hipMemcpyAsync", "api", 1'000'000, 1'010'000, JsonObject{});
+  writer.flow(9, 1, 42, 3, 1, 1'001'000, 1'002'000, FlowSource{"\"hipMemcpyAsync\"", "\"api\"", 1'000'000, 1'010'000});
+  writer.end(JsonObject{});
+  const std::string& text = sink.text();
+  CHECK(text.find("{\"ph\":\"s\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":9,\"pid\":1,\"tid\":42,\"ts\":1.499}") !=
+        std::string::npos);
+  CHECK(text.find("{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":9,\"pid\":3,\"tid\":1,\"ts\":1.500}") !=
+        std::string::npos);
+}
