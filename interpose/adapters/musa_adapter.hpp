@@ -143,6 +143,17 @@ inline void mupti_op_times(uint32_t correlation_id, uint64_t start, uint64_t end
   j.times_of[correlation_id] = {start, end};
 }
 
+// Under the join's mutex: a kernel, copy or memset record of type T, if it lies inside the buffer.
+template <typename T>
+inline void mupti_op_record(const uint8_t* buffer, size_t valid, const mupti::Activity* r) {
+  if (!mupti_inside<T>(buffer, valid, r)) {
+    ++mupti_join().skipped;
+    return;
+  }
+  const auto* op = reinterpret_cast<const T*>(r);
+  mupti_op_times(op->correlationId, op->start, op->end);
+}
+
 inline void mupti_binding(uint32_t correlation_id, uint32_t external_kind, uint64_t external_id) {
   MuptiJoin& j = mupti_join();
   if (external_kind != mupti::kExternalCorrelationKindCustom0 || external_id == 0) {
@@ -179,24 +190,9 @@ inline void mupti_buffer_completed(mupti::Context, uint32_t, uint8_t* buffer, si
         } else ++j.skipped;
         break;
       case mupti::kActivityKindKernel:
-      case mupti::kActivityKindConcurrentKernel:
-        if (mupti_inside<mupti::ActivityKernel6>(buffer, valid, r)) {
-          const auto* k = reinterpret_cast<const mupti::ActivityKernel6*>(r);
-          mupti_op_times(k->correlationId, k->start, k->end);
-        } else ++j.skipped;
-        break;
-      case mupti::kActivityKindMemcpy:
-        if (mupti_inside<mupti::ActivityMemcpy4>(buffer, valid, r)) {
-          const auto* c = reinterpret_cast<const mupti::ActivityMemcpy4*>(r);
-          mupti_op_times(c->correlationId, c->start, c->end);
-        } else ++j.skipped;
-        break;
-      case mupti::kActivityKindMemset:
-        if (mupti_inside<mupti::ActivityMemset3>(buffer, valid, r)) {
-          const auto* m = reinterpret_cast<const mupti::ActivityMemset3*>(r);
-          mupti_op_times(m->correlationId, m->start, m->end);
-        } else ++j.skipped;
-        break;
+      case mupti::kActivityKindConcurrentKernel: mupti_op_record<mupti::ActivityKernel6>(buffer, valid, r); break;
+      case mupti::kActivityKindMemcpy: mupti_op_record<mupti::ActivityMemcpy4>(buffer, valid, r); break;
+      case mupti::kActivityKindMemset: mupti_op_record<mupti::ActivityMemset3>(buffer, valid, r); break;
       default: ++j.skipped;  // API records (RUNTIME), or a kind numbered otherwise than assumed
     }
   }

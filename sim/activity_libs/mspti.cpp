@@ -198,6 +198,17 @@ msptiActivityMemcpyKind copy_kind(uint32_t direction) {
 }
 
 // Once per op, with its final device times: a copy into the pending records.
+// The fields a copy's and a memset's records share, from the model's report.
+template <typename Record>
+void transfer_fields(Record& m, const prof_sim_op_report* r) {
+  m.bytes = r->bytes;
+  m.start = r->begin_ns;
+  m.end = r->end_ns;
+  m.deviceId = static_cast<uint32_t>(r->device);
+  m.streamId = static_cast<uint32_t>(r->stream);
+  m.correlationId = r->correlation_id;
+}
+
 void on_done(const prof_sim_op_report* r, void*) {
   const auto device = static_cast<uint32_t>(r->device);
   const auto stream = static_cast<uint32_t>(r->stream);
@@ -219,23 +230,13 @@ void on_done(const prof_sim_op_report* r, void*) {
     msptiActivityMemcpy c{};
     c.kind = MSPTI_ACTIVITY_KIND_MEMCPY;
     c.copyKind = copy_kind(r->direction);
-    c.bytes = r->bytes;
-    c.start = r->begin_ns;
-    c.end = r->end_ns;
-    c.deviceId = device;
-    c.streamId = stream;
-    c.correlationId = r->correlation_id;
+    transfer_fields(c, r);
     full = add_pending(c);
   } else if (r->kind == PROF_SIM_OP_MEMSET) {
     if (!enabled(MSPTI_ACTIVITY_KIND_MEMSET)) return;
     msptiActivityMemset m{};
     m.kind = MSPTI_ACTIVITY_KIND_MEMSET;
-    m.bytes = r->bytes;
-    m.start = r->begin_ns;
-    m.end = r->end_ns;
-    m.deviceId = device;
-    m.streamId = stream;
-    m.correlationId = r->correlation_id;
+    transfer_fields(m, r);
     full = add_pending(m);
   }
   if (full) drain_pending();  // nobody flushes: the buffers take them now
