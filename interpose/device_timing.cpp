@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -43,6 +44,9 @@ struct PendingOp {
   // The runtime reports this op's device times (activity_deliver) under this id: no events.
   bool by_activity;
   uint64_t runtime_id;
+  // Timed by events, and its ops carry prof's id (a call that enqueues several, on a runtime that
+  // reports by external correlation): their reports, when they came, give its span instead.
+  bool span;
 };
 
 // One per application thread that enqueues device work. The thread pushes pending ops and pops
@@ -498,13 +502,34 @@ class Harvester {
       }
       // A report for an op prof did not time (outside a capture window, a call of an untraced
       // runtime's thread, a graph node), or for an op not collected yet: kept a while.
-      if (early_reports_.emplace(key, t).second) early_order_.push_back(key);
+      // Several reports under one id are the ops of one call (emit_span): kept as their span.
+      const auto [it, added] = early_reports_.emplace(key, t);
+      if (added) {
+        early_order_.push_back(key);
+      } else {
+        it->second.begin_ns = std::min(it->second.begin_ns, t.begin_ns);
+        it->second.end_ns = std::max(it->second.end_ns, t.end_ns);
+      }
       while (early_order_.size() > kEarlyReports) {
         early_reports_.erase(early_order_.front());
         early_order_.pop_front();
       }
     }
     return matched;
+  }
+
+  // An op of several whose end event completed: all of them are done, so the runtime has their
+  // reports (asked to flush them first); each was kept under prof's id, widened to cover them all
+  // (take_reports). None: the events time it.
+  bool emit_span(const PendingOp& op) {
+    const TimingAdapter& rt = adapter_of(op.end.runtime);
+    if (rt.activity_flush != nullptr) rt.activity_flush();
+    take_reports();
+    const auto it = early_reports_.find(report_key(op.end.runtime, op.correlation_id));
+    if (it == early_reports_.end()) return false;
+    emit_reported(op, it->second);
+    early_reports_.erase(it);
+    return true;
   }
 
   void emit_reported(const PendingOp& op, const DeviceTime& t) {
@@ -601,7 +626,8 @@ class Harvester {
       const bool have_begin = !op.begin_borrowed || (tail->known && tail->id == op.predecessor_id);
       if (op.begin_borrowed) borrowed_begin_ns = tail->end_ns;
       known = to_host(op.end, end_ns);
-      if (known && have_begin) emit(op, op.begin_borrowed, borrowed_begin_ns, end_ns);
+      if (op.span && emit_span(op)) {
+      } else if (known && have_begin) emit(op, op.begin_borrowed, borrowed_begin_ns, end_ns);
       else if (ThreadBuffer* b = ThreadBuffer::current(op.end.runtime)) b->count_timing_drop();
     }
     // The previous tail's event goes back now (it was this op's begin if borrowed); this op's
@@ -776,6 +802,10 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, b
     }
     ticket.probe = state == kActivityProbe;
   }
+  // A call that enqueues several ops is bracketed by events, and where the runtime reports by
+  // external correlation its ops carry prof's id too: the harvester takes their reports' span
+  // when they came (Harvester::emit_span), so a busy host does not make it late.
+  const bool span = !one_op && rt.activity_push != nullptr && activity_state(rt) == kActivityOn;
   const int device = t_device[static_cast<size_t>(rt.runtime)];
   if (device < 0 || device >= kMaxDevices) return;
   want_calibration(rt.runtime, device);
@@ -795,6 +825,8 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, b
     ticket.begin_borrowed = true;
     ticket.predecessor_id = tt->lend_id;
     ticket.owner = tt;
+    if (span) rt.activity_push(correlation_id);
+    ticket.span = span;
     return;
   }
   tt->lend_valid = false;
@@ -809,6 +841,8 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, b
     return;
   }
   ticket.owner = tt;
+  if (span) rt.activity_push(correlation_id);
+  ticket.span = span;
 }
 
 void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_t correlation_id,
@@ -817,6 +851,7 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
   if (!tt) return;
   const TimingAdapter& rt = adapter_of(ticket.end.runtime);
   tt->lend_valid = false;
+  if (ticket.span) rt.activity_pop();
   // The first call after the runtime took prof's subscription was timed with events too: if the
   // runtime gave its op an id, the report times it and the events go back unused.
   if (ticket.probe && call_succeeded) {
@@ -876,7 +911,7 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
   }
   PendingOp op{ticket.begin, ticket.end, stream,   ticket.begin_borrowed, ticket.predecessor_id, correlation_id,
                submit_ns,    api_end_ns, tt,       activity,              blocking,              false,
-               0};
+               0,            ticket.span};
   if (!tt->pending.push(op)) {
     if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
     if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);

@@ -27,6 +27,7 @@ struct TimingTicket {
   bool begin_borrowed = false;    // begin is the previous op's end event (one event per boundary)
   bool by_activity = false;       // no events: the runtime reports the op's device times itself
   bool probe = false;             // events, and this call tells whether the runtime's reports work
+  bool span = false;              // events, and prof's id pushed: the ops' reports span the call
   uint64_t predecessor_id = 0;    // that op's correlation id
   PooledEvent begin;
   PooledEvent end;

@@ -28,8 +28,8 @@ constexpr Activity to_activity(HookActivity a) {
 }
 // Calls that enqueue several ops (a graph's nodes, one launch per device, an ACL model's tasks:
 // aclmdlExecute, aclmdlExecuteAsync, and aclmdlRIExecuteAsync, which replays a captured model
-// runtime instance): their device span is what events around the call give, not one op's report
-// (timing_begin's `one_op`).
+// runtime instance): their device span is their ops' reports' span where the runtime reports by
+// external correlation, else what events around the call give (timing_begin's `one_op`).
 constexpr bool enqueues_several_ops(ApiId id) {
   const std::string_view name = kApis[api_slot(id)].name;
   return name.find("GraphLaunch") != std::string_view::npos || name.find("MultiDevice") != std::string_view::npos ||

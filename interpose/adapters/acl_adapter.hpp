@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "interpose/real_functions.hpp"
 #include "interpose/timing_adapter.hpp"
 #include "runtimes/acl/acl_abi.hpp"
+#include "interpose/adapters/recent_joins.hpp"
 #include "runtimes/acl/mspti_activity.hpp"
 
 namespace prof::interpose {
@@ -103,6 +105,7 @@ struct MsptiJoin {
   };
   std::unordered_map<uint64_t, Times> times_of;  // MSPTI correlation id -> device times
   std::vector<uint8_t*> spare_buffers;           // handed back, to be handed out again
+  RecentJoins<256> joined;                       // the other ops of a call that enqueued several
 };
 inline MsptiJoin* g_mspti_join = nullptr;
 inline constexpr size_t kMsptiBufferBytes = 2u << 20;  // MSPTI warns below 2 MiB
@@ -132,13 +135,23 @@ inline void mspti_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_r
 // One op record's MSPTI correlation id and times, joined to prof's id under the mutex.
 inline void mspti_on_op(MsptiJoin& j, uint64_t correlation_id, uint64_t start_ns, uint64_t end_ns) {
   auto it = j.external_of.find(correlation_id);
-  if (it == j.external_of.end()) {
-    mspti_bounded_put(j.times_of, correlation_id, MsptiJoin::Times{start_ns, end_ns});
+  if (it != j.external_of.end()) {
+    const uint64_t external = it->second;
+    j.joined.add(correlation_id, external);
+    j.external_of.erase(it);
+    activity_deliver(RuntimeId::kAcl, external, start_ns, end_ns);
     return;
   }
-  const uint64_t external = it->second;
-  j.external_of.erase(it);
-  activity_deliver(RuntimeId::kAcl, external, start_ns, end_ns);
+  if (const uint64_t external = j.joined.find(correlation_id); external != 0) {
+    activity_deliver(RuntimeId::kAcl, external, start_ns, end_ns);
+    return;
+  }
+  // Several ops of one call before its binding: kept as their span (the harvester spans them anyway).
+  if (auto t = j.times_of.find(correlation_id); t != j.times_of.end()) {
+    t->second = MsptiJoin::Times{std::min(t->second.start_ns, start_ns), std::max(t->second.end_ns, end_ns)};
+    return;
+  }
+  mspti_bounded_put(j.times_of, correlation_id, MsptiJoin::Times{start_ns, end_ns});
 }
 
 inline void mspti_on_external(MsptiJoin& j, const msptiActivityExternalCorrelation& r) {
@@ -149,6 +162,7 @@ inline void mspti_on_external(MsptiJoin& j, const msptiActivityExternalCorrelati
     return;
   }
   const MsptiJoin::Times t = it->second;
+  j.joined.add(r.correlationId, r.externalId);
   j.times_of.erase(it);
   activity_deliver(RuntimeId::kAcl, r.externalId, t.start_ns, t.end_ns);
 }

@@ -4,10 +4,12 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <unordered_map>
 #include <utility>
 
+#include "interpose/adapters/recent_joins.hpp"
 #include "interpose/dl_hooks.hpp"
 #include "interpose/real_functions.hpp"
 #include "interpose/timing_adapter.hpp"
@@ -98,6 +100,7 @@ struct MuptiJoin {
   pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
   std::unordered_map<uint32_t, uint64_t> external_of;                    // MUPTI's id -> prof's
   std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> times_of;  // MUPTI's id -> (start, end)
+  RecentJoins<256> joined;  // the other ops of a call that enqueued several
   uint8_t* spare[kMuptiSpareBuffers] = {};
   int spare_count = 0;
   uint64_t skipped = 0;  // records not used: unknown kind, outside the buffer, implausible
@@ -136,11 +139,18 @@ inline void mupti_op_times(uint32_t correlation_id, uint64_t start, uint64_t end
   }
   if (auto it = j.external_of.find(correlation_id); it != j.external_of.end()) {
     activity_deliver(RuntimeId::kMusa, it->second, start, end);
+    j.joined.add(correlation_id, it->second);
     j.external_of.erase(it);
     return;
   }
+  if (const uint64_t external = j.joined.find(correlation_id); external != 0) {
+    activity_deliver(RuntimeId::kMusa, external, start, end);
+    return;
+  }
   if (j.times_of.size() >= kMuptiMaxWaiting) j.times_of.clear();
-  j.times_of[correlation_id] = {start, end};
+  // Several ops of one call before its binding: kept as their span (the harvester spans them anyway).
+  const auto [it, added] = j.times_of.try_emplace(correlation_id, start, end);
+  if (!added) it->second = {std::min(it->second.first, start), std::max(it->second.second, end)};
 }
 
 // Under the join's mutex: a kernel, copy or memset record of type T, if it lies inside the buffer.
@@ -162,6 +172,7 @@ inline void mupti_binding(uint32_t correlation_id, uint32_t external_kind, uint6
   }
   if (auto it = j.times_of.find(correlation_id); it != j.times_of.end()) {
     activity_deliver(RuntimeId::kMusa, external_id, it->second.first, it->second.second);
+    j.joined.add(correlation_id, external_id);
     j.times_of.erase(it);
     return;
   }

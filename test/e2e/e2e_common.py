@@ -289,14 +289,18 @@ def within(difference, early, late):
     return -early <= difference <= late
 
 
-def truth_mismatches(test, db, truth, stream_handles=None, geometry=lambda op: True):
+def truth_mismatches(test, db, truth, stream_handles=None, geometry=lambda op: True, exact=False):
     """Matches each operation of the simulator's truth file to prof's kernel/copy row (by device,
     stream and order on the stream), asserts kind, geometry, bytes and direction, and returns the
     device times missing or further than TOLERANCE_NS from the truth, as lines (NO_TIMING_TOLERANCE_NS
-    under PROF_E2E_NO_TIMING=1). `stream_handles` maps the truth's stream handles to the program's;
-    `geometry(op)` says whether a kernel's grid and block are the program's (not for work the runtime
-    sizes itself, such as ACL's operators)."""
-    tolerance = NO_TIMING_TOLERANCE_NS if os.environ.get("PROF_E2E_NO_TIMING") == "1" else TOLERANCE_NS
+    under PROF_E2E_NO_TIMING=1). `exact`: every op is timed by the runtime's own reports, which equal
+    the truth to the ns whatever the load (docs/design-device-timing.md), so nothing is tolerated.
+    `stream_handles` maps the truth's stream handles to the program's; `geometry(op)` says whether a
+    kernel's grid and block are the program's (not for work the runtime sizes itself, such as ACL's
+    operators)."""
+    no_timing = os.environ.get("PROF_E2E_NO_TIMING") == "1"
+    tolerance = NO_TIMING_TOLERANCE_NS if no_timing else 0 if exact else TOLERANCE_NS
+    exact = exact and not no_timing
     # A handle can name one stream per runtime (each runtime's null stream is handle 0).
     indices_of = collections.defaultdict(list)
     for handle, index in db.execute("SELECT stream_handle, stream_index FROM streams"):
@@ -338,9 +342,9 @@ def truth_mismatches(test, db, truth, stream_handles=None, geometry=lambda op: T
             if row[ours] is None:
                 off.append(f"{expected['kind']} stream {expected['stream']} op {expected['op_seq']}: no {ours}")
             elif not within(row[ours] - expected[theirs],
-                            early=max(tolerance, SUBMIT_PATH_NS) if ours == "device_begin_ns"
+                            early=max(tolerance, SUBMIT_PATH_NS) if ours == "device_begin_ns" and not exact
                             and started_as_submitted(row, expected) else tolerance,
-                            late=max(tolerance, RETURN_PATH_NS) if ours == "device_end_ns"
+                            late=max(tolerance, RETURN_PATH_NS) if ours == "device_end_ns" and not exact
                             and expected.get("on_caller") else tolerance):
                 off.append(f"{expected['kind']} {expected['direction'] or ''} stream {expected['stream']} "
                            f"op {expected['op_seq']}: {ours} off by {row[ours] - expected[theirs]} ns")
