@@ -203,7 +203,7 @@ report::ReportOptions report_options(const Options& o, const std::string& base) 
   r.base_name = base;
   r.group_stream = o.group_stream;
   const auto asked = [&](std::string_view word) {
-    if (o.output_format == "all") return true;
+    if (o.output_format.empty() || o.output_format == "all") return true;
     for (size_t at = 0; at <= o.output_format.size();) {
       const size_t comma = std::min(o.output_format.find(',', at), o.output_format.size());
       const std::string_view item = std::string_view(o.output_format).substr(at, comma - at);
@@ -218,6 +218,8 @@ report::ReportOptions report_options(const Options& o, const std::string& base) 
   r.json = asked("json");
   r.html = asked("html");
   r.summary_json = asked("summary");
+  // Not given: a big run gets no per-row files nobody asked for (a --group-stream asks for JSON).
+  if (o.output_format.empty() && !o.group_stream) r.big_run_calls = report::kBigRunCalls;
   if (!o.index_range.empty()) r.index_range = parse_range(o.index_range);
   r.json_max_events = o.json_max_events;
   r.kernel_stats_by_range = o.kernel_stats_by_range;

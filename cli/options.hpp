@@ -38,8 +38,9 @@ struct Options {
   bool sim = false;
   bool group_stream = false;
   bool no_pftrace = false;  // --no-pftrace: no <base>.pftrace
-  // --output-format: the outputs besides the db, a comma list of kOutputFormats (default all).
-  std::string output_format = "all";
+  // --output-format: the outputs besides the db, a comma list of kOutputFormats. Empty (not
+  // given): all of them, but over report::kBigRunCalls calls no trace CSVs or JSON timeline.
+  std::string output_format;
   bool no_device_timing = false;
   double wait_timeout_s = 30;
   std::string output_dir = ".";

@@ -279,8 +279,36 @@ std::string join_path(const std::string& dir, const std::string& name) {
   return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FILE* summary_out,
+namespace {
+
+// A run of more than opt.big_run_calls calls: the trace CSVs and the JSON timeline are left out
+// (ReportOptions::big_run_calls), with a note; returns the options the files are written with.
+ReportOptions without_big_outputs(Database& db, const ReportOptions& opt, ReportResult& result) {
+  ReportOptions o = opt;
+  if (opt.big_run_calls <= 0 || opt.index_range || !(opt.trace_csv || opt.json)) return o;
+  int64_t calls = 0;
+  try {
+    Statement count = db.prepare("SELECT COUNT(*) FROM api_calls");
+    if (count.step()) calls = count.column_int(0);
+  } catch (const DbError&) {
+    return o;  // the pass says what is wrong with the db
+  }
+  if (calls <= opt.big_run_calls) return o;
+  o.trace_csv = false;
+  o.json = false;
+  result.notes.push_back(std::to_string(calls) + " API calls: the trace CSVs and the JSON timeline were left out (about " +
+                         "160 and 460 MB per million calls)" + (opt.pftrace ? "; the timeline is in the .pftrace" : "") +
+                         ". To write them: prof --db " + (opt.written_db.empty() ? "<the db>" : opt.written_db) +
+                         " --output-format all");
+  return o;
+}
+
+}  // namespace
+
+ReportResult write_reports_from(Database& db, const ReportOptions& given, std::FILE* summary_out,
                                 const std::function<std::string()>& commit_first) {
+  ReportResult result;
+  const ReportOptions opt = without_big_outputs(db, given, result);
   RowFilter filter{opt.index_range};
   std::vector<std::unique_ptr<OutputFile>> files;
   auto add_output = [&](const std::string& suffix, std::string_view signature, bool wanted) -> OutputFile& {
@@ -295,7 +323,6 @@ ReportResult write_reports_from(Database& db, const ReportOptions& opt, std::FIL
     return add_output(suffix, signature, html ? opt.html : opt.stats_csv);
   };
 
-  ReportResult result;
   std::vector<RuntimeLabels> runtimes;
   std::vector<StatsTable> api;  // parallel to runtimes
   StatsTable kernels;

@@ -18,6 +18,9 @@ namespace prof::report {
 inline constexpr int64_t kViewerMaxEvents = 1'000'000;
 inline constexpr int64_t kViewerMaxBytes = 256ll << 20;
 
+// prof's default for ReportOptions::big_run_calls, when --output-format names no outputs.
+inline constexpr int64_t kBigRunCalls = 1'000'000;
+
 struct ReportOptions {
   std::string output_dir;  // where files go; must exist
   std::string base_name;   // e.g. "result_4242" (the cli computes it; -o NAME overrides)
@@ -30,6 +33,10 @@ struct ReportOptions {
   bool json = true;          // json: the timeline views <base>_copy.json (and _stream.json)
   bool html = true;          // html: <base>.report.html
   bool summary_json = true;  // summary: <base>.summary.json (what prof --compare reads)
+  // Over this many API calls the per-row outputs nobody asked for by name (trace CSVs, about
+  // 160 MB per million calls, and the JSON timeline, about 460 MB, which <base>.pftrace holds in
+  // a third of that) are left out, and the summary says how to write them; 0: never.
+  int64_t big_run_calls = 0;
   // The database this run wrote (a profiled run's, not --db's input): named first under "Files
   // written", since it is the file every other output comes from.
   std::string written_db;

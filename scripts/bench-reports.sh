@@ -83,7 +83,7 @@ for n in "${sizes[@]}"; do
   db="$work/big-$n.db"
   make_db "$db" "$n" 4242
   bytes=$(stat -c %s "$db")
-  measure_best "$prof" --db "$db" -d "$work/out" -o regen
+  measure_best "$prof" --db "$db" -d "$work/out" -o regen --output-format all
   # The timeline: one file, or its parts when it is split by time (docs/formats.md, "Parts").
   json_bytes=$(cat "$work"/out/regen_copy*.json 2>/dev/null | wc -c)
   json_parts=$(ls "$work"/out/regen_copy*.json 2>/dev/null | wc -l)
@@ -94,7 +94,7 @@ done
 
 echo
 printf '%-48s %s\n' "measure" "value"
-measure_best "$prof" --db "$last_db" -d "$work/out" -o regen --group-stream
+measure_best "$prof" --db "$last_db" -d "$work/out" -o regen --group-stream --output-format all
 printf '%-48s %s\n' "regeneration of $last_n with --group-stream seconds" "$seconds"
 printf '%-48s %s\n' "regeneration with --group-stream peak RSS MB" "$((peak_kb / 1024))"
 
@@ -105,7 +105,7 @@ if ((merge_dbs > 0)); then
     make_db "$merge_dir/hip-prof-$((10000 + i)).db" "$merge_events" $((10000 + i))
   done
   rm -rf "$work/out" && mkdir -p "$work/out"
-  measure "$prof" --db-merge "$merge_dir" -d "$work/out"
+  measure "$prof" --db-merge "$merge_dir" -d "$work/out" --output-format all
   printf '%-48s %s\n' "merge of $merge_dbs dbs x $merge_events events seconds" "$seconds"
   printf '%-48s %s\n' "merge events/s (db + CSV + JSON)" "$(rate $((merge_dbs * merge_events)) "$seconds")"
   printf '%-48s %s\n' "merge peak RSS MB" "$((peak_kb / 1024))"
@@ -122,9 +122,9 @@ if [[ -n $names ]]; then
     n=$((k * 7 / 2))
     make_db "$work/names-$k.db" "$n" 4242 "$k"
     make_db "$work/names-$k-base.db" "$n" 4242 24
-    measure_best "$prof" --db "$work/names-$k-base.db" -d "$work/out" -o names
+    measure_best "$prof" --db "$work/names-$k-base.db" -d "$work/out" -o names --output-format all
     base_kb=$peak_kb
-    measure_best "$prof" --db "$work/names-$k.db" -d "$work/out" -o names
+    measure_best "$prof" --db "$work/names-$k.db" -d "$work/out" -o names --output-format all
     printf '| %s | %s | %s | %s | %s |\n' "$k" "$n" "$((peak_kb / 1024))" "$((base_kb / 1024))" \
       "$(((peak_kb - base_kb) * 1024 / (k - 24)))"
   done

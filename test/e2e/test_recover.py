@@ -114,10 +114,8 @@ def check_recovered(out, pid, expected_calls, dropped=0):
         fail(f"{db_path}: sequence numbers {numbered} in {low}..{high} for {calls} calls")
     if end is None:
         fail(f"{db_path}: not finished (no end_ns)")
-    for suffix in (".hiptrace.csv", ".kernel.csv", "_copy.json", ".summary.json"):
+    for suffix in (".hiptrace.csv", ".kernel.csv", ".pftrace", ".summary.json"):
         path = os.path.join(out, f"result_{pid}{suffix}")
-        if suffix == "_copy.json" and not os.path.exists(path):
-            path = os.path.join(out, f"result_{pid}_copy.1.json")  # a timeline split into parts
         if not os.path.exists(path):
             fail(f"report {path} missing after recovery: {sorted(os.listdir(out))}")
     check_no_leftovers(out)
