@@ -209,10 +209,16 @@ void add_help(CLI::App& app) {
   };
   app.add_flag_callback("--help-man", [&app, print] { print(man_page(app)); }, "Print the man page (roff)")
       ->group("");
+  // Checked here, not by a validator: CLI11 names a function option's failures with an empty name.
   app.add_option_function<std::string>(
-         "--completion", [&app, print](const std::string& shell) { print(completion_script(app, shell)); },
+         "--completion",
+         [&app, print](const std::string& shell) {
+           const std::string script = completion_script(app, shell);
+           if (script.empty()) throw CLI::ValidationError("--completion " + shell, "expected bash or zsh");
+           print(script);
+         },
          "Print the completion script for bash or zsh")
-      ->check(CLI::IsMember({"bash", "zsh"}))
+      ->type_name("bash|zsh")
       ->group("");
   app.add_flag_callback("--help-env-markdown", [print] { print(environment_markdown()); },
                         "Print README.md's table of environment variables")
