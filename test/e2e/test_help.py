@@ -175,16 +175,57 @@ class BashCompletionTest(unittest.TestCase):
         self.assertNotIn("--output-format", self.complete("./my_app.sh", "--out"))
 
 
+# Types `line` and a TAB into an interactive zsh on a pseudo-terminal (zpty) with _prof on its
+# fpath, and reads the screen until `pattern` shows: the completion zsh really offers.
+ZSH_TYPE_TAB = r"""
+zmodload zsh/zpty
+zpty z 'zsh -f -i'
+zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; cd $1"
+zpty -n -w z "$2"$'\t'
+zpty -r z screen "$3"
+"""
+
+
 class ZshCompletionTest(unittest.TestCase):
-    def test_zsh_script_parses(self):
-        zsh = shutil.which("zsh")
-        script = prof_output(["--completion", "zsh"])
+    @classmethod
+    def setUpClass(cls):
+        cls.zsh = shutil.which("zsh")
+        cls.holder = tempfile.TemporaryDirectory(prefix="prof-e2e-zsh-")
+        cls.dir = cls.holder.name
+        with open(os.path.join(cls.dir, "_prof"), "w") as stream:
+            stream.write(prof_output(["--completion", "zsh"]))
+        for name in ("abc.db", "abd.db"):
+            open(os.path.join(cls.dir, name), "w").close()
+        app = os.path.join(cls.dir, "my_app.sh")
+        with open(app, "w") as stream:
+            stream.write("#!/bin/sh\n")
+        os.chmod(app, 0o755)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.holder.cleanup()
+
+    def test_script_parses(self):
+        with open(os.path.join(self.dir, "_prof")) as stream:
+            script = stream.read()
         self.assertTrue(script.startswith("#compdef prof\n"))
         self.assertIn("--output-format=", script)
-        if not zsh:
-            self.skipTest("zsh is not installed: only the script's shape is checked")
-        checked = subprocess.run([zsh, "-n"], input=script, capture_output=True, text=True)
+        if not self.zsh:
+            self.skipTest("zsh is not installed (scripts/install-deps.sh --tests): only the script's shape is checked")
+        checked = subprocess.run([self.zsh, "-n"], input=script, capture_output=True, text=True)
         self.assertEqual((checked.returncode, checked.stderr), (0, ""))
+
+    def test_zsh_completes_options_values_files_and_the_program(self):
+        if not self.zsh:
+            self.skipTest("zsh is not installed (scripts/install-deps.sh --tests)")
+        # What is typed, and what only completion can have put on the screen.
+        for line, shown in (("prof --output-f", "*--output-format*"), ("prof --format=mark", "*--format=markdown*"),
+                            ("prof --db ab", "*abd.db*"), ("prof --sim ./my_", "*./my_app.sh*")):
+            with self.subTest(line=line):
+                # The timeout is a hang guard: zpty -r waits until the pattern shows.
+                done = subprocess.run([self.zsh, "-f", "-c", ZSH_TYPE_TAB, "zsh", self.dir, line, shown],
+                                      capture_output=True, text=True, timeout=60)
+                self.assertEqual(done.returncode, 0, done.stdout[-500:] + done.stderr)
 
 
 if __name__ == "__main__":
