@@ -59,7 +59,8 @@ inline constexpr EnvWord kEnvWords[] = {
 
 // Variables read as they are (set or not, a path, a count the simulator clamps), listed here
 // for the help only. Their readers: cli/main.cpp, sim/device.cpp, sim/truth.cpp,
-// cli/run_directory.cpp, spdlog.
+// cli/run_directory.cpp, spdlog, cli/help_format.cpp. The cli sets PROF_RUN_DIR,
+// PROF_RUN_DIR_FALLBACK and PROF_RUNTIMES for the library, and PROF_TEST_* are the tests' own.
 struct EnvText {
   const char* name;
   const char* value;  // the placeholder the help shows
@@ -71,6 +72,7 @@ inline constexpr EnvText kEnvTexts[] = {
     {"PROF_SIM_TRUTH", "FILE", "with --sim: append every op's simulated device times to FILE"},
     {"TMPDIR", "DIR", "run directories go to /dev/shm, else here, else /tmp"},
     {"SPDLOG_LEVEL", "LEVEL", "prof's own log level: debug, info, warn (default), error, off"},
+    {"COLUMNS", "N", "the width prof --help wraps to (default the terminal's, at most 100)"},
 };
 
 // Copies `text` into `out` (always terminated) with control characters and DEL written as \xNN,

@@ -15,7 +15,11 @@ import unittest
 
 import e2e_common as e2e
 
-README = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "README.md")
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
+README = os.path.join(SOURCE, "README.md")
+# Variables prof sets for its library from its options or its run, and the tests' own: not a user's.
+SET_BY_PROF = {"PROF_RUN_DIR", "PROF_RUN_DIR_FALLBACK", "PROF_RUNTIMES", "PROF_CAPTURE", "PROF_CAPTURE_DELAY_NS",
+               "PROF_CAPTURE_DURATION_NS", "PROF_DEVICE_TIMING", "PROF_TEST_PAUSE", "PROF_TEST_CLOCK_SKEW"}
 # CLI11's default placeholders and repeat counts: a user expects DIR, FILE, N, BASE NEW.
 CLI11_WORDS = re.compile(r"\b(TEXT|INT|UINT|FLOAT|BOOLEAN|ENUM)\b| x \d")
 
@@ -81,6 +85,24 @@ class HelpTest(unittest.TestCase):
         with open(README) as stream:
             readme = stream.read()
         self.assertIn(table, readme, "README.md's table is stale: run scripts/update-readme-env.sh")
+
+    def test_every_variable_prof_reads_is_documented_or_set_by_prof(self):
+        # A getenv("PROF_...") added without a help line fails here, not in a user's hands.
+        read = set()
+        for folder in ("cli", "interpose", "sim", "collector", "common", "report"):
+            for directory, _, files in os.walk(os.path.join(SOURCE, folder)):
+                for name in files:
+                    if name.endswith((".cpp", ".hpp", ".h")):
+                        with open(os.path.join(directory, name), errors="replace") as stream:
+                            text = stream.read()
+                        read |= set(re.findall(r'getenv\("(PROF_[A-Z0-9_]+)"\)', text))
+                        if name == "env_value.hpp":
+                            read |= set(re.findall(r'\{\s*"(PROF_[A-Z0-9_]+)"', text))
+        self.assertIn("PROF_KEEP_RUN_DIR", read)
+        self.assertIn("PROF_BUFFER_RECORDS", read)
+        documented = set(re.findall(r"^\| `([A-Z_]+)=", prof_output(["--help-env-markdown"]), re.M))
+        self.assertEqual(sorted(read - documented - SET_BY_PROF), [], "read but neither documented nor set by prof")
+        self.assertEqual(sorted(documented & SET_BY_PROF), [], "set by prof, yet offered to users")
 
     def test_man_page_renders_without_warnings(self):
         page = prof_output(["--help-man"])
