@@ -20,7 +20,8 @@ struct Values {
 };
 
 bool is_upper_word(const std::string& word) {
-  return !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ[]._:") == std::string::npos;
+  return !word.empty() &&
+         word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ[]._:") == std::string::npos;
 }
 
 Values values_of(const CLI::Option& option) {
@@ -70,7 +71,9 @@ std::string joined(const std::vector<std::string>& words, const std::string& sep
 std::string bash_values(const Values& v) {
   if (v.comma_list)
     return "local head=\"\"; [[ $cur == *,* ]] && head=${cur%,*},\n"
-           "      COMPREPLY=($(compgen -P \"$head\" -W \"" + joined(v.words, " ") + "\" -- \"${cur##*,}\"))\n"
+           "      COMPREPLY=($(compgen -P \"$head\" -W \"" +
+           joined(v.words, " ") +
+           "\" -- \"${cur##*,}\"))\n"
            "      compopt -o nospace 2>/dev/null";
   std::string out = "COMPREPLY=(";
   if (!v.words.empty()) out += "$(compgen -W \"" + joined(v.words, " ") + "\" -- \"$cur\") ";
@@ -87,8 +90,8 @@ std::string bash_script(const CLI::App& app) {
     all.insert(all.end(), names.begin(), names.end());
     if (placeholder(*option).empty()) continue;
     const Values v = values_of(*option);
-    (v.count == 2 ? two_values : one_value).insert((v.count == 2 ? two_values : one_value).end(), names.begin(),
-                                                   names.end());
+    std::vector<std::string>& valued = v.count == 2 ? two_values : one_value;
+    valued.insert(valued.end(), names.begin(), names.end());
     cases += "    " + joined(names, "|") + ")\n      " + bash_values(v) + "\n      return ;;\n";
   }
   // BASE NEW's second value: the word before is BASE, the one before that --compare.
@@ -101,9 +104,10 @@ std::string bash_script(const CLI::App& app) {
          "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} i=1 word\n"
          "  COMPREPLY=()\n"
          "  # --opt=value arrives as --opt, =, value (COMP_WORDBREAKS holds '=').\n"
-         "  if [[ $cur == = ]]; then cur=\"\"; elif [[ $prev == = ]]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
-         "  # prof's options end at --, or at the first word that is neither an option nor its value:\n"
-         "  # the program, whose own arguments follow.\n"
+         "  if [[ $cur == = ]]; then cur=\"\"\n"
+         "  elif [[ $prev == = ]]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
+         "  # prof's options end at --, or at the first word that is neither an option nor\n"
+         "  # its value: the program, whose own arguments follow.\n"
          "  while ((i < COMP_CWORD)); do\n"
          "    word=${COMP_WORDS[i]}\n"
          "    [[ ${COMP_WORDS[i+1]} == = ]] && ((i++))\n"
@@ -122,14 +126,15 @@ std::string bash_script(const CLI::App& app) {
          "  fi\n"
          "  if ((i > COMP_CWORD)) || [[ $cur != -* || ${COMP_WORDS[i-1]} == -- ]]; then\n"
          "    case $prev in\n" +
-         cases +
-         "    esac\n" + second +
+         cases + "    esac\n" + second +
          "    # The program: a command on PATH or a file.\n"
          "    [[ $cur != */* ]] && COMPREPLY=($(compgen -c -- \"$cur\"))\n"
          "    COMPREPLY+=($(compgen -f -- \"$cur\"))\n"
          "    return\n"
          "  fi\n"
-         "  COMPREPLY=($(compgen -W \"" + joined(all, " ") + "\" -- \"$cur\"))\n"
+         "  COMPREPLY=($(compgen -W \"" +
+         joined(all, " ") +
+         "\" -- \"$cur\"))\n"
          "}\n"
          "complete -o filenames -F _prof prof\n";
 }
@@ -158,7 +163,8 @@ std::string zsh_action(const CLI::Option& option) {
   if (v.comma_list) return ":" + value + ":_sequence compadd - " + joined(v.words, " ");
   if (v.count == 2) return ":BASE:_files:NEW:_files";
   if (v.dirs) return ":" + value + ":_files -/";
-  if (!v.words.empty() && v.files) return ":" + value + ":{compadd - " + joined(v.words, " ") + "; _files}";
+  if (!v.words.empty() && v.files)
+    return ":" + value + ":{compadd - " + joined(v.words, " ") + "; _files}";
   if (!v.words.empty()) return ":" + value + ":(" + joined(v.words, " ") + ")";
   if (v.files) return ":" + value + ":_files";
   return ":" + value + ": ";

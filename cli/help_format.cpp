@@ -41,7 +41,9 @@ std::string entry(const std::string& left, const std::string& text, size_t colum
 
 // The description column's start: options' placeholders fit in it at 100 columns; narrower
 // terminals keep more room for the text.
-size_t option_column(size_t width) { return width >= 90 ? 30 : std::max<size_t>(20, width * 3 / 10); }
+size_t option_column(size_t width) {
+  return width >= 90 ? 30 : std::max<size_t>(20, width * 3 / 10);
+}
 
 std::string option_label(const CLI::Option& option) {
   const std::string value = placeholder(option);
@@ -55,8 +57,8 @@ class HelpFormatter : public CLI::Formatter {
     std::string out = wrap(app->get_description(), width, 0) + "\n\n";
     const std::string usage = "Usage: ";
     for (size_t i = 0; i < synopsis().size(); ++i)
-      out += (i == 0 ? usage : std::string(usage.size(), ' ')) + wrap("prof " + synopsis()[i], width, usage.size() + 5) +
-             "\n";
+      out += (i == 0 ? usage : std::string(usage.size(), ' ')) +
+             wrap("prof " + synopsis()[i], width, usage.size() + 5) + "\n";
     const size_t column = option_column(width);
     for (const std::string& group : help_groups(*app)) {
       out += "\n" + group + ":\n";
@@ -64,8 +66,10 @@ class HelpFormatter : public CLI::Formatter {
         out += entry(option_label(*option), option->get_description(), column, width);
     }
     out += "\nEnvironment:\n";
-    for (const EnvHelp& v : user_environment()) out += entry("  " + v.name + "=" + v.value, v.text, column, width);
-    for (const FooterPart& part : footer_parts(app->get_footer())) out += "\n" + footer_text(part, width);
+    for (const EnvHelp& v : user_environment())
+      out += entry("  " + v.name + "=" + v.value, v.text, column, width);
+    for (const FooterPart& part : footer_parts(app->get_footer()))
+      out += "\n" + footer_text(part, width);
     return out;
   }
 
@@ -76,7 +80,8 @@ class HelpFormatter : public CLI::Formatter {
     for (const auto& [command, what] : part.items) column = std::max(column, command.size() + 4);
     column = std::min(column, width / 2);
     std::string out = part.title + ":\n";
-    for (const auto& [command, what] : part.items) out += entry("  " + command, what, column, width);
+    for (const auto& [command, what] : part.items)
+      out += entry("  " + command, what, column, width);
     return out;
   }
 };
@@ -126,13 +131,16 @@ std::vector<EnvHelp> user_environment() {
   for (const EnvNumber& v : kEnvNumbers) {
     if (!v.help) continue;
     const bool switch_01 = v.min == 0 && v.max == 1;
-    const std::string range = switch_01 ? "" : std::to_string(v.min) + " to " + std::to_string(v.max) + ", ";
-    out.push_back({v.name, switch_01 ? "0|1" : "N", v.help + (" (" + range + "default " + std::to_string(v.fallback) + ")")});
+    const std::string range =
+        switch_01 ? "" : std::to_string(v.min) + " to " + std::to_string(v.max) + ", ";
+    out.push_back({v.name, switch_01 ? "0|1" : "N",
+                   v.help + (" (" + range + "default " + std::to_string(v.fallback) + ")")});
   }
   for (const EnvWord& v : kEnvWords) {
     if (!v.help) continue;
     std::string words;
-    for (const char* const* w = v.allowed; *w; ++w) words += (words.empty() ? "" : "|") + std::string(*w);
+    for (const char* const* w = v.allowed; *w; ++w)
+      words += (words.empty() ? "" : "|") + std::string(*w);
     out.push_back({v.name, words, v.help});
   }
   for (const EnvText& v : kEnvTexts) out.push_back({v.name, v.value, v.help});
@@ -170,7 +178,8 @@ std::vector<FooterPart> footer_parts(const std::string& footer) {
     } else {
       // "Title (aside): text": the title is what comes before the first ": ".
       const size_t colon = line.find(": ");
-      parts.push_back({line.substr(0, colon), colon == std::string::npos ? "" : line.substr(colon + 2), {}});
+      parts.push_back(
+          {line.substr(0, colon), colon == std::string::npos ? "" : line.substr(colon + 2), {}});
       open_paragraph = true;
     }
   }
@@ -195,7 +204,8 @@ std::vector<std::string> help_groups(const CLI::App& app) {
 }
 
 std::vector<const CLI::Option*> options_in(const CLI::App& app, const std::string& group) {
-  return app.get_options([&](const CLI::Option* o) { return o->get_group() == group && o->nonpositional(); });
+  return app.get_options(
+      [&](const CLI::Option* o) { return o->get_group() == group && o->nonpositional(); });
 }
 
 void add_help(CLI::App& app) {
@@ -207,21 +217,24 @@ void add_help(CLI::App& app) {
     std::cout << text << std::flush;
     throw CLI::Success();
   };
-  app.add_flag_callback("--help-man", [&app, print] { print(man_page(app)); }, "Print the man page (roff)")
+  app.add_flag_callback(
+         "--help-man", [&app, print] { print(man_page(app)); }, "Print the man page (roff)")
       ->group("");
   // Checked here, not by a validator: CLI11 names a function option's failures with an empty name.
   app.add_option_function<std::string>(
          "--completion",
          [&app, print](const std::string& shell) {
            const std::string script = completion_script(app, shell);
-           if (script.empty()) throw CLI::ValidationError("--completion " + shell, "expected bash or zsh");
+           if (script.empty())
+             throw CLI::ValidationError("--completion " + shell, "expected bash or zsh");
            print(script);
          },
          "Print the completion script for bash or zsh")
       ->type_name("bash|zsh")
       ->group("");
-  app.add_flag_callback("--help-env-markdown", [print] { print(environment_markdown()); },
-                        "Print README.md's table of environment variables")
+  app.add_flag_callback(
+         "--help-env-markdown", [print] { print(environment_markdown()); },
+         "Print README.md's table of environment variables")
       ->group("");
 }
 

@@ -15,8 +15,8 @@ inline constexpr size_t kMaxHelpWidth = 100;
 
 // The width help is wrapped to: COLUMNS, else the terminal's (TIOCGWINSZ), else 100; at most 100.
 size_t help_width();
-// `text` in lines of at most `width` columns (a longer word keeps its own line), each line after the
-// first starting with `indent` spaces; words are split at blanks and at existing newlines.
+// `text` in lines of at most `width` columns (a longer word keeps its own line), each line after
+// the first starting with `indent` spaces; words are split at blanks and at existing newlines.
 std::string wrap(const std::string& text, size_t width, size_t indent);
 
 // The ways prof is invoked, as the help's usage lines and the man page's SYNOPSIS show them.
