@@ -66,7 +66,7 @@ int regenerate(const Options& given) {
       Statement span = db->prepare(std::string("SELECT MIN(") + number + "), MAX(" + number + ") FROM api_calls");
       if (span.step() && !span.column_is_null(0) &&
           (range->second < span.column_int(0) || range->first > span.column_int(1)))
-        return fail(kExitUsage, "--index-range " + o.index_range + ": " + o.db + " has calls " +
+        return fail(kExitEmptyRange, "--index-range " + o.index_range + ": " + o.db + " has calls " +
                                     std::to_string(span.column_int(0)) + " to " + std::to_string(span.column_int(1)) +
                                     " (numbered from 1); none is in that range");
     }

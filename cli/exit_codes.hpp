@@ -5,6 +5,9 @@
 namespace prof::cli {
 
 inline constexpr int kExitUsage = 2;             // bad option or argument
+// --db with an --index-range that holds none of the db's calls: a well-formed request with nothing
+// to report, which a script looping over ranges tells apart from a typo (2).
+inline constexpr int kExitEmptyRange = 3;
 inline constexpr int kExitBadInput = 65;         // --db/--db-merge input is not a usable prof database
 inline constexpr int kExitNoInput = 66;          // --db/--db-merge input does not exist
 inline constexpr int kExitCannotWrite = 73;      // outputs could not be written

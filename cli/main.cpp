@@ -19,6 +19,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/help_format.hpp"
 #include "cli/launcher.hpp"
 #include "cli/merge.hpp"
 #include "cli/options.hpp"
@@ -98,13 +99,12 @@ CLI::Validator whole_number_in(long long low, long long high, const char* unit) 
                  std::to_string(high);
         return "";
       },
-      "N");
+      "");  // the option's type_name is its placeholder
 }
 
 CLI::Validator output_formats() {
   return CLI::Validator(
-      [](std::string& text) -> std::string { return output_format_error(text); },
-      "LIST");
+      [](std::string& text) -> std::string { return output_format_error(text); }, "");
 }
 
 CLI::Validator seconds_up_to(double high) {
@@ -117,7 +117,7 @@ CLI::Validator seconds_up_to(double high) {
           return "expected a number of seconds from 0 to " + std::to_string(static_cast<long long>(high));
         return "";
       },
-      "SECONDS");
+      "");
 }
 
 int run(const Options& options) {
@@ -288,74 +288,102 @@ int main(int argc, char** argv) {
       "(hiptrace, musatrace), result_<pid>.kernel.csv, result_<pid>.report.html (the run on one\n"
       "page: open it first, in a browser), result_<pid>_copy.json (open in ui.perfetto.dev,\n"
       "\"Open trace file\").\n"
-      "Exit status: the program's (128+N if killed by signal N); prof's own errors: 2 usage,\n"
-      "65 bad database, 66 missing input, 73 cannot write, 125 launch failed, 126 not executable, 127 not found.");
+      "\nExit status: the program's (128+N if killed by signal N); prof's own errors: 2 usage, 3 no call in\n"
+      "the --index-range, 65 bad database, 66 missing input, 73 cannot write, 125 launch failed, 126 not\n"
+      "executable, 127 not found.");
   app.prefix_command(true);
   app.set_version_flag("--version", PROF_VERSION);
-  app.add_flag("--hip-trace", o.hip_trace, "Trace the HIP runtime API, kernels and copies");
-  app.add_flag("--musa-trace", o.musa_trace, "Trace the MUSA runtime API, kernels and copies");
-  app.add_flag("--cnrt-trace", o.cnrt_trace, "Trace the Cambricon CNRT API, kernels, copies and notifiers");
-  app.add_flag("--acl-trace", o.acl_trace, "Trace the Ascend ACL API, operators, models, kernels and copies");
+  app.add_flag("--hip-trace", o.hip_trace, "Trace the HIP runtime API, kernels and copies")->group("Tracing");
+  app.add_flag("--musa-trace", o.musa_trace, "Trace the MUSA runtime API, kernels and copies")->group("Tracing");
+  app.add_flag("--cnrt-trace", o.cnrt_trace, "Trace the Cambricon CNRT API, kernels, copies and notifiers")
+      ->group("Tracing");
+  app.add_flag("--acl-trace", o.acl_trace, "Trace the Ascend ACL API, operators, models, kernels and copies")
+      ->group("Tracing");
   app.add_flag("--mpi-trace", o.mpi_trace,
-               "Also trace MPI calls (bytes, peer, tag) and align the ranks' clocks for --db-merge");
+               "Also trace MPI calls (bytes, peer, tag) and align the ranks' clocks for --db-merge")->group("Tracing");
   app.add_flag("--hiptx-trace", o.hiptx_trace,
                "Also record roctx (and Ascend mstx) marks and ranges: a Markers and Ranges lane per thread, "
-               "<base>.range_stats.csv");
+               "<base>.range_stats.csv")->group("Tracing");
   app.add_flag("--kernel-stats-by-range", o.kernel_stats_by_range,
                "Also write <base>.kernel_by_range.csv: kernel statistics per innermost enclosing roctx push/pop "
-               "range of the launching thread");
+               "range of the launching thread")->group("Outputs");
   app.add_option("--trace-start", o.trace_start,
                  "on (default), or off: record nothing until the program calls hipProfilerStart or "
-                 "roctxProfilerResume, and stop at hipProfilerStop or roctxProfilerPause, as often as it toggles");
-  app.add_option("--delay", o.delay, "Record nothing for this long from the program's start (500ms, 10s, ...)");
-  app.add_option("--duration", o.duration, "Record for this long, then nothing (from the start or after --delay)");
-  app.add_flag("--sim", o.sim, "Run the program on prof's simulated devices (HIP, MUSA, CNRT, ACL)");
-  app.add_option("-d,--output-dir", o.output_dir, "Directory for the outputs (default: current directory)");
-  app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>");
-  app.add_flag("--group-stream", o.group_stream, "Also write <base>_stream.json: copies and kernels by stream");
+                 "roctxProfilerResume, and stop at hipProfilerStop or roctxProfilerPause, as often as it toggles")
+      ->type_name("on|off")->group("Recording window");
+  app.add_option("--delay", o.delay, "Record nothing for this long from the program's start (500ms, 10s, ...)")
+      ->type_name("TIME")->group("Recording window");
+  app.add_option("--duration", o.duration, "Record for this long, then nothing (from the start or after --delay)")
+      ->type_name("TIME")->group("Recording window");
+  app.add_flag("--sim", o.sim, "Run the program on prof's simulated devices (HIP, MUSA, CNRT, ACL)")->group("Tracing");
+  app.add_option("-d,--output-dir", o.output_dir, "Directory for the outputs (default: current directory)")
+      ->type_name("DIR")->group("Outputs");
+  app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>")
+      ->type_name("NAME")->group("Outputs");
+  app.add_flag("--group-stream", o.group_stream, "Also write <base>_stream.json: copies and kernels by stream")
+      ->group("Outputs");
   app.add_flag("--no-pftrace", o.no_pftrace,
-               "Do not write <base>.pftrace (Perfetto's protobuf trace of the whole run, in one file)");
+               "Do not write <base>.pftrace (Perfetto's protobuf trace of the whole run, in one file)")
+      ->group("Outputs");
   app.add_option("--output-format", o.output_format,
                  "Outputs besides the db, a comma list: stats (API, kernel, copy, memory CSVs), trace (a CSV row per "
                  "call, kernel and copy), json (timeline), pftrace, html, summary (summary.json); default all")
-      ->check(output_formats());
-  app.add_option("--db", o.db, "Regenerate the reports from this database; runs nothing");
-  app.add_option("--db-merge", o.db_merge, "Merge every prof database in DIR into one db and one set of reports");
-  app.add_flag("--recursive", o.recursive, "With --db-merge: also search DIR's subdirectories");
+      ->check(output_formats())
+      ->type_name("LIST")->group("Outputs");
+  app.add_option("--db", o.db, "Regenerate the reports from this database; runs nothing")
+      ->type_name("FILE")->group("Reports from a database");
+  app.add_option("--db-merge", o.db_merge, "Merge every prof database in DIR into one db and one set of reports")
+      ->type_name("DIR")->group("Reports from a database");
+  app.add_flag("--recursive", o.recursive, "With --db-merge: also search DIR's subdirectories")
+      ->group("Reports from a database");
   app.add_option("--json-max-events", o.json_max_events,
                  "Split a timeline with more than N events by time into parts <base>_copy.1.json, ... of at most N events"
                  " (default 500000, which a browser tab opens)")
-      ->check(whole_number_in(1, kMaxJsonEvents, "events"));
-  app.add_flag("--force", o.force, "Replace the databases and reports of an earlier run with the same names");
+      ->check(whole_number_in(1, kMaxJsonEvents, "events"))
+      ->type_name("N")->group("Outputs");
+  app.add_flag("--force", o.force, "Replace the databases and reports of an earlier run with the same names")
+      ->group("Outputs");
   app.add_option("--summary-output", o.summary_output,
-                 "Where the summary goes: stdout (default), stderr, none, or a file");
-  app.add_flag("--strict", o.strict, "With --db-merge: a database that cannot be merged is an error, not skipped");
+                 "Where the summary goes: stdout (default), stderr, none, or a file")
+      ->type_name("stdout|stderr|none|FILE")->group("Outputs");
+  app.add_flag("--strict", o.strict, "With --db-merge: a database that cannot be merged is an error, not skipped")
+      ->group("Reports from a database");
   CLI::Option* recover_option =
       app.add_option("--recover", o.recover_dirs,
                      "Finish the runs of a prof that was killed (every such run of this user, or the run directories "
                      "given): databases and reports where the original command asked; runs nothing")
-          ->expected(0, 1 << 20);
-  CLI::Option* index_range = app.add_option("--index-range", o.index_range, "Only API calls with sequence numbers A..B (A:B, inclusive)");
+          ->expected(0, 1 << 20)
+          ->type_name("[DIR...]")->group("Reports from a database");
+  CLI::Option* index_range =
+      app.add_option("--index-range", o.index_range,
+                     "Only API calls A to B, inclusive, by sequence number: calls are numbered from 1, and 0:B "
+                     "also means from the first (as hipprof counts); a range holding none is exit 3")
+          ->type_name("A:B")->group("Reports from a database");
   app.add_option("--compare", o.compare,
                  "Compare two profiles (dbs, <base>.summary.json files, or folders of them): BASE NEW; exit 0 "
                  "clean, 1 regressed, 2 error")
-      ->expected(2);
-  app.add_option("--threshold", o.threshold, "With --compare: flag totals that grew by more than this (default 5%)");
+      ->expected(2)
+      ->type_name("BASE NEW")->group("Compare");
+  app.add_option("--threshold", o.threshold, "With --compare: flag totals that grew by more than this (default 5%)")
+      ->type_name("PERCENT")->group("Compare");
   app.add_option("--min-time", o.min_time,
-                 "With --compare: ignore entries whose total is under this on both sides (default 10us)");
-  app.add_option("--format", o.format, "With --compare: text (default), csv, json or markdown");
+                 "With --compare: ignore entries whose total is under this on both sides (default 10us)")
+      ->type_name("TIME")->group("Compare");
+  app.add_option("--format", o.format, "With --compare: text (default), csv, json or markdown")
+      ->type_name("text|csv|json|markdown")->group("Compare");
   app.add_flag("--ignore-call-count", o.ignore_call_count,
-               "With --compare: a change in call count alone is not a regression");
-  app.add_flag("--no-device-timing", o.no_device_timing, "Do not record device begin/end of kernels and copies");
+               "With --compare: a change in call count alone is not a regression")->group("Compare");
+  app.add_flag("--no-device-timing", o.no_device_timing, "Do not record device begin/end of kernels and copies")
+      ->group("Tracing");
   app.add_option("--wait-timeout", o.wait_timeout_s,
                  "After the program exits, wait up to SECONDS for processes it left running (daemons, background "
                  "jobs) to finish recording (default 30; 0: do not wait)")
-      ->check(seconds_up_to(kMaxWaitTimeoutS));
+      ->check(seconds_up_to(kMaxWaitTimeoutS))
+      ->type_name("SECONDS")->group("Recording window");
+  add_help(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
+  } catch (const CLI::Success& e) {  // --help, --version, --help-man, --completion
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return fail(kExitUsage, e.what() + std::string(" (see prof --help)"));
@@ -387,7 +415,8 @@ int main(int argc, char** argv) {
                                   ": expected a time with a unit, such as 500ms, 10s or 2.5s");
   }
   if (index_range->count() > 0 && !parse_range(o.index_range))
-    return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 1 <= A <= B");
+    return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 0 <= A <= B and B >= 1 (calls "
+                            "are numbered from 1; 0:B means from the first)");
   if (recover_option->count() > 0) {
     if (!o.program.empty() || !o.db.empty() || !o.db_merge.empty() || !o.compare.empty())
       return fail(kExitUsage, "--recover finishes runs of a killed prof and runs nothing; drop the program, --db, "

@@ -35,8 +35,10 @@ std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text) 
   std::smatch m;
   if (!std::regex_match(text, m, pattern)) return std::nullopt;
   int64_t a = std::stoll(m[1]), b = std::stoll(m[2]);
-  if (a < 1 || b < a) return std::nullopt;
-  return std::make_pair(a, b);
+  // Sequence numbers start at 1; hipprof's users also count from 0, and 0:B can only mean "from
+  // the first call". 0:0 holds no call at all: refused, not read as 1:1.
+  if (b < a || b < 1) return std::nullopt;
+  return std::make_pair(std::max<int64_t>(a, 1), b);
 }
 
 bool prepare_output_dir(std::string& dir, std::string& message, const char* option) {

@@ -64,7 +64,7 @@ struct Options {
 
 // "prof: <message>" on stderr; returns `code`.
 int fail(int code, const std::string& message);
-// --index-range A:B, 1 <= A <= B.
+// --index-range A:B, 0 <= A <= B and B >= 1: calls are numbered from 1, and A = 0 is read as 1.
 std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text);
 // The output directory: created when missing (with its parents, mode 0755 less the umask, as
 // rocprofv3 and nsys do), followed through symlinks like every other tool, and proved writable

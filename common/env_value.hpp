@@ -2,6 +2,8 @@
 // (which must never change the program) warns once and uses the default for a bad value, the cli
 // refuses it before launching anything (docs/design-launch.md lists the variables). No allocation,
 // no exceptions: the preload library uses this from its constructor.
+// Each variable's `help` is its one line in prof --help, prof.1 and README.md (cli/help_format.cpp
+// writes all three from these tables); nullptr marks one prof sets itself from an option.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,20 +17,29 @@ struct EnvNumber {
   uint64_t min;
   uint64_t max;
   uint64_t fallback;
+  const char* help;
 };
 
 // A ring of 2^28 records is 16 GiB: more than any run needs, and every ring location still halves it
 // to 1/64 of its free space (interpose/thread_buffer.cpp).
-inline constexpr EnvNumber kEnvBufferRecords{"PROF_BUFFER_RECORDS", 1, uint64_t{1} << 28, uint64_t{1} << 16};
-inline constexpr EnvNumber kEnvBufferWaitMs{"PROF_BUFFER_WAIT_MS", 0, 3'600'000, 10'000};  // at most an hour
-inline constexpr EnvNumber kEnvDeviceTiming{"PROF_DEVICE_TIMING", 0, 1, 1};
-inline constexpr EnvNumber kEnvSelfMove{"PROF_SELF_MOVE", 0, 1, 1};
+inline constexpr EnvNumber kEnvBufferRecords{
+    "PROF_BUFFER_RECORDS", 1, uint64_t{1} << 28, uint64_t{1} << 16,
+    "the most records a thread's ring grows to, rounded up to a power of two"};
+inline constexpr EnvNumber kEnvBufferWaitMs{  // at most an hour
+    "PROF_BUFFER_WAIT_MS", 0, 3'600'000, 10'000, "how long a thread whose ring is full waits for prof, in ms"};
+// --no-device-timing.
+inline constexpr EnvNumber kEnvDeviceTiming{"PROF_DEVICE_TIMING", 0, 1, 1, nullptr};
+inline constexpr EnvNumber kEnvSelfMove{
+    "PROF_SELF_MOVE", 0, 1, 1, "0: a thread whose ring is full waits for prof, not moving its records"};
 // 1: a runtime that reports each op's device times itself (HIP's activity interface) is timed by
 // those reports; 0: by injected events, as a runtime without such reports.
-inline constexpr EnvNumber kEnvDeviceActivity{"PROF_DEVICE_ACTIVITY", 0, 1, 1};
+inline constexpr EnvNumber kEnvDeviceActivity{
+    "PROF_DEVICE_ACTIVITY", 0, 1, 1, "0: time kernels and copies by injected events, also on HIP"};
 // Delays and windows up to 100 days, in ns: far from overflowing when added to a start time.
-inline constexpr EnvNumber kEnvCaptureDelayNs{"PROF_CAPTURE_DELAY_NS", 0, 8'640'000'000'000'000, 0};
-inline constexpr EnvNumber kEnvCaptureDurationNs{"PROF_CAPTURE_DURATION_NS", 0, 8'640'000'000'000'000, 0};
+// --delay and --duration.
+inline constexpr uint64_t kMaxCaptureNs = 8'640'000'000'000'000;
+inline constexpr EnvNumber kEnvCaptureDelayNs{"PROF_CAPTURE_DELAY_NS", 0, kMaxCaptureNs, 0, nullptr};
+inline constexpr EnvNumber kEnvCaptureDurationNs{"PROF_CAPTURE_DURATION_NS", 0, kMaxCaptureNs, 0, nullptr};
 
 inline constexpr EnvNumber kEnvNumbers[] = {kEnvBufferRecords, kEnvBufferWaitMs,   kEnvDeviceTiming,
                                             kEnvSelfMove,      kEnvCaptureDelayNs, kEnvCaptureDurationNs,
@@ -38,10 +49,30 @@ inline constexpr EnvNumber kEnvNumbers[] = {kEnvBufferRecords, kEnvBufferWaitMs,
 struct EnvWord {
   const char* name;
   const char* allowed[3];  // nullptr-terminated
+  const char* help;
 };
 inline constexpr EnvWord kEnvWords[] = {
-    {"PROF_CAPTURE", {"api", nullptr, nullptr}},
-    {"PROF_HOOK_CLOCK", {"clock_gettime", nullptr, nullptr}},
+    {"PROF_CAPTURE", {"api", nullptr, nullptr}, nullptr},  // --trace-start off
+    {"PROF_HOOK_CLOCK", {"clock_gettime", nullptr, nullptr},
+     "the hooks read clock_gettime instead of the CPU's time-stamp counter"},
+};
+
+// Variables read as they are (set or not, a path, a count the simulator clamps), listed here
+// for the help only. Their readers: cli/main.cpp, sim/device.cpp, sim/truth.cpp,
+// cli/run_directory.cpp, spdlog, cli/help_format.cpp. The cli sets PROF_RUN_DIR,
+// PROF_RUN_DIR_FALLBACK and PROF_RUNTIMES for the library, and PROF_TEST_* are the tests' own.
+struct EnvText {
+  const char* name;
+  const char* value;  // the placeholder the help shows
+  const char* help;
+};
+inline constexpr EnvText kEnvTexts[] = {
+    {"PROF_KEEP_RUN_DIR", "1", "keep the run directory (rings, journal) after the run"},
+    {"PROF_SIM_DEVICES", "N", "with --sim: how many devices (default 2, at most 64)"},
+    {"PROF_SIM_TRUTH", "FILE", "with --sim: append every op's simulated device times to FILE"},
+    {"TMPDIR", "DIR", "run directories go to /dev/shm, else here, else /tmp"},
+    {"SPDLOG_LEVEL", "LEVEL", "prof's own log level: debug, info, warn (default), error, off"},
+    {"COLUMNS", "N", "the width prof --help wraps to (default the terminal's, at most 100)"},
 };
 
 // Copies `text` into `out` (always terminated) with control characters and DEL written as \xNN,

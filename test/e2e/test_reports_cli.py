@@ -13,7 +13,7 @@ import unittest
 
 import e2e_common as e2e
 
-EXIT_USAGE, EXIT_BAD_INPUT, EXIT_NO_INPUT, EXIT_CANNOT_WRITE = 2, 65, 66, 73
+EXIT_USAGE, EXIT_EMPTY_RANGE, EXIT_BAD_INPUT, EXIT_NO_INPUT, EXIT_CANNOT_WRITE = 2, 3, 65, 66, 73
 
 
 def csv_counts(path):
@@ -123,6 +123,17 @@ class ReportsCliTest(unittest.TestCase):
         for event in trace["traceEvents"]:
             if event.get("cat") in ("copy", "kernel"):
                 self.assertIn(event["args"]["correlation_id"], enqueued)
+
+    def test_index_range_from_0_means_from_the_first_call(self):
+        # hipprof's users count from 0: 0:B selects what 1:B selects, byte for byte.
+        _, db, pid = self.runs[0]
+        from_0, from_1 = self.out_dir("from0"), self.out_dir("from1")
+        self.prof(["--db", db, "-d", from_0, "--index-range", "0:5"])
+        self.prof(["--db", db, "-d", from_1, "--index-range", "1:5"])
+        self.assertEqual(sum(csv_counts(os.path.join(from_0, f"result_{pid}.hiptrace.csv")).values()), 5)
+        for suffix in (".hiptrace.csv", ".kernel.csv", "_copy.json"):
+            name = f"result_{pid}{suffix}"
+            self.assertEqual(read_bytes(os.path.join(from_0, name)), read_bytes(os.path.join(from_1, name)), name)
 
     def test_json_max_events_splits_into_valid_parts(self):
         _, db, pid = self.runs[0]
@@ -371,20 +382,21 @@ class ReportsCliTest(unittest.TestCase):
                         self.assertEqual(stream.read(), "my own notes\n")
                 os.unlink(target)
 
-    def test_index_range_beyond_the_dbs_calls_is_a_usage_error(self):
+    def test_index_range_beyond_the_dbs_calls_has_its_own_exit_code(self):
+        # Well formed but empty: a script stepping through ranges tells it from a typo (2).
         _, db, _ = self.runs[0]
         with e2e.open_db(db) as connection:
             last = connection.execute("SELECT MAX(sequence) FROM api_calls").fetchone()[0]
         out = self.out_dir()
-        done = self.assert_refused(["--db", db, "-d", out, "--index-range", f"{last + 1}:{last + 100}"], EXIT_USAGE,
-                                   "--index-range", out)
+        done = self.assert_refused(["--db", db, "-d", out, "--index-range", f"{last + 1}:{last + 100}"],
+                                   EXIT_EMPTY_RANGE, "--index-range", out)
         self.assertIn(f"has calls 1 to {last}", done)
         self.prof(["--db", db, "-d", out, "--index-range", f"{last}:{last + 100}"])  # overlapping: its one call
 
     def test_malformed_index_range_is_a_usage_error(self):
         _, db, _ = self.runs[0]
         out = self.out_dir()
-        for text in ("5", "0:3", "9:2", "a:b", "1:2:3", "-1:4", ""):
+        for text in ("5", "0:0", "5:2", "9:2", "a:b", "1:2:3", "-1:4", "+1:4", ""):
             with self.subTest(text=text):
                 self.assert_refused(["--db", db, "-d", out, "--index-range", text], EXIT_USAGE, "--index-range", out)
 
