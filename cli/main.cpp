@@ -327,7 +327,8 @@ int main(int argc, char** argv) {
       ->group("Outputs");
   app.add_option("--output-format", o.output_format,
                  "Outputs besides the db, a comma list: stats (API, kernel, copy, memory CSVs), trace (a CSV row per "
-                 "call, kernel and copy), json (timeline), pftrace, html, summary (summary.json); default all")
+                 "call, kernel and copy), json (timeline), pftrace, html, summary (summary.json), all; default all, "
+                 "but over a million calls no trace or json unless named (the summary says so)")
       ->check(output_formats())
       ->type_name("LIST")->group("Outputs");
   app.add_option("--db", o.db, "Regenerate the reports from this database; runs nothing")
