@@ -3,18 +3,25 @@
 #include <algorithm>
 
 #include "report/demangle.hpp"
+#include "report/kernel_filter.hpp"
 
 namespace prof::report {
 
-KernelNames::KernelNames(Database& db) {
+KernelNames::KernelNames(Database& db, const KernelMatcher* matcher) {
   starts_.push_back(0);
   std::vector<int64_t> ids;
+  const bool selects = matcher && matcher->filters();
   Statement st = db.prepare("SELECT string_id, value FROM strings ORDER BY string_id");
   while (st.step()) {
     ids.push_back(st.column_int(0));
-    text_.append(demangle(st.column_text(1)));
+    const std::string_view stored = st.column_text(1);
+    const std::string readable = demangle(stored);
+    // The regexes see the full demangled name whatever name the reports show.
+    if (selects) dropped_.push_back(!matcher->keeps_name(readable));
+    text_.append(matcher ? matcher->display_name(stored, readable) : readable);
     starts_.push_back(text_.size());
   }
+  if (std::find(dropped_.begin(), dropped_.end(), true) == dropped_.end()) dropped_.clear();
   text_.shrink_to_fit();
   starts_.shrink_to_fit();
   // The collector numbers strings 1, 2, 3, ...: a slot is then the id minus the first, and the

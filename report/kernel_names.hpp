@@ -14,10 +14,14 @@
 
 namespace prof::report {
 
+class KernelMatcher;  // report/kernel_filter.hpp
+
 class KernelNames {
  public:
-  // Reads every row of the selected process's strings table, demangled (report/demangle.hpp).
-  explicit KernelNames(Database& db);
+  // Reads every row of the selected process's strings table, demangled (report/demangle.hpp), or
+  // as `matcher` names them (--truncate-kernels, --mangled-kernels), which also decides once per
+  // name whether its kernels are kept (kept_at_slot).
+  explicit KernelNames(Database& db, const KernelMatcher* matcher = nullptr);
 
   // Dense slots 0..size()-1, one per string, in string_id order.
   size_t size() const { return starts_.size() - 1; }
@@ -25,6 +29,8 @@ class KernelNames {
   std::string_view at_slot(size_t slot) const {
     return std::string_view(text_).substr(starts_[slot], starts_[slot + 1] - starts_[slot]);
   }
+  // Whether the kernel filters' regexes keep the kernels of this name (always, without them).
+  bool kept_at_slot(size_t slot) const { return dropped_.empty() || !dropped_[slot]; }
   // nullopt for an id the table does not hold.
   std::optional<std::string_view> find(int64_t string_id) const {
     if (auto s = slot(string_id)) return at_slot(*s);
@@ -43,6 +49,7 @@ class KernelNames {
   std::vector<size_t> starts_;  // slot -> offset in text_; one more than there are slots
   int64_t first_id_ = 0;        // ids are dense from first_id_ when ids_ is empty
   std::vector<int64_t> ids_;    // slot -> string_id, only when the ids have gaps
+  std::vector<bool> dropped_;   // slot -> left out by the regexes; empty when nothing is
 };
 
 }  // namespace prof::report

@@ -9,6 +9,7 @@
 #include "report/event_pass.hpp"
 #include "report/event_pipe.hpp"
 #include "report/html_report.hpp"
+#include "report/kernel_filter.hpp"
 #include "report/kernel_names.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
@@ -272,6 +273,15 @@ void write_marker_reports(Database& db, const RowFilter& filter, const std::vect
                            " in all; calls outside them are not in the profile");
 }
 
+// query_kernel_stats with the kernel filters applied and the names they give.
+StatsTable filtered_kernel_stats(Database& db, const RowFilter& filter, const KernelMatcher& matcher) {
+  const KernelNames names(db, &matcher);
+  KernelStatsCollector stats(names);
+  KernelSelection selection(names, matcher, {&stats});
+  scan_events(db, filter, {&selection});
+  return stats.table();
+}
+
 }  // namespace
 
 std::string join_path(const std::string& dir, const std::string& name) {
@@ -307,6 +317,8 @@ ReportOptions without_big_outputs(Database& db, const ReportOptions& opt, Report
 
 ReportResult write_reports_from(Database& db, const ReportOptions& given, std::FILE* summary_out,
                                 const std::function<std::string()>& commit_first) {
+  // First: a bad regex is the user's error, said before any file exists.
+  const KernelMatcher matcher(given.kernels);
   ReportResult result;
   const ReportOptions opt = without_big_outputs(db, given, result);
   RowFilter filter{opt.index_range};
@@ -369,6 +381,15 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
       planner.begin_process(db);
       EventExtents& here = extents.emplace_back();
       TimelineLanes& here_lanes = lanes.emplace_back();
+      // The kernel filters leave out the same launches here as in the pass below (each stage
+      // counts its own launches).
+      std::optional<KernelNames> filter_names;
+      if (matcher.filters()) filter_names.emplace(db, &matcher);
+      auto selected = [&](std::vector<EventConsumer*> consumers, std::optional<KernelSelection>& stage) {
+        if (!filter_names) return consumers;
+        return std::vector<EventConsumer*>{&stage.emplace(*filter_names, matcher, std::move(consumers))};
+      };
+      std::optional<KernelSelection> call_stage, device_stage;
       if (second) {
         // The kernels and copies on the second connection, beside the calls on this one.
         select_process(*second, p.process_id);
@@ -379,7 +400,8 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
         std::exception_ptr device_error;
         std::thread device([&] {
           try {
-            scan_event_times(*second, filter, {&device_extents, &device_lanes, &device_planner},
+            scan_event_times(*second, filter,
+                             selected({&device_extents, &device_lanes, &device_planner}, device_stage),
                              TimeTables::kDeviceWork);
           } catch (...) {
             device_error = std::current_exception();
@@ -397,7 +419,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
         here_lanes.absorb(device_lanes);
         planner.absorb(device_planner);
       } else {
-        scan_event_times(db, filter, {&here, &here_lanes, &planner});
+        scan_event_times(db, filter, selected({&here, &here_lanes, &planner}, call_stage));
       }
       total_rows += here.rows;
     }
@@ -430,7 +452,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
       const SourceProcess& p = processes[i];
       select_process(db, p.process_id);
       // The process's kernel names, read once and shared by every pass that names them (issue 42).
-      const auto names = std::make_shared<const KernelNames>(db);
+      const auto names = std::make_shared<const KernelNames>(db, &matcher);
       ApiStatsCollector api_stats;
       KernelStatsCollector kernel_stats(*names);
       ApiTraceWriter api_rows(db, p.pid, api_trace);
@@ -451,7 +473,10 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
         if (second) select_process(*second, p.process_id);
         EventPipe pipe(db, std::move(groups), names.get());
         const bool api_args = !timelines.empty() && timelines.front()->has_api_args();
-        scan_events(db, filter, {&rows, &pipe}, ScanOptions{api_args, second.get()});
+        std::optional<KernelSelection> selection;
+        std::vector<EventConsumer*> consumers{&rows, &pipe};
+        if (matcher.filters()) consumers = {&selection.emplace(*names, matcher, std::move(consumers))};
+        scan_events(db, filter, consumers, ScanOptions{api_args, second.get()});
         pipe.finish();
       }
       for (auto& timeline : timelines) timeline->end_process();
@@ -538,8 +563,10 @@ std::string process_heading(const std::string& db_path) {
   return heading + ": " + p.command_line + " ==";
 }
 
-void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE* summary_out) {
+void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE* summary_out,
+                            const KernelFilterOptions& kernel_filters) {
   if (!summary_out || db_paths.empty()) return;
+  const KernelMatcher matcher(kernel_filters);
   std::vector<RuntimeLabels> runtimes;
   std::map<int64_t, std::vector<StatsTable>> api_parts;  // by runtime id
   std::vector<StatsTable> kernel_parts;
@@ -554,7 +581,7 @@ void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE*
       add_runtimes(runtimes, here);
       for (size_t r = 0; r < here.size(); ++r)
         api_parts[here[r].runtime_id].push_back(query_api_stats(*db, filter, here[r].runtime_id, r == 0));
-      kernel_parts.push_back(query_kernel_stats(*db, filter));
+      kernel_parts.push_back(filtered_kernel_stats(*db, filter, matcher));
       memory_parts.push_back(read_memory(*db));
       add_drops(*db, drops);
       db->exec("COMMIT");

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/kernel_filter_options.hpp"
 #include "report/report_error.hpp"
 
 namespace prof::report {
@@ -42,6 +43,10 @@ struct ReportOptions {
   std::string written_db;
   // Only API calls with sequence in [first, last] and the kernels/copies they enqueued.
   std::optional<std::pair<int64_t, int64_t>> index_range;
+  // Which kernels the kernel CSVs, timelines, HTML and summaries show, and their names (the API
+  // calls stay): --kernel-include-regex, --kernel-exclude-regex, --kernel-iteration-range,
+  // --truncate-kernels, --mangled-kernels.
+  KernelFilterOptions kernels;
   // A timeline with more events than this (or more than kPartMaxBytes) is split by time into
   // parts <base>_copy.1.json, .2.json, ... of at most this many events (report/timeline_parts.hpp);
   // 0 never splits.
@@ -84,8 +89,10 @@ ReportResult write_reports(const std::string& db_path, const ReportOptions& opt,
 
 // A run of several processes: the line that names one before its summary
 // ("== Process 4242, rank 0, host h: ./app 1 =="), and one summary over all of them (the same
-// tables, every process's calls added up; no file list). Throw ReportError on a bad database.
+// tables, every process's calls added up; no file list), with the kernel filters of each process's
+// reports. Throw ReportError on a bad database or a bad regex.
 std::string process_heading(const std::string& db_path);
-void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE* summary_out);
+void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE* summary_out,
+                            const KernelFilterOptions& kernel_filters = {});
 
 }  // namespace prof::report
