@@ -19,6 +19,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/filter_options.hpp"
 #include "cli/help_format.hpp"
 #include "cli/launcher.hpp"
 #include "cli/merge.hpp"
@@ -360,6 +361,7 @@ int main(int argc, char** argv) {
                      "Only API calls A to B, inclusive, by sequence number: calls are numbered from 1, and 0:B "
                      "also means from the first (as hipprof counts); a range holding none is exit 3")
           ->type_name("A:B")->group("Reports from a database");
+  add_filter_options(app, o);
   app.add_option("--compare", o.compare,
                  "Compare two profiles (dbs, <base>.summary.json files, or folders of them): BASE NEW; exit 0 "
                  "clean, 1 regressed, 2 error")

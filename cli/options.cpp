@@ -14,6 +14,7 @@
 #include <cstring>
 #include <regex>
 
+#include "cli/filter_options.hpp"
 #include "cli/merge.hpp"
 #include "cli/outputs.hpp"
 #include "collector/process_info.hpp"
@@ -223,6 +224,7 @@ report::ReportOptions report_options(const Options& o, const std::string& base) 
   // Not given: a big run gets no per-row files nobody asked for (a --group-stream asks for JSON).
   if (o.output_format.empty() && !o.group_stream) r.big_run_calls = report::kBigRunCalls;
   if (!o.index_range.empty()) r.index_range = parse_range(o.index_range);
+  r.kernels = kernel_filter_options(o);
   r.json_max_events = o.json_max_events;
   r.kernel_stats_by_range = o.kernel_stats_by_range;
   r.progress = terminal_progress();

@@ -47,6 +47,12 @@ struct Options {
   std::string output_name;
   std::string db;
   std::string index_range;
+  // The kernel filters (cli/filter_options.hpp): applied to the reports, never to the db.
+  std::string kernel_include_regex;
+  std::string kernel_exclude_regex;
+  std::string kernel_iteration_range;
+  bool truncate_kernels = false;
+  bool mangled_kernels = false;
   std::string db_merge;
   bool recursive = false;
   int64_t json_max_events = report::kDefaultPartEvents;

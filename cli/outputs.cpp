@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "cli/exit_codes.hpp"
+#include "cli/filter_options.hpp"
 #include "cli/merge.hpp"
 #include "report/utf8.hpp"
 #include "report/report.hpp"
@@ -138,7 +139,7 @@ int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs
     for (const auto& db : dbs) paths.push_back(db.db_path);
     try {
       std::fputc('\n', summary_stream(o));
-      report::write_combined_summary(paths, summary_stream(o));
+      report::write_combined_summary(paths, summary_stream(o), kernel_filter_options(o));
     } catch (const report::ReportError& e) {
       std::fprintf(stderr, "prof: combined summary: %s\n", terminal_escaped(e.what()).c_str());
     }

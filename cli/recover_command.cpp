@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/filter_options.hpp"
 #include "cli/outputs.hpp"
 #include "cli/run_directory.hpp"
 #include "collector/collector.hpp"
@@ -23,7 +24,7 @@ namespace prof::cli {
 using report::terminal_escaped;
 
 Manifest output_manifest(const Options& o) {
-  return {{"output_dir", o.output_dir},
+  Manifest manifest{{"output_dir", o.output_dir},
           {"output_name", o.output_name},
           {"group_stream", o.group_stream ? "1" : "0"},
           {"no_pftrace", o.no_pftrace ? "1" : "0"},
@@ -33,6 +34,8 @@ Manifest output_manifest(const Options& o) {
           {"index_range", o.index_range},
           {"force", o.force ? "1" : "0"},
           {"summary_output", o.summary_output}};
+  add_filter_manifest(o, manifest);
+  return manifest;
 }
 
 namespace {
@@ -52,6 +55,7 @@ Options options_from_manifest(const OrphanedRun& run) {
   if (o.json_max_events < 1) o.json_max_events = report::kDefaultPartEvents;
   o.kernel_stats_by_range = run.get("kernel_stats_by_range") == "1";
   if (parse_range(run.get("index_range"))) o.index_range = run.get("index_range");
+  filters_from_manifest(run, o);
   o.force = run.get("force") == "1";
   // The summary goes where this command's goes: the original terminal may be long gone.
   o.summary_output = run.get("summary_output") == "none" ? "none" : "stdout";
