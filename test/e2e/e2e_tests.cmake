@@ -50,6 +50,7 @@ if(TARGET prof)
   prof_add_e2e_test(reports_cli test_reports_cli.py)
   # --help's width and placeholders, the man page under groff/man, the bash completion in bash.
   prof_add_e2e_test(help test_help.py)
+  prof_add_e2e_test(kernel_filters test_kernel_filters.py)
   prof_add_e2e_test(rtld_local test_rtld_local.py)
   prof_add_e2e_test(dlsym test_dlsym.py)
   prof_add_e2e_test(early_register test_early_register.py)
