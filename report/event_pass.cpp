@@ -327,7 +327,7 @@ void scan_event_times(Database& db, const RowFilter& filter, const std::vector<E
       {"prof_kernel_times", 6, kernel_times,
        "SELECT prof_kernel_times(k.correlation_id, k.name_id, k.device, k.stream_index, k.device_begin_ns,"
        " k.device_end_ns) FROM kernels k WHERE " + filter.activity_condition("k") +
-           // Launch order: --kernel-iteration-range counts launches (the table's own order: no sort).
+           // Launch order, for --kernel-iteration-range (the table's own order: no sort).
            " ORDER BY k.correlation_id", false},
       {"prof_copy_times", 6, copy_times,
        "SELECT prof_copy_times(m.correlation_id, m.device, m.stream_index, m.direction, m.device_begin_ns,"

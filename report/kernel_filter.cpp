@@ -59,9 +59,12 @@ std::string truncate_kernel_name(std::string_view name) {
 }
 
 KernelMatcher::KernelMatcher(const KernelFilterOptions& options) : options_(options) {
-  if (!options_.include_regex.empty()) include_ = compiled("--kernel-include-regex", options_.include_regex);
-  if (!options_.exclude_regex.empty()) exclude_ = compiled("--kernel-exclude-regex", options_.exclude_regex);
-  if (const auto& range = options_.iteration_range; range && (range->first < 1 || range->first > range->second))
+  if (!options_.include_regex.empty())
+    include_ = compiled("--kernel-include-regex", options_.include_regex);
+  if (!options_.exclude_regex.empty())
+    exclude_ = compiled("--kernel-exclude-regex", options_.exclude_regex);
+  if (const auto& range = options_.iteration_range;
+      range && (range->first < 1 || range->first > range->second))
     throw ReportError("--kernel-iteration-range " + std::to_string(range->first) + ":" +
                       std::to_string(range->second) + ": expected A:B with 1 <= A <= B");
 }
@@ -74,7 +77,8 @@ bool KernelMatcher::keeps_name(std::string_view demangled) const {
   return !(exclude_ && searched(*exclude_));
 }
 
-std::string KernelMatcher::display_name(std::string_view stored, const std::string& demangled) const {
+std::string KernelMatcher::display_name(std::string_view stored,
+                                        const std::string& demangled) const {
   // A mangled name is shown whole: cut, it would be neither the symbol nor readable.
   if (options_.mangled) return std::string(stored);
   return options_.truncate ? truncate_kernel_name(demangled) : demangled;
@@ -113,9 +117,11 @@ bool KernelSelection::keep(const KernelRow& r) {
   if (r.name_id)
     std::snprintf(text, sizeof text, "unknown kernel %lld", static_cast<long long>(*r.name_id));
   else
-    std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(r.function_address));
+    std::snprintf(text, sizeof text, "unknown kernel at 0x%llx",
+                  static_cast<unsigned long long>(r.function_address));
   auto it = unnamed_.find(std::string_view(text));
-  if (it == unnamed_.end()) it = unnamed_.emplace(text, std::pair{matcher_.keeps_name(text), int64_t{0}}).first;
+  if (it == unnamed_.end())
+    it = unnamed_.emplace(text, std::pair{matcher_.keeps_name(text), int64_t{0}}).first;
   return it->second.first && in_range(it->second.second);
 }
 

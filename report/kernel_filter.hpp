@@ -47,7 +47,8 @@ class KernelMatcher {
 // (correlation id order), so one stage serves one process's one pass.
 class KernelSelection final : public EventConsumer {
  public:
-  KernelSelection(const KernelNames& names, const KernelMatcher& matcher, std::vector<EventConsumer*> next);
+  KernelSelection(const KernelNames& names, const KernelMatcher& matcher,
+                  std::vector<EventConsumer*> next);
   void api(const ApiRow& r) override;
   void kernel(const KernelRow& r) override;
   void copy(const CopyRow& r) override;

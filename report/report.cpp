@@ -274,7 +274,8 @@ void write_marker_reports(Database& db, const RowFilter& filter, const std::vect
 }
 
 // query_kernel_stats with the kernel filters applied and the names they give.
-StatsTable filtered_kernel_stats(Database& db, const RowFilter& filter, const KernelMatcher& matcher) {
+StatsTable filtered_kernel_stats(Database& db, const RowFilter& filter,
+                                 const KernelMatcher& matcher) {
   const KernelNames names(db, &matcher);
   KernelStatsCollector stats(names);
   KernelSelection selection(names, matcher, {&stats});
@@ -385,9 +386,11 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
       // counts its own launches).
       std::optional<KernelNames> filter_names;
       if (matcher.filters()) filter_names.emplace(db, &matcher);
-      auto selected = [&](std::vector<EventConsumer*> consumers, std::optional<KernelSelection>& stage) {
+      auto selected = [&](std::vector<EventConsumer*> consumers,
+                          std::optional<KernelSelection>& stage) {
         if (!filter_names) return consumers;
-        return std::vector<EventConsumer*>{&stage.emplace(*filter_names, matcher, std::move(consumers))};
+        KernelSelection& selection = stage.emplace(*filter_names, matcher, std::move(consumers));
+        return std::vector<EventConsumer*>{&selection};
       };
       std::optional<KernelSelection> call_stage, device_stage;
       if (second) {
@@ -400,9 +403,9 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
         std::exception_ptr device_error;
         std::thread device([&] {
           try {
-            scan_event_times(*second, filter,
-                             selected({&device_extents, &device_lanes, &device_planner}, device_stage),
-                             TimeTables::kDeviceWork);
+            const std::vector<EventConsumer*> device_consumers =
+                selected({&device_extents, &device_lanes, &device_planner}, device_stage);
+            scan_event_times(*second, filter, device_consumers, TimeTables::kDeviceWork);
           } catch (...) {
             device_error = std::current_exception();
           }
@@ -475,7 +478,8 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
         const bool api_args = !timelines.empty() && timelines.front()->has_api_args();
         std::optional<KernelSelection> selection;
         std::vector<EventConsumer*> consumers{&rows, &pipe};
-        if (matcher.filters()) consumers = {&selection.emplace(*names, matcher, std::move(consumers))};
+        if (matcher.filters())
+          consumers = {&selection.emplace(*names, matcher, std::move(consumers))};
         scan_events(db, filter, consumers, ScanOptions{api_args, second.get()});
         pipe.finish();
       }

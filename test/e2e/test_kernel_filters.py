@@ -1,8 +1,8 @@
-"""e2e: the kernel filters (--kernel-include-regex, --kernel-exclude-regex, --kernel-iteration-range,
---truncate-kernels) on a real run's database, through --db, --db-merge and a live run: exactly the
-selected launches in kernel.csv, kernel_trace.csv and the timeline (slices and launch arrows), every
-API call kept, the db untouched; a bad regex or range refused with one stderr line, exit 2, nothing
-written.
+"""e2e: the kernel filters (--kernel-include-regex, --kernel-exclude-regex,
+--kernel-iteration-range, --truncate-kernels) on a real run's database, through --db, --db-merge and
+a live run: exactly the selected launches in kernel.csv, kernel_trace.csv, summary.json and the
+timeline (slices and launch arrows), every API call kept, the db untouched; a bad regex or range
+refused with one stderr line, exit 2, nothing written.
 
     python3 test/e2e/test_kernel_filters.py --prof build/bin/prof --bin-dir build/test-bin
 """
@@ -51,7 +51,8 @@ class KernelFiltersTest(unittest.TestCase):
         cls.app = e2e.built_sample("multistream")
         cls.run_dir = os.path.join(cls.root, "run")
         os.mkdir(cls.run_dir)
-        profiled = e2e.run_prof(["--sim", "-d", cls.run_dir, "-o", "all", cls.app, "1024"], cwd=cls.run_dir)
+        profiled = e2e.run_prof(["--sim", "-d", cls.run_dir, "-o", "all", cls.app, "1024"],
+                                cwd=cls.run_dir)
         if profiled.returncode != 0:
             raise AssertionError(e2e.describe(profiled))
         cls.db = e2e.find_dbs(cls.run_dir)[0]
@@ -82,7 +83,7 @@ class KernelFiltersTest(unittest.TestCase):
         return path
 
     def check_kept(self, out, kept, base="f"):
-        """Exactly the launches `kept` (as in the unfiltered trace) in every kernel output of `out`."""
+        """Exactly the launches `kept` (as the unfiltered trace has them) in `out`'s outputs."""
         self.assertEqual(launches(os.path.join(out, f"{base}.kernel_trace.csv")), kept)
         expected = {}
         for _, name in kept:
@@ -95,7 +96,8 @@ class KernelFiltersTest(unittest.TestCase):
         self.assertEqual(arrows, self.all_arrows - dropped)  # the copies' arrows stay
         summary = e2e.read_json(os.path.join(out, f"{base}.summary.json"))
         entries = summary["entries"] if isinstance(summary, dict) else summary
-        self.assertEqual({e["name"]: e["calls"] for e in entries if e.get("kind") == "kernel"}, expected)
+        kernels = {e["name"]: e["calls"] for e in entries if e.get("kind") == "kernel"}
+        self.assertEqual(kernels, expected)
         # The calls stay, every one of them.
         self.assertEqual(read_text(os.path.join(out, f"{base}.hiptrace.csv")),
                          read_text(os.path.join(self.run_dir, "all.hiptrace.csv")))
@@ -119,7 +121,8 @@ class KernelFiltersTest(unittest.TestCase):
         names = {SCALE: "scale", BLUR: "blur_shared"}
         self.assertEqual(launches(os.path.join(out, "f.kernel_trace.csv")),
                          [(cid, names[name]) for cid, name in self.all])
-        self.assertEqual(set(kernel_counts(os.path.join(out, "f.kernel.csv"))), {"scale", "blur_shared"})
+        self.assertEqual(set(kernel_counts(os.path.join(out, "f.kernel.csv"))),
+                         {"scale", "blur_shared"})
 
     def test_db_merge_filters_too(self):
         merge_in = os.path.join(self.tmp, "in")
@@ -127,19 +130,22 @@ class KernelFiltersTest(unittest.TestCase):
         shutil.copy(self.db, merge_in)
         out = os.path.join(self.tmp, "merged")
         os.mkdir(out)
-        self.prof(["--db-merge", merge_in, "-d", out, "--summary-output", "none", "--kernel-exclude-regex", "scale"])
+        self.prof(["--db-merge", merge_in, "-d", out, "--summary-output", "none",
+                   "--kernel-exclude-regex", "scale"])
         self.assertEqual(kernel_counts(os.path.join(out, "result_merged.kernel.csv")),
                          {BLUR: sum(1 for _, name in self.all if name == BLUR)})
 
     def test_live_run_filters_the_reports_not_the_db(self):
         out = os.path.join(self.tmp, "live")
         os.mkdir(out)
-        self.prof(["--sim", "-d", out, "-o", "live", "--kernel-include-regex", "blur", "--kernel-iteration-range",
-                   "1:1", self.app, "1024"])
+        self.prof(["--sim", "-d", out, "-o", "live", "--kernel-include-regex", "blur",
+                   "--kernel-iteration-range", "1:1", self.app, "1024"])
         self.assertEqual(kernel_counts(os.path.join(out, "live.kernel.csv")), {BLUR: 1})
-        self.assertEqual([name for _, name in launches(os.path.join(out, "live.kernel_trace.csv"))], [BLUR])
+        names = [name for _, name in launches(os.path.join(out, "live.kernel_trace.csv"))]
+        self.assertEqual(names, [BLUR])
         with e2e.open_db(e2e.find_dbs(out)[0]) as connection:
-            self.assertEqual(e2e.scalar(connection, "SELECT COUNT(*) FROM kernels"), self.db_kernels)
+            kernels = e2e.scalar(connection, "SELECT COUNT(*) FROM kernels")
+        self.assertEqual(kernels, self.db_kernels)
 
     def test_bad_regex_or_range_is_one_line_exit_2_nothing_written(self):
         # What the line says: the option, the value and what is wrong with it.

@@ -62,7 +62,8 @@ const std::string kScale = "void scale<float>(float*, float const*, float, int)"
 
 }  // namespace
 
-TEST_CASE("an include regex keeps only matching kernels in every output; the calls stay", "[report][filter]") {
+TEST_CASE("an include regex keeps only matching kernels in every output, and every call stays",
+          "[report][filter]") {
   Fixture all;
   write_reports(all.db_path, all.options, nullptr);
   Fixture f;
@@ -91,7 +92,8 @@ TEST_CASE("an include regex keeps only matching kernels in every output; the cal
     CHECK(f.output(suffix).find("blur_shared") == std::string::npos);
     CHECK(f.output(suffix).find("unknown kernel at 0x401300") == std::string::npos);
   }
-  CHECK(f.output(".summary.json").find("\"name\":\"" + kScale + "\",\"calls\":2,") != std::string::npos);
+  CHECK(f.output(".summary.json").find("\"name\":\"" + kScale + "\",\"calls\":2,") !=
+        std::string::npos);
 }
 
 TEST_CASE("the exclude regex wins over the include", "[report][filter]") {
@@ -137,7 +139,8 @@ TEST_CASE("truncated names: no return type, template arguments or parameters", "
   CHECK(truncate_kernel_name(kScale) == "scale");
   CHECK(truncate_kernel_name("blur_shared(float*, float const*, int)") == "blur_shared");
   CHECK(truncate_kernel_name("my_kernel") == "my_kernel");
-  CHECK(truncate_kernel_name("void ns::Tile<int, 4>::run<float>(float*)") == "ns::Tile<int, 4>::run");
+  CHECK(truncate_kernel_name("void ns::Tile<int, 4>::run<float>(float*)") ==
+        "ns::Tile<int, 4>::run");
   CHECK(truncate_kernel_name("void (anonymous namespace)::k<void (*)(int)>(int (*)(float))") ==
         "(anonymous namespace)::k");
   CHECK(truncate_kernel_name("std::pair<int, int> pick(int)") == "pick");
@@ -153,7 +156,7 @@ TEST_CASE("truncated names: no return type, template arguments or parameters", "
   CHECK(f.output("_copy.json").find("\"name\":\"scale\"") != std::string::npos);
 }
 
-TEST_CASE("mangled names where the db keeps the symbol; the regex still sees the demangled name",
+TEST_CASE("mangled names where the db keeps the symbol, matched by their demangled name",
           "[report][filter]") {
   Fixture f;
   {
@@ -161,7 +164,8 @@ TEST_CASE("mangled names where the db keeps the symbol; the regex still sees the
     db.exec("UPDATE strings SET value = '_Z11blur_sharedPfPKfi' WHERE string_id = 2");
   }
   write_reports(f.db_path, f.options, nullptr);
-  CHECK(f.output(".kernel.csv").find("\"blur_shared(float*, float const*, int)\",1,") != std::string::npos);
+  CHECK(f.output(".kernel.csv").find("\"blur_shared(float*, float const*, int)\",1,") !=
+        std::string::npos);
 
   f.options.kernels.mangled = true;
   f.options.kernels.include_regex = R"(blur_shared\(float\*)";
@@ -171,14 +175,16 @@ TEST_CASE("mangled names where the db keeps the symbol; the regex still sees the
   CHECK(stats[0].rfind("_Z11blur_sharedPfPKfi,1,", 0) == 0);
 }
 
-TEST_CASE("a bad regex is one error naming the option, and nothing is written", "[report][filter]") {
+TEST_CASE("a bad regex is one error naming the option, and nothing is written",
+          "[report][filter]") {
   Fixture f;
   f.options.kernels.include_regex = "sc(ale";
   CHECK_THROWS_WITH(write_reports(f.db_path, f.options, nullptr),
                     Catch::StartsWith("--kernel-include-regex 'sc(ale': not a regex"));
   f.options.kernels.include_regex.clear();
   f.options.kernels.exclude_regex = "[";
-  CHECK_THROWS_WITH(write_reports(f.db_path, f.options, nullptr), Catch::StartsWith("--kernel-exclude-regex '['"));
+  CHECK_THROWS_WITH(write_reports(f.db_path, f.options, nullptr),
+                    Catch::StartsWith("--kernel-exclude-regex '['"));
   CHECK(f.out.list().empty());
 }
 
