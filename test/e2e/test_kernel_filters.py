@@ -1,14 +1,17 @@
 """e2e: the kernel filters (--kernel-include-regex, --kernel-exclude-regex,
---kernel-iteration-range, --truncate-kernels) on a real run's database, through --db, --db-merge and
-a live run: exactly the selected launches in kernel.csv, kernel_trace.csv, summary.json and the
-timeline (slices and launch arrows), every API call kept, the db untouched; a bad regex or range
-refused with one stderr line, exit 2, nothing written.
+--kernel-iteration-range, --truncate-kernels) on a real run's database, through --db, --db-merge, a
+live run and --recover of a killed run: exactly the selected launches in kernel.csv,
+kernel_trace.csv, summary.json and the timeline (slices and launch arrows), every API call kept,
+the db untouched; a bad regex or range refused with one stderr line, exit 2, nothing written.
 
     python3 test/e2e/test_kernel_filters.py --prof build/bin/prof --bin-dir build/test-bin
 """
 import os
 import shutil
+import signal
+import subprocess
 import tempfile
+import time
 import unittest
 
 import e2e_common as e2e
@@ -146,6 +149,59 @@ class KernelFiltersTest(unittest.TestCase):
         with e2e.open_db(e2e.find_dbs(out)[0]) as connection:
             kernels = e2e.scalar(connection, "SELECT COUNT(*) FROM kernels")
         self.assertEqual(kernels, self.db_kernels)
+
+    def test_recover_writes_the_reports_with_the_runs_filters(self):
+        app = e2e.built_sample("idle")
+        out = os.path.join(self.tmp, "killed")
+        os.mkdir(out)
+        filters = ["--kernel-include-regex", "tick", "--kernel-iteration-range", "2:4", "-T"]
+        command = [e2e.Config.prof, "--sim", "-d", out, "-o", "rec", *filters, app, "1000"]
+        prof = subprocess.Popen(command, cwd=self.tmp, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        run_dir, real_out = None, os.path.realpath(out)
+        try:
+            while run_dir is None and prof.poll() is None:
+                run_dir = next((d for d in self.run_dirs() if self.writes_into(d, real_out)), None)
+                time.sleep(0.02)
+            self.assertIsNotNone(run_dir, "prof finished before its run directory was seen")
+            manifest = e2e.run_manifest(run_dir)
+        finally:
+            prof.send_signal(signal.SIGKILL)
+            prof.wait()
+        kept = ("kernel_include_regex", "kernel_iteration_range", "truncate_kernels",
+                "mangled_kernels")
+        self.assertEqual({key: manifest.get(key) for key in kept},
+                         {"kernel_include_regex": "tick", "kernel_iteration_range": "2:4",
+                          "truncate_kernels": "1", "mangled_kernels": "0"})
+        # The program runs on without prof: recovered once it is gone, the db has all its launches.
+        pids = {int(name.split(".")[0]) for name in os.listdir(run_dir)
+                if name.split(".")[0].isdigit()}
+        while any(os.path.exists(f"/proc/{pid}") and not self.zombie(pid) for pid in pids):
+            time.sleep(0.05)
+        self.prof(["--recover", run_dir])
+        with e2e.open_db(e2e.find_dbs(out)[0]) as connection:
+            ticks = e2e.scalar(connection, "SELECT COUNT(*) FROM kernels")
+        expected = {"tick": min(4, ticks) - 1} if ticks >= 2 else {}
+        self.assertEqual(kernel_counts(os.path.join(out, "rec.kernel.csv")), expected)
+
+    @staticmethod
+    def run_dirs():
+        for base in dict.fromkeys(["/dev/shm", os.environ.get("TMPDIR") or "/tmp"]):
+            for name in os.listdir(base) if os.path.isdir(base) else []:
+                if name.startswith("prof-run-"):
+                    yield os.path.join(base, name)
+
+    @staticmethod
+    def writes_into(run_dir, real_out):
+        return os.path.realpath(e2e.run_manifest(run_dir).get("output_dir", "")) == real_out
+
+    @staticmethod
+    def zombie(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            return True
 
     def test_bad_regex_or_range_is_one_line_exit_2_nothing_written(self):
         # What the line says: the option, the value and what is wrong with it.
