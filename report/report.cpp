@@ -273,6 +273,19 @@ void write_marker_reports(Database& db, const RowFilter& filter, const std::vect
                            " in all; calls outside them are not in the profile");
 }
 
+// scan_event_times through the kernel filters: the timelines' extents, lanes and split plan count
+// the launches the pass writes, no others. Each call counts launches afresh (one process, one
+// connection).
+void scan_selected_times(Database& db, const RowFilter& filter, const KernelMatcher& matcher,
+                         const std::vector<EventConsumer*>& consumers,
+                         TimeTables tables = TimeTables::kAll) {
+  if (!matcher.filters() || tables == TimeTables::kCalls)
+    return scan_event_times(db, filter, consumers, tables);
+  const KernelNames names(db, &matcher);
+  KernelSelection selection(names, matcher, consumers);
+  scan_event_times(db, filter, {&selection}, tables);
+}
+
 // query_kernel_stats with the kernel filters applied and the names they give.
 StatsTable filtered_kernel_stats(Database& db, const RowFilter& filter,
                                  const KernelMatcher& matcher) {
@@ -382,17 +395,6 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
       planner.begin_process(db);
       EventExtents& here = extents.emplace_back();
       TimelineLanes& here_lanes = lanes.emplace_back();
-      // The kernel filters leave out the same launches here as in the pass below (each stage
-      // counts its own launches).
-      std::optional<KernelNames> filter_names;
-      if (matcher.filters()) filter_names.emplace(db, &matcher);
-      auto selected = [&](std::vector<EventConsumer*> consumers,
-                          std::optional<KernelSelection>& stage) {
-        if (!filter_names) return consumers;
-        KernelSelection& selection = stage.emplace(*filter_names, matcher, std::move(consumers));
-        return std::vector<EventConsumer*>{&selection};
-      };
-      std::optional<KernelSelection> call_stage, device_stage;
       if (second) {
         // The kernels and copies on the second connection, beside the calls on this one.
         select_process(*second, p.process_id);
@@ -403,9 +405,9 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
         std::exception_ptr device_error;
         std::thread device([&] {
           try {
-            const std::vector<EventConsumer*> device_consumers =
-                selected({&device_extents, &device_lanes, &device_planner}, device_stage);
-            scan_event_times(*second, filter, device_consumers, TimeTables::kDeviceWork);
+            scan_selected_times(*second, filter, matcher,
+                                {&device_extents, &device_lanes, &device_planner},
+                                TimeTables::kDeviceWork);
           } catch (...) {
             device_error = std::current_exception();
           }
@@ -422,11 +424,15 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
         here_lanes.absorb(device_lanes);
         planner.absorb(device_planner);
       } else {
-        scan_event_times(db, filter, selected({&here, &here_lanes, &planner}, call_stage));
+        scan_selected_times(db, filter, matcher, {&here, &here_lanes, &planner});
       }
       total_rows += here.rows;
     }
-    const std::vector<int64_t> part_starts = planner.plan(db, filter, processes);
+    const std::vector<int64_t> part_starts =
+        planner.plan(db, filter, processes,
+                     [&matcher](Database& d, const RowFilter& f, const std::vector<EventConsumer*>& c) {
+                       scan_selected_times(d, f, matcher, c);
+                     });
     std::vector<std::unique_ptr<TimelineOutput>> timelines;
     using Format = TimelineOutput::Format;
     if (opt.pftrace)

@@ -148,7 +148,8 @@ void PartPlanner::widen() {
 }
 
 std::vector<int64_t> PartPlanner::plan(Database& db, const RowFilter& filter,
-                                       const std::vector<SourceProcess>& processes) {
+                                       const std::vector<SourceProcess>& processes,
+                                       const TimesScan& scan) {
   if (max_events_ <= 0) return {INT64_MIN};
   std::set<std::tuple<int64_t, int, int64_t>> tracks;  // counter tracks: each part may start with a sample of each
   for (const SourceProcess& p : processes) {
@@ -160,14 +161,14 @@ std::vector<int64_t> PartPlanner::plan(Database& db, const RowFilter& filter,
   if (rows_ == 0 || (rows_ * 4 <= max_events_ && rows_ * 4 * worst_event_bytes <= max_bytes_)) return {INT64_MIN};
   const int64_t reserved = static_cast<int64_t>(tracks.size());
   Greedy greedy(std::max<int64_t>(1, max_events_ - reserved), max_bytes_ - reserved * kCounterBytes);
-  fill(db, filter, processes, greedy);
+  fill(db, filter, processes, scan, greedy);
   return greedy.take();
 }
 
 // The bins in time order into the greedy parts; a bin that alone exceeds the budget is planned
 // again by a planner of its own time range (one more pass over event times), in finer bins.
 void PartPlanner::fill(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
-                       Greedy& greedy) const {
+                       const TimesScan& scan, Greedy& greedy) const {
   for (int64_t bin = low_; !empty_ && bin <= high_; ++bin) {
     const Weight& w = bins_[slot(bin)];
     if (w.events == 0) continue;
@@ -179,10 +180,13 @@ void PartPlanner::fill(Database& db, const RowFilter& filter, const std::vector<
       for (const SourceProcess& p : processes) {
         select_process(db, p.process_id);
         finer.begin_process(db);
-        scan_event_times(db, filter, {&finer});
+        if (scan)
+          scan(db, filter, {&finer});
+        else
+          scan_event_times(db, filter, {&finer});
         finer.add_samples(db, nullptr, p.process_id);
       }
-      finer.fill(db, filter, processes, greedy);
+      finer.fill(db, filter, processes, scan, greedy);
     } else {
       greedy.cut(bin_lo);
       greedy.add(w);

@@ -4,6 +4,7 @@
 #pragma once
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -37,7 +38,13 @@ class PartPlanner final : public EventConsumer {
   void api(const ApiRow& r) override;
   void kernel(const KernelRow& r) override;
   void copy(const CopyRow& r) override;
-  std::vector<int64_t> plan(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes);
+  // How a finer planner reads the selected process's event times: scan_event_times, or the same
+  // through the report's kernel filters (report/kernel_filter.hpp), so the plan counts the events
+  // that are written.
+  using TimesScan =
+      std::function<void(Database&, const RowFilter&, const std::vector<EventConsumer*>&)>;
+  std::vector<int64_t> plan(Database& db, const RowFilter& filter,
+                            const std::vector<SourceProcess>& processes, const TimesScan& scan = {});
   // Adds the events another planner (same budget) histogrammed: exact, since bins of either width
   // nest in the wider ones.
   void absorb(const PartPlanner& other);
@@ -61,7 +68,7 @@ class PartPlanner final : public EventConsumer {
   // The selected process's memory samples and marks (their counter tracks into `tracks`).
   void add_samples(Database& db, std::set<std::tuple<int64_t, int, int64_t>>* tracks, int64_t process_id);
   void fill(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
-            Greedy& greedy) const;
+            const TimesScan& scan, Greedy& greedy) const;
 
   int64_t max_events_, max_bytes_, lo_, hi_;
   std::unordered_map<int64_t, int64_t> api_name_bytes_, kernel_name_bytes_;

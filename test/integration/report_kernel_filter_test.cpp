@@ -203,3 +203,31 @@ TEST_CASE("the summary over several processes applies the filters", "[report][fi
   CHECK(text.find("Kernels (2 launches, 1 names") != std::string::npos);
   CHECK(text.find("scale") == std::string::npos);
 }
+
+TEST_CASE("a filtered timeline is split as the db without those kernels would be",
+          "[report][filter]") {
+  // The split plan (report/timeline_parts.hpp) counts the events that are written: the same parts,
+  // spans and event counts as a db whose left-out kernels were never recorded.
+  Fixture f;
+  f.options.json_max_events = 3;
+  f.options.pftrace = false;
+  f.options.kernels.exclude_regex = "blur|unknown";
+  const ReportResult filtered = write_reports(f.db_path, f.options, nullptr);
+
+  Fixture without;
+  without.options.json_max_events = 3;
+  without.options.pftrace = false;
+  {
+    prof::Database db(without.db_path, prof::Database::Mode::kReadWrite);
+    db.exec("DELETE FROM kernels WHERE name_id IS NULL OR name_id = 2");
+  }
+  const ReportResult expected = write_reports(without.db_path, without.options, nullptr);
+  REQUIRE(expected.timeline_parts.size() > 1);
+  REQUIRE(filtered.timeline_parts.size() == expected.timeline_parts.size());
+  for (size_t i = 0; i < expected.timeline_parts.size(); ++i) {
+    INFO("part " << i);
+    CHECK(filtered.timeline_parts[i].begin_ns == expected.timeline_parts[i].begin_ns);
+    CHECK(filtered.timeline_parts[i].end_ns == expected.timeline_parts[i].end_ns);
+    CHECK(filtered.timeline_parts[i].events == expected.timeline_parts[i].events);
+  }
+}
