@@ -2,9 +2,9 @@
 // outputs apart (`mpirun -np 4 prof -d 'runs/%hostname%' -o 'rank%rank%' ./app`).
 //
 //   %pid%       the profiled process's pid        %ppid%      its parent's pid
-//   %hostname%  the host it ran on                %rank%      its MPI or Slurm rank, 0 outside a job
-//   %env{VAR}%  VAR's value; VAR unset is an error
-//   %q{VAR}%    VAR's value, empty when VAR is unset (nsys's %q{VAR})
+//   %hostname%  the host it ran on                %rank%      its MPI or Slurm rank, 0 outside a
+//   job %env{VAR}%  VAR's value; VAR unset is an error %q{VAR}%    VAR's value, empty when VAR is
+//   unset (nsys's %q{VAR})
 //   %%          a literal %
 //
 // Anything else after a % (an unknown word, a % never closed) is an error: a typo must not become

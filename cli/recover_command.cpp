@@ -24,6 +24,7 @@ using report::terminal_escaped;
 
 Manifest output_manifest(const Options& o) {
   return {{"output_dir", o.output_dir},
+          {"output_subdir", o.output_subdir},
           {"output_name", o.output_name},
           {"group_stream", o.group_stream ? "1" : "0"},
           {"no_pftrace", o.no_pftrace ? "1" : "0"},
@@ -40,6 +41,7 @@ namespace {
 Options options_from_manifest(const OrphanedRun& run) {
   Options o;
   o.output_dir = run.get("output_dir");
+  o.output_subdir = run.get("output_subdir");
   o.output_name = run.get("output_name");
   o.group_stream = run.get("group_stream") == "1";
   o.no_pftrace = run.get("no_pftrace") == "1";

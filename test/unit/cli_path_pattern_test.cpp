@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <string>
 
@@ -11,7 +10,8 @@ namespace {
 
 // One process of an MPI job on node7, in an environment that holds X=abc and EMPTY="".
 PatternValues rank_three() {
-  static const std::map<std::string, std::string> environment = {{"X", "abc"}, {"EMPTY", ""}, {"SUB", "a/b"}};
+  static const std::map<std::string, std::string> environment = {
+      {"X", "abc"}, {"EMPTY", ""}, {"SUB", "a/b"}};
   PatternValues values;
   values.pid = 4242;
   values.ppid = 17;
@@ -85,7 +85,8 @@ TEST_CASE("an unknown or unclosed pattern is an error naming it") {
 }
 
 TEST_CASE("%env{VAR}% with VAR unset is an error; %q{VAR}% is empty") {
-  CHECK(error_of("%env{UNSET}%") == "%env{UNSET}%: UNSET is not set (%q{UNSET}% would give an empty string)");
+  CHECK(error_of("%env{UNSET}%") ==
+        "UNSET is not set (%q{UNSET}% gives an empty string for an unset variable)");
   CHECK(expanded("[%q{UNSET}%]") == "[]");
 }
 
