@@ -113,6 +113,9 @@ TEST_CASE("a value with no single process is an error only when named") {
 TEST_CASE("whether a pattern names the pid") {
   CHECK(pattern_names_pid("out_%pid%"));
   CHECK(pattern_names_pid("%rank%/%pid%"));
+  CHECK(pattern_names_pid("%hostname%%pid%"));
+  CHECK(pattern_names_pid("%q{X}%%pid%"));
+  CHECK(pattern_names_pid("100%%%pid%"));
   CHECK_FALSE(pattern_names_pid("out_%ppid%"));
   CHECK_FALSE(pattern_names_pid("%%pid%%"));
   CHECK_FALSE(pattern_names_pid("pid"));
