@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/merge.hpp"
+#include "cli/output_place.hpp"
 #include "report/compare.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
@@ -46,8 +47,10 @@ int regenerate(const Options& given) {
   std::string file = given.db.substr(given.db.rfind('/') + 1);  // the name the user gave
   // <runtime>-prof-<pid>.db (hip-prof-<pid>.db, musa-prof-<pid>.db) or prof-<pid>.db (several runtimes).
   static const std::regex db_name(R"(^(?:[a-z0-9]+-)?prof-([0-9]+)\.db$)");
-  std::string base = o.output_name;
-  if (base.empty()) base = std::regex_match(file, m, db_name) ? "result_" + m[1].str() : file.substr(0, file.rfind('.'));
+  const bool named_by_pid = std::regex_match(file, m, db_name);
+  const std::string default_base =
+      named_by_pid ? "result_" + m[1].str() : file.substr(0, file.rfind('.'));
+  const int name_pid = named_by_pid ? std::atoi(m[1].str().c_str()) : 0;  // the meta's pid wins
   // A database whose prof stopped before completing it (killed, interrupted twice) is read as it
   // is, and said so once; its calls have no sequence numbers for --index-range to select by.
   try {
@@ -76,6 +79,12 @@ int regenerate(const Options& given) {
   std::string message;
   Options out = o;
   if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
+  // -d and -o patterns name the db's process (its pid, rank, host), as the run that wrote it did.
+  OutputPlace place;
+  const PatternValues values = process_pattern_values(o.db, name_pid);
+  if (!place_outputs(out, values, place, message)) return fail(kExitCannotWrite, message);
+  out.output_dir = place.dir;
+  const std::string base = place.name.empty() ? default_base : place.name;
   say_stale_temps_removed(out.output_dir, remove_stale_temps(out.output_dir));
   try {
     const report::ReportResult written = report::write_reports(o.db, report_options(out, base), summary_stream(o));

@@ -317,9 +317,12 @@ int main(int argc, char** argv) {
   app.add_option("--duration", o.duration, "Record for this long, then nothing (from the start or after --delay)")
       ->type_name("TIME")->group("Recording window");
   app.add_flag("--sim", o.sim, "Run the program on prof's simulated devices (HIP, MUSA, CNRT, ACL)")->group("Tracing");
-  app.add_option("-d,--output-dir", o.output_dir, "Directory for the outputs (default: current directory)")
+  app.add_option("-d,--output-dir", o.output_dir,
+                 "Directory for the outputs (default: current directory); %pid% %ppid% %hostname% "
+                 "%rank% %env{VAR}% %q{VAR}% (empty if unset) %% give each process its own")
       ->type_name("DIR")->group("Outputs");
-  app.add_option("-o,--output", o.output_name, "Base name of the outputs instead of result_<pid>")
+  app.add_option("-o,--output", o.output_name,
+                 "Base name of the outputs instead of result_<pid>; takes -d's patterns")
       ->type_name("NAME")->group("Outputs");
   app.add_flag("--group-stream", o.group_stream, "Also write <base>_stream.json: copies and kernels by stream")
       ->group("Outputs");

@@ -91,22 +91,6 @@ bool prepare_output_dir(std::string& dir, std::string& message, const char* opti
   return true;
 }
 
-bool split_output_name(Options& o, std::string& message) {
-  if (o.output_name.empty()) return true;
-  const size_t slash = o.output_name.rfind('/');
-  std::string base = slash == std::string::npos ? o.output_name : o.output_name.substr(slash + 1);
-  if (base.empty() || base == "." || base == "..") {
-    message = "-o " + o.output_name + ": expected a file name (such as run1), or a path ending in one";
-    return false;
-  }
-  if (slash != std::string::npos) {
-    const std::string dir = o.output_name.substr(0, slash);
-    o.output_dir = dir.empty() ? "/" : dir[0] == '/' ? dir : o.output_dir + "/" + dir;
-  }
-  o.output_name = base;
-  return true;
-}
-
 int temp_owner_pid(const std::string& name) {
   const size_t at = name.rfind(".tmp-");
   if (at == std::string::npos || at + 5 >= name.size()) return 0;

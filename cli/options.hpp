@@ -43,8 +43,11 @@ struct Options {
   std::string output_format;
   bool no_device_timing = false;
   double wait_timeout_s = 30;
+  // -d (with -o's directory): after split_output_name, the whole components before the first %
+  // pattern (cli/path_pattern.hpp); output_subdir holds the rest, expanded per process.
   std::string output_dir = ".";
-  std::string output_name;
+  std::string output_subdir;
+  std::string output_name;  // -o's base name, a pattern until a process's values expand it
   std::string db;
   std::string index_range;
   // The kernel filters (cli/filter_options.hpp): applied to the reports, never to the db.
@@ -79,7 +82,9 @@ std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text);
 inline constexpr size_t kDbNameRoom = 32;
 // It is also refused when a db in it would pass SQLite's path limit (sqlite_max_path_chars).
 bool prepare_output_dir(std::string& dir, std::string& message, const char* option = "-d");
-// -o NAME: a base name, or a path whose directory is created like -d's (relative to -d).
+// -o NAME: a base name, or a path whose directory is created like -d's (relative to -d). Both are
+// checked as patterns (one line naming the option when one is not); --db-merge and --compare
+// expand theirs here, a run and --db per process (cli/output_place.cpp).
 bool split_output_name(Options& o, std::string& message);
 // The pid in a temp name prof writes (`<final>.tmp-<pid>`, report/output_file.cpp), else 0.
 int temp_owner_pid(const std::string& name);

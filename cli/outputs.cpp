@@ -13,6 +13,8 @@
 #include "cli/exit_codes.hpp"
 #include "cli/filter_options.hpp"
 #include "cli/merge.hpp"
+#include "cli/output_place.hpp"
+#include "cli/path_pattern.hpp"
 #include "report/utf8.hpp"
 #include "report/report.hpp"
 #include "report/report_error.hpp"
@@ -94,25 +96,56 @@ std::FILE* summary_file(const Options& o, std::string* why) {
   return file;
 }
 
+namespace {
+
+// Where one process's reports go and under which base name; its db moves there when -d or -o is
+// a pattern. A name an earlier run's reports hold gets the next free <base>.2, .3, ... (unless
+// --force). False when the place cannot be made (said on stderr).
+bool place_process(const Options& o, collector::CollectedProcess& db, bool launched,
+                   OutputPlace& place, std::string& base) {
+  std::string message;
+  if (!place_outputs(o, process_pattern_values(db.db_path, db.pid), place, message)) {
+    std::fprintf(stderr, "prof: %s\n", terminal_escaped(message).c_str());
+    return false;
+  }
+  if (place.dir != o.output_dir) {
+    db.db_path = move_db_into(db.db_path, place.dir, o.force, message);
+    if (!message.empty()) std::fprintf(stderr, "prof: %s\n", terminal_escaped(message).c_str());
+    say_stale_temps_removed(place.dir, remove_stale_temps(place.dir));
+  }
+  // With %pid% in -d or -o every process has its own names already: no _<pid> suffix.
+  const bool named_by_pid = pattern_names_pid(o.output_subdir) || pattern_names_pid(o.output_name);
+  const std::string pid = std::to_string(db.pid);
+  const std::string wanted = place.name.empty()           ? "result_" + pid
+                             : launched || named_by_pid ? place.name
+                                                        : place.name + "_" + pid;
+  base = wanted;
+  for (int n = 2; !o.force && base_taken(place.dir, base); ++n)
+    base = wanted + "." + std::to_string(n);
+  if (base != wanted)
+    std::fprintf(stderr, "prof: %s\n",
+                 terminal_escaped(place.dir + "/" + wanted +
+                                  ".* belong to an earlier run: this run's reports are " + base +
+                                  ".* (--force replaces)")
+                     .c_str());
+  return true;
+}
+
+}  // namespace
+
 int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs, int launched_pid, bool output_lost,
                   int exit_status) {
-  // The launched process first, then its children, each under its own name. A name an earlier
-  // run's reports hold gets the next free <base>.2, .3, ... (unless --force).
+  // The launched process first, then its children, each under its own name.
   std::stable_partition(dbs.begin(), dbs.end(), [&](const auto& d) { return d.pid == launched_pid; });
   std::vector<std::string> lost;
   if (output_lost) lost.push_back("a database could not be written (above)");
-  for (const auto& db : dbs) {
-    const std::string wanted = o.output_name.empty() ? "result_" + std::to_string(db.pid)
-                               : db.pid == launched_pid ? o.output_name
-                                                      : o.output_name + "_" + std::to_string(db.pid);
-    std::string base = wanted;
-    for (int n = 2; !o.force && base_taken(o.output_dir, base); ++n) base = wanted + "." + std::to_string(n);
-    if (base != wanted)
-      std::fprintf(stderr, "prof: %s\n",
-                   terminal_escaped(o.output_dir + "/" + wanted +
-                                    ".* belong to an earlier run: this run's reports are " + base +
-                                    ".* (--force replaces)")
-                       .c_str());
+  for (auto& db : dbs) {
+    OutputPlace place;
+    std::string base;
+    if (!place_process(o, db, db.pid == launched_pid, place, base)) {
+      lost.push_back(std::string("reports of process ") + std::to_string(db.pid) + " not written");
+      continue;
+    }
     try {
       std::fflush(stdout);
       if (dbs.size() > 1 && summary_stream(o)) {
@@ -121,7 +154,9 @@ int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs
                      terminal_escaped(report::process_heading(db.db_path)).c_str());
         std::fflush(summary_stream(o));
       }
-      report::ReportOptions options = report_options(o, base);
+      Options here = o;
+      here.output_dir = place.dir;
+      report::ReportOptions options = report_options(here, base);
       options.written_db = db.db_path;
       const report::ReportResult written = report::write_reports(db.db_path, options, summary_stream(o));
       print_warnings(written);

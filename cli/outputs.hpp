@@ -20,7 +20,8 @@ void guard_the_finish();
 std::FILE* summary_file(const Options& o, std::string* why = nullptr);
 
 // The reports of a finished run (or a recovered one): the launched process first, then its
-// children, each under its own name, then one summary over all. Returns the program's status, or
+// children, each under its own name and in its own place when -d or -o is a pattern (its db moves
+// there: cli/output_place.hpp), then one summary over all. Returns the program's status, or
 // kExitCannotWrite when an output is lost.
 int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs, int launched_pid, bool output_lost,
                   int exit_status);

@@ -25,15 +25,16 @@ using report::terminal_escaped;
 
 Manifest output_manifest(const Options& o) {
   Manifest manifest{{"output_dir", o.output_dir},
-          {"output_name", o.output_name},
-          {"group_stream", o.group_stream ? "1" : "0"},
-          {"no_pftrace", o.no_pftrace ? "1" : "0"},
-          {"output_format", o.output_format},
-          {"json_max_events", std::to_string(o.json_max_events)},
-          {"kernel_stats_by_range", o.kernel_stats_by_range ? "1" : "0"},
-          {"index_range", o.index_range},
-          {"force", o.force ? "1" : "0"},
-          {"summary_output", o.summary_output}};
+                    {"output_subdir", o.output_subdir},
+                    {"output_name", o.output_name},
+                    {"group_stream", o.group_stream ? "1" : "0"},
+                    {"no_pftrace", o.no_pftrace ? "1" : "0"},
+                    {"output_format", o.output_format},
+                    {"json_max_events", std::to_string(o.json_max_events)},
+                    {"kernel_stats_by_range", o.kernel_stats_by_range ? "1" : "0"},
+                    {"index_range", o.index_range},
+                    {"force", o.force ? "1" : "0"},
+                    {"summary_output", o.summary_output}};
   add_filter_manifest(o, manifest);
   return manifest;
 }
@@ -43,6 +44,7 @@ namespace {
 Options options_from_manifest(const OrphanedRun& run) {
   Options o;
   o.output_dir = run.get("output_dir");
+  o.output_subdir = run.get("output_subdir");
   o.output_name = run.get("output_name");
   o.group_stream = run.get("group_stream") == "1";
   o.no_pftrace = run.get("no_pftrace") == "1";
@@ -115,6 +117,7 @@ int recover_run(const OrphanedRun& run) {
   // Its killed prof's unfinished reports: removed, so the reports written now take their names.
   say_stale_temps_removed(o.output_dir, remove_stale_temps(o.output_dir));
   std::vector<collector::CollectedProcess> dbs;
+  bool moved_away = false;  // a db the killed prof had moved to its pattern's place
   bool lost = false;
   if (!journal_dir.empty() && stat((journal_dir + "/built").c_str(), &st) == 0) {
     // Killed while writing the reports: the databases are complete.
@@ -126,7 +129,19 @@ int recover_run(const OrphanedRun& run) {
           continue;
         std::FILE* f = std::fopen((journal_dir + "/" + entry->d_name).c_str(), "r");
         char path[4096] = {};
-        if (f && std::fgets(path, sizeof path, f) && stat(path, &st) == 0) dbs.push_back({pid, path});
+        const bool noted = f && std::fgets(path, sizeof path, f);
+        if (noted && stat(path, &st) == 0) {
+          dbs.push_back({pid, path});
+        } else if (noted && !o.output_subdir.empty()) {
+          // With a -d/-o pattern the killed prof may have moved the db to its process's place
+          // already (cli/output_place.hpp): the note does not follow it, so the user is told.
+          moved_away = true;
+          const std::string why = std::string(path) +
+                                  " is not there: the killed prof may have moved it to its "
+                                  "process's directory under " + o.output_dir + " (" + o.output_subdir +
+                                  "); `prof --db` on it writes its reports";
+          std::fprintf(stderr, "prof: %s\n", terminal_escaped(why).c_str());
+        }
         if (f) std::fclose(f);
       }
       closedir(dir);
@@ -149,7 +164,9 @@ int recover_run(const OrphanedRun& run) {
   }
   std::sort(dbs.begin(), dbs.end(), [](const auto& a, const auto& b) { return a.pid < b.pid; });
   const int code = write_outputs(o, dbs, launched_pid, lost, 0);
-  if (dbs.empty()) std::fprintf(stderr, "prof: %s: nothing was recorded\n", terminal_escaped(run.run_dir()).c_str());
+  if (dbs.empty() && !moved_away)
+    std::fprintf(stderr, "prof: %s: nothing was recorded\n",
+                 terminal_escaped(run.run_dir()).c_str());
   remove_flat_dir(journal_dir);
   remove_flat_dir(run.get("fallback_run_dir"));
   remove_flat_dir(run.run_dir());
