@@ -84,7 +84,7 @@ TEST_CASE("an unknown or unclosed pattern is an error naming it") {
   CHECK(error_of("%env%").find("'%env%' is not a pattern") == 0);
 }
 
-TEST_CASE("%env{VAR}% with VAR unset is an error; %q{VAR}% is empty") {
+TEST_CASE("%env{VAR}% with VAR unset is an error, and %q{VAR}% is empty") {
   CHECK(error_of("%env{UNSET}%") ==
         "UNSET is not set (%q{UNSET}% gives an empty string for an unset variable)");
   CHECK(expanded("[%q{UNSET}%]") == "[]");

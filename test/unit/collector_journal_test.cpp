@@ -262,7 +262,7 @@ TEST_CASE("journal: a damaged payload is refused, not decoded into other records
   REQUIRE_FALSE(decode_journal_block(block.data() + sizeof header, header.payload_bytes, header.records + 1, back));
 }
 
-TEST_CASE("journal: the writer and reader round-trip many appends; a cut block is dropped whole", "[journal]") {
+TEST_CASE("journal: the writer and reader round-trip many appends, and a cut block is dropped whole", "[journal]") {
   TempDir dir;
   const std::string path = (dir.path / "1.1.0.jrnl").string();
   const std::vector<Record> records = sample_records(100'000, 3);

@@ -374,7 +374,7 @@ TEST_CASE("pftrace: nested slices close inside out, and a parent never closes be
                                           "B next 1000", "E next 1100"});
 }
 
-TEST_CASE("pftrace: async ranges that overlap get tracks of their own; arrows that cannot be placed are counted",
+TEST_CASE("pftrace: async ranges that overlap get tracks of their own, and arrows that cannot be placed are counted",
           "[report][pftrace]") {
   StringSink sink;
   PftraceWriter writer(sink, 0);
