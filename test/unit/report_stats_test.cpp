@@ -54,13 +54,16 @@ TEST_CASE("API stats: count, total, min, max, population std dev, order", "[repo
   CHECK(memcpy_row.stddev_ns() == 11);  // sqrt(125) = 11.18
   CHECK(table.rows[2].stddev_ns() == 0);
 
+  CHECK(memcpy_row.median_ns == 20);  // nearest rank: the 2nd of 4
+  CHECK(memcpy_row.p95_ns == 40);     // the 4th of 4
+
   StringSink sink;
   write_stats_csv(table, sink);
   CHECK(sink.text() ==
-        "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDevNs\n"
-        "hipLaunchKernel,1,100,100,49.75,100,100,0\n"
-        "hipMemcpy,4,100,25,49.75,10,40,11\n"
-        "hipFree,1,1,1,0.50,1,1,0\n");
+        "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDevNs,MedianNs,P95Ns\n"
+        "hipLaunchKernel,1,100,100,49.75,100,100,0,100,100\n"
+        "hipMemcpy,4,100,25,49.75,10,40,11,20,40\n"
+        "hipFree,1,1,1,0.50,1,1,0,1,1\n");
 }
 
 TEST_CASE("API stats honour the sequence range", "[report][stats]") {
