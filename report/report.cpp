@@ -253,16 +253,20 @@ void write_marker_reports(Database& db, const RowFilter& filter, const std::vect
                           ReportResult& result) {
   std::vector<StatsTable> range_parts;
   std::vector<RangeKernelTable> by_range_parts;
-  RangeDurations range_durations;  // run-wide: the merged tables' median and p95
+  // Run-wide durations, for the merged tables' median and p95: only when there is more than one
+  // process (one process's tables come with theirs, and a copy would double the histograms).
+  RangeDurations range_durations;
   RangeKernelDurations by_range_durations;
+  const bool several = processes.size() > 1;
   bool markers = false;
   CaptureWindowsSummary capture;
   for (const SourceProcess& p : processes) {
     select_process(db, p.process_id);
     markers = markers || has_markers(db);
-    range_parts.push_back(query_range_stats(db, &range_durations));
+    range_parts.push_back(query_range_stats(db, several ? &range_durations : nullptr));
     if (opt.kernel_stats_by_range)
-      by_range_parts.push_back(query_kernel_stats_by_range(db, filter, &by_range_durations));
+      by_range_parts.push_back(
+          query_kernel_stats_by_range(db, filter, several ? &by_range_durations : nullptr));
     const CaptureWindowsSummary here = read_capture_summary(db);
     capture.windows += here.windows;
     capture.total_ns += here.total_ns;
@@ -270,12 +274,12 @@ void write_marker_reports(Database& db, const RowFilter& filter, const std::vect
   }
   if (markers) {
     StatsTable ranges = merge_stats_tables(std::move(range_parts));
-    fill_range_quantiles(ranges, range_durations);
+    if (several) fill_range_quantiles(ranges, range_durations);
     write_stats_csv(ranges, add_file(".range_stats.csv", kCsvSignature));
   }
   if (opt.kernel_stats_by_range) {
     RangeKernelTable by_range = merge_range_kernel_tables(std::move(by_range_parts));
-    fill_range_quantiles(by_range, by_range_durations);
+    if (several) fill_range_quantiles(by_range, by_range_durations);
     write_kernel_by_range_csv(by_range, add_file(".kernel_by_range.csv", kKernelByRangeSignature));
   }
   if (!capture.control.empty())
