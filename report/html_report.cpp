@@ -35,6 +35,11 @@ svg .part{fill:#3b7dd8;opacity:.75}svg a:hover .part{opacity:1}
 footer{margin-top:30px;color:#667;font-size:12px}
 )css";
 
+// Beside the average, as in the CSVs: nearest rank, within 0.8% (report/duration_histogram.hpp).
+constexpr std::string_view kQuantileHeadings =
+    "<th class=\"n\" title=\"nearest rank, within 0.8%\">Median</th>"
+    "<th class=\"n\" title=\"nearest rank, within 0.8%\">p95</th>";
+
 std::string esc(std::string_view text) { return html_escaped(text); }
 std::string num(int64_t value) { return std::to_string(value); }
 std::string td(const std::string& text) { return "<td>" + text + "</td>"; }
@@ -112,10 +117,12 @@ void write_stats(const StatsTable& table, std::string_view id, const char* count
   write_bar_chart(out, id, bars);
   out.write("<div class=\"scroll\"><table class=\"stats\" id=\"" + esc(id) +
             "-table\"><tr><th>Name</th><th class=\"n\">Calls</th><th class=\"n\">Total</th>"
-            "<th class=\"n\">Average</th><th class=\"n\">Min</th><th class=\"n\">Max</th><th class=\"n\">Percent</th></tr>\n");
+            "<th class=\"n\">Average</th>" + std::string(kQuantileHeadings) +
+            "<th class=\"n\">Min</th><th class=\"n\">Max</th><th class=\"n\">Percent</th></tr>\n");
   for (const NameStats& row : table.rows)
     out.write("<tr><td class=\"name\">" + esc(row.name) + "</td>" + tdn(num(row.calls)) +
               tdn(human_duration(row.total_ns)) + tdn(human_duration(row.average_ns())) +
+              tdn(human_duration(row.median_ns)) + tdn(human_duration(row.p95_ns)) +
               tdn(human_duration(row.min_ns)) + tdn(human_duration(row.max_ns)) +
               tdn(percent_text(row.total_ns, table.total_ns) + "%") + "</tr>\n");
   out.write("</table></div>\n");
@@ -132,11 +139,13 @@ void write_copies(const std::vector<CopyStats>& copies, TextSink& out) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.direction < b.direction;
   });
   out.write("<table id=\"copies-table\"><tr><th>Direction</th><th class=\"n\">Calls</th><th class=\"n\">Bytes</th>"
-            "<th class=\"n\">Device time</th><th class=\"n\">Average</th><th class=\"n\">Bandwidth GB/s</th></tr>\n");
+            "<th class=\"n\">Device time</th><th class=\"n\">Average</th>" + std::string(kQuantileHeadings) +
+            "<th class=\"n\">Bandwidth GB/s</th></tr>\n");
   for (const CopyStats& s : rows)
     out.write("<tr>" + td(esc(s.direction)) + tdn(num(s.calls)) + tdn(human_bytes(s.bytes)) +
               tdn(human_duration(s.total_ns)) +
               tdn(human_duration(s.timed_calls > 0 ? rounded_div(s.total_ns, s.timed_calls) : 0)) +
+              tdn(human_duration(s.median_ns)) + tdn(human_duration(s.p95_ns)) +
               tdn(bandwidth_text(s.timed_bytes, s.total_ns)) + "</tr>\n");
   out.write("</table>\n");
 }

@@ -4,6 +4,7 @@
 // archive a run's numbers without its database.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -64,8 +65,13 @@ class ProfileBuilder {
   void end_process();
   RunProfile take(const std::string& source);
   // take() written as <base>.summary.json (write_profile_json) an entry at a time: a run of a
-  // million kernel names never holds a list of them all (issue 42).
-  void write_json(TextSink& out);
+  // million kernel names never holds a list of them all (issue 42). `visit` sees each entry as it
+  // is written: the statistics tables take their median and p95 from it (report/stats_quantiles.hpp)
+  // rather than keeping histograms of their own.
+  using EntryVisitor = std::function<void(const ProfileEntry&)>;
+  void write_json(TextSink& out, const EntryVisitor& visit = {});
+  // The entries, an entry at a time, without writing them (a summary without its JSON file).
+  void visit(const EntryVisitor& visit);
 
  private:
   struct State;

@@ -31,18 +31,45 @@ void sort_rows(std::vector<RangeKernelStats>& rows) {
 bool has_markers(Database& db) { return has_rows(db, "markers"); }
 bool has_capture_windows(Database& db) { return has_rows(db, "capture_windows"); }
 
-StatsTable query_range_stats(Database& db) {
+StatsTable query_range_stats(Database& db, RangeDurations* run) {
   if (!has_markers(db)) return {};
-  std::map<std::string, DurationAccumulator> by_name;
+  std::map<std::string, std::pair<DurationAccumulator, DurationHistogram>> by_name;
   Statement st = db.prepare(
       "SELECT message, end_ns - begin_ns FROM markers WHERE kind IN ('push_pop', 'start_stop') AND end_ns IS NOT NULL");
-  while (st.step()) by_name[std::string(st.column_text(0))].add(true, st.column_int(1));
+  while (st.step()) {
+    auto& [totals, durations] = by_name[std::string(st.column_text(0))];
+    totals.add(true, st.column_int(1));
+    durations.add(st.column_int(1));
+  }
   std::vector<NameStats> rows;
-  for (const auto& [name, totals] : by_name) rows.push_back(totals.stats(name));
+  for (const auto& [name, both] : by_name) {
+    rows.push_back(both.first.stats(name));
+    rows.back().median_ns = both.second.percentile(50);
+    rows.back().p95_ns = both.second.percentile(95);
+    if (run) (*run)[name].absorb(both.second);
+  }
   return make_stats_table(std::move(rows));
 }
 
-RangeKernelTable query_kernel_stats_by_range(Database& db, const RowFilter& filter) {
+void fill_range_quantiles(StatsTable& table, const RangeDurations& run) {
+  for (NameStats& row : table.rows) {
+    auto it = run.find(row.name);
+    if (it == run.end()) continue;
+    row.median_ns = it->second.percentile(50);
+    row.p95_ns = it->second.percentile(95);
+  }
+}
+
+void fill_range_quantiles(RangeKernelTable& table, const RangeKernelDurations& run) {
+  for (RangeKernelStats& row : table.rows) {
+    auto it = run.find({row.range, row.kernel.name});
+    if (it == run.end()) continue;
+    row.kernel.median_ns = it->second.percentile(50);
+    row.kernel.p95_ns = it->second.percentile(95);
+  }
+}
+
+RangeKernelTable query_kernel_stats_by_range(Database& db, const RowFilter& filter, RangeKernelDurations* run) {
   RangeKernelTable table;
   const bool markers = has_markers(db);
   // The innermost range: of the push/pop ranges open on the call's thread at its begin, the deepest.
@@ -56,7 +83,7 @@ RangeKernelTable query_kernel_stats_by_range(Database& db, const RowFilter& filt
       " FROM kernels k LEFT JOIN api_calls c ON c.correlation_id = k.correlation_id"
       " LEFT JOIN strings s ON s.string_id = k.name_id WHERE " + filter.activity_condition("k"));
   filter.bind(st);
-  std::map<std::pair<std::string, std::string>, DurationAccumulator> by_key;
+  std::map<std::pair<std::string, std::string>, std::pair<DurationAccumulator, DurationHistogram>> by_key;
   while (st.step()) {
     std::string name;
     if (st.column_is_null(1)) {
@@ -66,11 +93,17 @@ RangeKernelTable query_kernel_stats_by_range(Database& db, const RowFilter& filt
     } else {
       name = st.column_is_null(2) ? "unknown kernel " + std::to_string(st.column_int(1)) : demangle(st.column_text(2));
     }
-    by_key[{std::string(st.column_text(0)), std::move(name)}].add(!st.column_is_null(4), st.column_int(4));
+    auto& [totals, durations] = by_key[{std::string(st.column_text(0)), std::move(name)}];
+    totals.add(!st.column_is_null(4), st.column_int(4));
+    if (!st.column_is_null(4)) durations.add(st.column_int(4));
   }
-  for (const auto& [key, totals] : by_key) {
-    table.rows.push_back({key.first, totals.stats(key.second)});
-    table.total_ns += table.rows.back().kernel.total_ns;
+  for (const auto& [key, both] : by_key) {
+    table.rows.push_back({key.first, both.first.stats(key.second)});
+    NameStats& row = table.rows.back().kernel;
+    row.median_ns = both.second.percentile(50);
+    row.p95_ns = both.second.percentile(95);
+    table.total_ns += row.total_ns;
+    if (run) (*run)[key].absorb(both.second);
   }
   sort_rows(table.rows);
   return table;
@@ -101,12 +134,13 @@ RangeKernelTable merge_range_kernel_tables(std::vector<RangeKernelTable> tables)
 
 void write_kernel_by_range_csv(const RangeKernelTable& table, TextSink& sink) {
   CsvWriter csv(sink);
-  csv.begin({"Range", "Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage", "MinNs", "MaxNs", "StdDevNs"});
+  csv.begin({"Range", "Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage", "MinNs", "MaxNs", "StdDevNs",
+             "MedianNs", "P95Ns"});
   for (const RangeKernelStats& row : table.rows) {
     const NameStats& k = row.kernel;
     csv.row({row.range, k.name, std::to_string(k.calls), std::to_string(k.total_ns), std::to_string(k.average_ns()),
              percent_text(k.total_ns, table.total_ns), std::to_string(k.min_ns), std::to_string(k.max_ns),
-             std::to_string(k.stddev_ns())});
+             std::to_string(k.stddev_ns()), std::to_string(k.median_ns), std::to_string(k.p95_ns)});
   }
   csv.end();
 }

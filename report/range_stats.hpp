@@ -2,10 +2,13 @@
 // launched in. Read from the db's markers table (db/schema.hpp, schema 4); a db without one
 // (older, or recorded without --hiptx-trace) has no ranges and these return empty tables.
 #pragma once
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db/sqlite_db.hpp"
+#include "report/duration_histogram.hpp"
 #include "report/stats.hpp"
 #include "report/text_sink.hpp"
 
@@ -16,9 +19,18 @@ bool has_markers(Database& db);
 // Whether it holds capture windows (--trace-start off, --delay, --duration).
 bool has_capture_windows(Database& db);
 
+// Durations by range message (or range and kernel name), across a run's processes: what a merged
+// table's median and p95 come from (merge_stats_tables cannot combine its parts'). Ranges are not
+// events of the run profile (report/profile.hpp), so these keep their own; markers are few, and
+// the kernels by range are written only on request (--kernel-stats-by-range).
+using RangeDurations = std::map<std::string, DurationHistogram>;
+using RangeKernelDurations = std::map<std::pair<std::string, std::string>, DurationHistogram>;
+
 // Push/pop and start/stop ranges, grouped by message: calls, durations (end - begin; a range still
-// open at exit ends at the process's end and counts as it is).
-StatsTable query_range_stats(Database& db);
+// open at exit ends at the process's end and counts as it is), median and p95. `run`, when given,
+// also gathers the durations for fill_range_quantiles after the processes' tables are merged.
+StatsTable query_range_stats(Database& db, RangeDurations* run = nullptr);
+void fill_range_quantiles(StatsTable& table, const RangeDurations& run);
 
 // Kernels grouped by the innermost push/pop range open on the launching thread when the launch
 // call began (the deepest level), then by kernel name. `range` is "" outside every range.
@@ -30,8 +42,10 @@ struct RangeKernelTable {
   std::vector<RangeKernelStats> rows;  // by range name, then kernel total time descending
   int64_t total_ns = 0;                // all kernels' device time: the base of the percentages
 };
-RangeKernelTable query_kernel_stats_by_range(Database& db, const RowFilter& filter);
+RangeKernelTable query_kernel_stats_by_range(Database& db, const RowFilter& filter,
+                                             RangeKernelDurations* run = nullptr);
 RangeKernelTable merge_range_kernel_tables(std::vector<RangeKernelTable> tables);
+void fill_range_quantiles(RangeKernelTable& table, const RangeKernelDurations& run);
 
 // <base>.kernel_by_range.csv: Range, then the kernel CSV's columns (docs/formats.md).
 void write_kernel_by_range_csv(const RangeKernelTable& table, TextSink& sink);

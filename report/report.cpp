@@ -1,6 +1,7 @@
 #include "report/report.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "report/runtime_labels.hpp"
 #include "report/stats.hpp"
 #include "report/stats_csv.hpp"
+#include "report/stats_quantiles.hpp"
 #include "report/summary.hpp"
 #include "report/timeline.hpp"
 #include "report/time_format.hpp"
@@ -251,22 +253,35 @@ void write_marker_reports(Database& db, const RowFilter& filter, const std::vect
                           ReportResult& result) {
   std::vector<StatsTable> range_parts;
   std::vector<RangeKernelTable> by_range_parts;
+  // Run-wide durations, for the merged tables' median and p95: only when there is more than one
+  // process (one process's tables come with theirs, and a copy would double the histograms).
+  RangeDurations range_durations;
+  RangeKernelDurations by_range_durations;
+  const bool several = processes.size() > 1;
   bool markers = false;
   CaptureWindowsSummary capture;
   for (const SourceProcess& p : processes) {
     select_process(db, p.process_id);
     markers = markers || has_markers(db);
-    range_parts.push_back(query_range_stats(db));
-    if (opt.kernel_stats_by_range) by_range_parts.push_back(query_kernel_stats_by_range(db, filter));
+    range_parts.push_back(query_range_stats(db, several ? &range_durations : nullptr));
+    if (opt.kernel_stats_by_range)
+      by_range_parts.push_back(
+          query_kernel_stats_by_range(db, filter, several ? &by_range_durations : nullptr));
     const CaptureWindowsSummary here = read_capture_summary(db);
     capture.windows += here.windows;
     capture.total_ns += here.total_ns;
     if (capture.control.empty()) capture.control = here.control;
   }
-  if (markers) write_stats_csv(merge_stats_tables(std::move(range_parts)), add_file(".range_stats.csv", kCsvSignature));
-  if (opt.kernel_stats_by_range)
-    write_kernel_by_range_csv(merge_range_kernel_tables(std::move(by_range_parts)),
-                              add_file(".kernel_by_range.csv", kKernelByRangeSignature));
+  if (markers) {
+    StatsTable ranges = merge_stats_tables(std::move(range_parts));
+    if (several) fill_range_quantiles(ranges, range_durations);
+    write_stats_csv(ranges, add_file(".range_stats.csv", kCsvSignature));
+  }
+  if (opt.kernel_stats_by_range) {
+    RangeKernelTable by_range = merge_range_kernel_tables(std::move(by_range_parts));
+    if (several) fill_range_quantiles(by_range, by_range_durations);
+    write_kernel_by_range_csv(by_range, add_file(".kernel_by_range.csv", kKernelByRangeSignature));
+  }
   if (!capture.control.empty())
     result.notes.push_back("capture control (" + capture.control + "): recorded " + std::to_string(capture.windows) +
                            " window" + (capture.windows == 1 ? "" : "s") + ", " + human_duration(capture.total_ns) +
@@ -286,15 +301,6 @@ void scan_selected_times(Database& db, const RowFilter& filter, const KernelMatc
   scan_event_times(db, filter, {&selection}, tables);
 }
 
-// query_kernel_stats with the kernel filters applied and the names they give.
-StatsTable filtered_kernel_stats(Database& db, const RowFilter& filter,
-                                 const KernelMatcher& matcher) {
-  const KernelNames names(db, &matcher);
-  KernelStatsCollector stats(names);
-  KernelSelection selection(names, matcher, {&stats});
-  scan_events(db, filter, {&selection});
-  return stats.table();
-}
 
 }  // namespace
 
@@ -352,6 +358,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
   std::vector<RuntimeLabels> runtimes;
   std::vector<StatsTable> api;  // parallel to runtimes
   StatsTable kernels;
+  std::vector<CopyStats> copy_stats;
   MemoryReport memory;
   std::map<std::string, int64_t> drops;
   HtmlReport html;
@@ -502,12 +509,19 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
     }
     for (auto& parts : api_parts) api.push_back(merge_stats_tables(std::move(parts)));
     kernels = merge_stats_tables(std::move(kernel_parts));
+    copy_stats = merge_copy_stats(std::move(copy_parts));
+    // <base>.summary.json: the run's numbers for CI (prof --compare reads it without the db). Its
+    // entries, as they are written, give the tables below their median and p95: the profile's
+    // histograms are the only ones the report keeps (report/stats_quantiles.hpp).
+    {
+      std::vector<std::pair<std::string, StatsTable*>> api_by_runtime;
+      for (size_t r = 0; r < runtimes.size(); ++r) api_by_runtime.emplace_back(runtimes[r].name, &api[r]);
+      StatsQuantiles quantiles(std::move(api_by_runtime), &kernels, &copy_stats);
+      profile.write_json(summary_json, std::ref(quantiles));
+    }
     // <base>.<api_csv_stem>.csv per runtime (hipprof's <base>.hiptrace.csv for HIP), one kernel table.
     for (size_t r = 0; r < runtimes.size(); ++r) write_stats_csv(api[r], *api_csvs[r]);
     write_stats_csv(kernels, kernel_csv);
-    // <base>.summary.json: the run's numbers for CI (prof --compare reads it without the db).
-    profile.write_json(summary_json);
-    const std::vector<CopyStats> copy_stats = merge_copy_stats(std::move(copy_parts));
     write_copy_stats(copy_stats, copy_stats_csv);
     memory = merge_memory_reports(std::move(memory_parts));
     write_memory_csv(memory, memory_csv);
@@ -555,6 +569,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
     std::vector<SummaryApiTable> api_tables;
     for (size_t r = 0; r < runtimes.size(); ++r) api_tables.push_back({runtimes[r].api_title, api[r]});
     SummaryInput input{std::move(api_tables), kernels, {drops.begin(), drops.end()}, result.files_written};
+    input.copies = copy_stats;
     input.memory = memory.series;
     input.device_label = timeline_labels(runtimes).device;
     input.notes = result.notes;
@@ -580,8 +595,11 @@ void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE*
   std::vector<RuntimeLabels> runtimes;
   std::map<int64_t, std::vector<StatsTable>> api_parts;  // by runtime id
   std::vector<StatsTable> kernel_parts;
+  std::vector<std::vector<CopyStats>> copy_parts;
   std::vector<MemoryReport> memory_parts;
   std::map<std::string, int64_t> drops;
+  // The processes' durations together: the combined tables' median and p95 (not their parts').
+  ProfileBuilder profile;
   const RowFilter filter{};
   try {
     for (const std::string& path : db_paths) {
@@ -589,9 +607,21 @@ void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE*
       db->exec("BEGIN");
       const std::vector<RuntimeLabels> here = read_runtimes(*db);
       add_runtimes(runtimes, here);
+      // Kernels as the filters keep and name them, as in each process's own summary.
+      const auto names = std::make_shared<const KernelNames>(*db, &matcher);
+      ApiStatsCollector api_stats;
+      KernelStatsCollector kernel_stats(*names);
+      CopyStatsCollector copy_stats(*db);
+      std::vector<EventConsumer*> consumers{&api_stats, &kernel_stats, &copy_stats,
+                                            &profile.add_process(*db, names)};
+      std::optional<KernelSelection> selection;
+      if (matcher.filters()) consumers = {&selection.emplace(*names, matcher, std::move(consumers))};
+      scan_events(*db, filter, consumers);
+      profile.end_process();  // before the db closes: the builder reads it until then
       for (size_t r = 0; r < here.size(); ++r)
-        api_parts[here[r].runtime_id].push_back(query_api_stats(*db, filter, here[r].runtime_id, r == 0));
-      kernel_parts.push_back(filtered_kernel_stats(*db, filter, matcher));
+        api_parts[here[r].runtime_id].push_back(api_stats.table(*db, here[r].runtime_id, r == 0));
+      kernel_parts.push_back(kernel_stats.table());
+      copy_parts.push_back(copy_stats.take());
       memory_parts.push_back(read_memory(*db));
       add_drops(*db, drops);
       db->exec("COMMIT");
@@ -601,13 +631,21 @@ void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE*
   }
   std::vector<StatsTable> api;
   for (const RuntimeLabels& r : runtimes) api.push_back(merge_stats_tables(std::move(api_parts[r.runtime_id])));
-  const StatsTable kernels = merge_stats_tables(std::move(kernel_parts));
+  StatsTable kernels = merge_stats_tables(std::move(kernel_parts));
+  std::vector<CopyStats> copies = merge_copy_stats(std::move(copy_parts));
+  {
+    std::vector<std::pair<std::string, StatsTable*>> api_by_runtime;
+    for (size_t r = 0; r < runtimes.size(); ++r) api_by_runtime.emplace_back(runtimes[r].name, &api[r]);
+    StatsQuantiles quantiles(std::move(api_by_runtime), &kernels, &copies);
+    profile.visit(std::ref(quantiles));
+  }
   const MemoryReport memory = merge_memory_reports(std::move(memory_parts));
   std::vector<SummaryApiTable> api_tables;
   for (size_t r = 0; r < runtimes.size(); ++r) api_tables.push_back({runtimes[r].api_title, api[r]});
   FileSink sink(summary_out);
   sink.write("== All " + std::to_string(db_paths.size()) + " processes ==\n");
   SummaryInput input{std::move(api_tables), kernels, {drops.begin(), drops.end()}, {}};
+  input.copies = std::move(copies);
   input.memory = memory.series;
   input.device_label = timeline_labels(runtimes).device;
   write_summary(input, sink, /*with_files=*/false);

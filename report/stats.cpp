@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
+#include <memory>
 
 #include "report/demangle.hpp"
+#include "report/profile.hpp"
+#include "report/runtime_labels.hpp"
+#include "report/stats_quantiles.hpp"
 #include "report/time_format.hpp"
 
 namespace prof::report {
@@ -51,6 +56,7 @@ void merge_into(NameStats& into, const NameStats& row) {
   into.calls += row.calls;
   into.timed_calls += row.timed_calls;
   into.total_ns += row.total_ns;
+  into.median_ns = into.p95_ns = 0;  // not a function of the parts' (stats.hpp)
 }
 
 // Keys are ids; two ids can share a name (an API listed twice, a kernel stored both mangled and
@@ -114,15 +120,26 @@ StatsTable KernelStatsCollector::table() const {
 
 StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtime_id, bool with_unnamed) {
   ApiStatsCollector stats;
-  scan_events(db, filter, {&stats});
-  return stats.table(db, runtime_id, with_unnamed);
+  ProfileBuilder profile;  // the median and p95 (report/stats_quantiles.hpp)
+  scan_events(db, filter, {&stats, &profile.add_process(db)});
+  StatsTable table = stats.table(db, runtime_id, with_unnamed);
+  std::string runtime;
+  for (const RuntimeLabels& r : read_runtimes(db))
+    if (r.runtime_id == runtime_id) runtime = r.name;
+  StatsQuantiles quantiles({{runtime, &table}}, nullptr, nullptr);
+  profile.visit(std::ref(quantiles));
+  return table;
 }
 
 StatsTable query_kernel_stats(Database& db, const RowFilter& filter) {
-  const KernelNames names(db);
-  KernelStatsCollector stats(names);
-  scan_events(db, filter, {&stats});
-  return stats.table();
+  auto names = std::make_shared<const KernelNames>(db);
+  KernelStatsCollector stats(*names);
+  ProfileBuilder profile;
+  scan_events(db, filter, {&stats, &profile.add_process(db, names)});
+  StatsTable table = stats.table();
+  StatsQuantiles quantiles({}, &table, nullptr);
+  profile.visit(std::ref(quantiles));
+  return table;
 }
 
 }  // namespace prof::report

@@ -24,6 +24,11 @@ struct NameStats {
   int64_t min_ns = 0;            // 0 when timed_calls == 0
   int64_t max_ns = 0;            // 0 when timed_calls == 0
   double squared_deviation = 0;  // sum over timed calls of (duration - mean)^2, in ns^2
+  // Nearest rank, within 0.8% (report/duration_histogram.hpp); 0 without timed calls. Not kept
+  // here as durations go by: filled from the histograms the run profile already keeps
+  // (report/stats_quantiles.hpp), so a run of a million names holds one histogram per name.
+  int64_t median_ns = 0;
+  int64_t p95_ns = 0;
 
   int64_t average_ns() const;  // total_ns / timed_calls rounded half up; 0 without timed calls
   int64_t stddev_ns() const;   // population standard deviation, rounded to the nearest ns
@@ -122,6 +127,8 @@ class KernelStatsCollector final : public EventConsumer {
 
 // One table over several processes' tables: rows of the same name are combined (counts and
 // totals add; squared deviations combine exactly as one pass over all durations would give).
+// A combined row's median and p95 cannot come from its parts': they are 0 until filled from the
+// combined durations (report/stats_quantiles.hpp).
 StatsTable merge_stats_tables(std::vector<StatsTable> tables);
 
 // Builds a table from unsorted rows: sorts them and sums the totals. Exposed for tests.

@@ -11,6 +11,21 @@ namespace prof::report {
 
 namespace {
 
+// The numbers' columns of the API and kernel tables, right-aligned; with the two-space indent
+// they leave kSummaryTableNameWidth columns of a kSummaryLineWidth line to the names.
+constexpr size_t kCallsWidth = 8, kDurationWidth = 11, kPercentWidth = 9;
+static_assert(2 + kSummaryTableNameWidth + kCallsWidth + 4 * kDurationWidth + kPercentWidth == kSummaryLineWidth);
+
+std::string duration_columns(int64_t total_ns, int64_t average_ns, int64_t median_ns, int64_t p95_ns) {
+  return pad_left(human_duration(total_ns), kDurationWidth) + pad_left(human_duration(average_ns), kDurationWidth) +
+         pad_left(human_duration(median_ns), kDurationWidth) + pad_left(human_duration(p95_ns), kDurationWidth);
+}
+
+std::string duration_headings() {
+  return pad_left("Total", kDurationWidth) + pad_left("Average", kDurationWidth) + pad_left("Med", kDurationWidth) +
+         pad_left("p95", kDurationWidth);
+}
+
 void write_table(const char* title, const char* count_word, const StatsTable& table, TextSink& sink) {
   int64_t untimed = 0;
   for (const NameStats& row : table.rows) untimed += row.calls - row.timed_calls;
@@ -26,16 +41,56 @@ void write_table(const char* title, const char* count_word, const StatsTable& ta
   std::vector<std::string> names;
   names.reserve(table.rows.size());
   for (const NameStats& row : table.rows) {
-    names.push_back(terminal_name(row.name, kSummaryNameWidth));
+    names.push_back(terminal_name(row.name, kSummaryTableNameWidth));
     name_width = std::max(name_width, display_columns(names.back()));
   }
-  sink.write("  " + pad_right("Name", name_width) + pad_left("Calls", 10) + pad_left("Total", 14) +
-             pad_left("Average", 14) + pad_left("Percent", 9) + "\n");
+  sink.write("  " + pad_right("Name", name_width) + pad_left("Calls", kCallsWidth) + duration_headings() +
+             pad_left("Percent", kPercentWidth) + "\n");
   for (size_t i = 0; i < table.rows.size(); ++i) {
     const NameStats& row = table.rows[i];
-    sink.write("  " + pad_right(names[i], name_width) + pad_left(std::to_string(row.calls), 10) +
-               pad_left(human_duration(row.total_ns), 14) + pad_left(human_duration(row.average_ns()), 14) +
-               pad_left(percent_text(row.total_ns, table.total_ns) + "%", 9) + "\n");
+    sink.write("  " + pad_right(names[i], name_width) + pad_left(std::to_string(row.calls), kCallsWidth) +
+               duration_columns(row.total_ns, row.average_ns(), row.median_ns, row.p95_ns) +
+               pad_left(percent_text(row.total_ns, table.total_ns) + "%", kPercentWidth) + "\n");
+  }
+}
+
+// Copies and memsets per direction, by device time as the copy statistics CSV: bytes and bandwidth
+// beside the durations (direction names are short, so the line has room for them).
+void write_copy_table(std::vector<CopyStats> rows, TextSink& sink) {
+  std::sort(rows.begin(), rows.end(), [](const CopyStats& a, const CopyStats& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.direction < b.direction;
+  });
+  int64_t calls = 0, total_ns = 0, untimed = 0;
+  for (const CopyStats& s : rows) {
+    calls += s.calls;
+    total_ns += s.total_ns;
+    untimed += s.calls - s.timed_calls;
+  }
+  std::string heading = "Copies and memsets (" + std::to_string(calls) + " operations, " +
+                        std::to_string(rows.size()) + " directions, total " + human_duration(total_ns);
+  if (untimed > 0) heading += ", " + std::to_string(untimed) + " without device times";
+  sink.write(heading + ")\n");
+  if (rows.empty()) {
+    sink.write("  (none)\n");
+    return;
+  }
+  size_t name_width = 9;  // "Direction"
+  std::vector<std::string> names;
+  for (const CopyStats& s : rows) {
+    names.push_back(terminal_name(s.direction, kSummaryTableNameWidth));
+    name_width = std::max(name_width, display_columns(names.back()));
+  }
+  constexpr size_t kBytesWidth = 12, kBandwidthWidth = 9;
+  sink.write("  " + pad_right("Direction", name_width) + pad_left("Calls", kCallsWidth) +
+             pad_left("Bytes", kBytesWidth) + duration_headings() + pad_left("GB/s", kBandwidthWidth) + "\n");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const CopyStats& s = rows[i];
+    const int64_t average_ns = s.timed_calls > 0 ? rounded_div(s.total_ns, s.timed_calls) : 0;
+    std::string bandwidth = bandwidth_text(s.timed_bytes, s.total_ns);
+    sink.write("  " + pad_right(names[i], name_width) + pad_left(std::to_string(s.calls), kCallsWidth) +
+               pad_left(human_bytes(s.bytes), kBytesWidth) +
+               duration_columns(s.total_ns, average_ns, s.median_ns, s.p95_ns) +
+               pad_left(bandwidth.empty() ? "-" : bandwidth, kBandwidthWidth) + "\n");
   }
 }
 
@@ -65,6 +120,8 @@ void write_summary(const SummaryInput& input, TextSink& sink, bool with_files) {
     sink.write("\n");
   }
   write_table("Kernels", "launches", input.kernels, sink);
+  sink.write("\n");
+  write_copy_table(input.copies, sink);
   if (!input.memory.empty()) {
     sink.write("\nMemory in use (peak, still allocated at exit)\n");
     for (const MemorySeries& m : input.memory) {

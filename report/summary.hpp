@@ -1,5 +1,5 @@
-// The terminal summary: an API table per runtime, the kernel table, dropped events (never silent) and
-// the files written. Names are made safe for a terminal and long ones are shortened here only.
+// The terminal summary: an API table per runtime, the kernel table, the copy table, dropped events
+// (never silent) and the files written. Names are made safe for a terminal and long ones are shortened here only.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,6 +9,7 @@
 #include "report/memory.hpp"
 #include "report/stats.hpp"
 #include "report/text_sink.hpp"
+#include "report/trace_csv.hpp"
 
 namespace prof::report {
 
@@ -25,9 +26,14 @@ struct SummaryInput {
   std::vector<MemorySeries> memory = {};  // peak and at-exit bytes per device and kind
   std::string device_label = "Device";    // the runtimes' word for a device ("Device", "MLU/NPU")
   std::vector<std::string> notes = {};    // after the files: what was written differently and why
+  std::vector<CopyStats> copies = {};     // per direction (Memset too), any order
 };
 
 inline constexpr size_t kSummaryNameWidth = 60;  // display columns; longer names end in "..."
+// A table's line is at most this many display columns (a terminal of 100): the API and kernel
+// tables cut names to what their numbers leave (kSummaryTableNameWidth); the CSVs hold them whole.
+inline constexpr size_t kSummaryLineWidth = 100;
+inline constexpr size_t kSummaryTableNameWidth = 37;
 
 // with_files: the "Files written" list and notes (a combined summary of several processes has none).
 void write_summary(const SummaryInput& input, TextSink& sink, bool with_files = true);

@@ -299,6 +299,7 @@ std::vector<CopyStats> merge_copy_stats(std::vector<std::vector<CopyStats>> part
       m.bytes += s.bytes;
       m.timed_bytes += s.timed_bytes;
       m.total_ns += s.total_ns;
+      m.median_ns = m.p95_ns = 0;  // filled from the combined durations (report/stats_quantiles.hpp)
     }
   std::vector<CopyStats> merged;
   for (auto& [direction, s] : by_direction) merged.push_back(s);
@@ -313,12 +314,14 @@ void write_copy_stats(const std::vector<CopyStats>& stats, TextSink& out) {
   int64_t grand = 0;
   for (const CopyStats& s : rows) grand += s.total_ns;
   CsvWriter csv(out);
+  // MedianNs and P95Ns come last: scripts keyed on the earlier columns keep working.
   csv.begin({"Direction", "Calls", "TotalBytes", "TotalDurationNs", "AverageNs", "Percentage", "MinNs", "MaxNs",
-             "BandwidthGBps"});
+             "BandwidthGBps", "MedianNs", "P95Ns"});
   for (const CopyStats& s : rows)
     csv.row({s.direction, num(s.calls), num(s.bytes), num(s.total_ns),
              num(s.timed_calls > 0 ? rounded_div(s.total_ns, s.timed_calls) : 0), percent_text(s.total_ns, grand),
-             num(s.min_ns), num(s.max_ns), bandwidth_text(s.timed_bytes, s.total_ns)});
+             num(s.min_ns), num(s.max_ns), bandwidth_text(s.timed_bytes, s.total_ns), num(s.median_ns),
+             num(s.p95_ns)});
 }
 
 }  // namespace prof::report

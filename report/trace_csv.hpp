@@ -77,6 +77,8 @@ class CopyTraceWriter final : public EventConsumer {
 struct CopyStats {
   std::string direction;
   int64_t calls = 0, timed_calls = 0, bytes = 0, timed_bytes = 0, total_ns = 0, min_ns = 0, max_ns = 0;
+  // Nearest rank, within 0.8%: filled from the run profile (report/stats_quantiles.hpp), 0 until then.
+  int64_t median_ns = 0, p95_ns = 0;
 };
 std::vector<CopyStats> query_copy_stats(Database& db, const RowFilter& filter);
 // query_copy_stats as a consumer of the one pass: per direction name, in name order.

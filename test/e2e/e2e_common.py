@@ -20,7 +20,9 @@ import sys
 import tempfile
 import unittest
 
-CSV_HEADER = ["Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage", "MinNs", "MaxNs", "StdDevNs"]
+# hipprof's columns, then prof's median and p95 after them (docs/formats.md).
+HIPPROF_CSV_HEADER = ["Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage", "MinNs", "MaxNs", "StdDevNs"]
+CSV_HEADER = HIPPROF_CSV_HEADER + ["MedianNs", "P95Ns"]
 TOLERANCE_NS = 1000  # device times must be this close to the simulated runtime's truth
 # Work the calling thread ran itself ("on_caller" in the truth) ends, for a profiler, when its call
 # returns: its end may trail the truth by the runtime's return path (docs/guarantees.md).

@@ -15,6 +15,7 @@ prof_add_catch_test(report_integration_test integration
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/report_bad_input_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/report_options_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/report_kernel_filter_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/report_quantiles_test.cpp
   LIBS prof::report prof::sqlite)
 target_compile_definitions(report_integration_test PRIVATE
   PROF_REPORT_FIXTURES="${CMAKE_CURRENT_LIST_DIR}/fixtures")

@@ -7,6 +7,7 @@
 #include "db/sqlite_db.hpp"
 #include "report/stats.hpp"
 #include "report/stats_csv.hpp"
+#include "report/stats_quantiles.hpp"
 
 using namespace prof::report;
 using prof::Database;
@@ -54,13 +55,16 @@ TEST_CASE("API stats: count, total, min, max, population std dev, order", "[repo
   CHECK(memcpy_row.stddev_ns() == 11);  // sqrt(125) = 11.18
   CHECK(table.rows[2].stddev_ns() == 0);
 
+  CHECK(memcpy_row.median_ns == 20);  // nearest rank: the 2nd of 4
+  CHECK(memcpy_row.p95_ns == 40);     // the 4th of 4
+
   StringSink sink;
   write_stats_csv(table, sink);
   CHECK(sink.text() ==
-        "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDevNs\n"
-        "hipLaunchKernel,1,100,100,49.75,100,100,0\n"
-        "hipMemcpy,4,100,25,49.75,10,40,11\n"
-        "hipFree,1,1,1,0.50,1,1,0\n");
+        "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDevNs,MedianNs,P95Ns\n"
+        "hipLaunchKernel,1,100,100,49.75,100,100,0,100,100\n"
+        "hipMemcpy,4,100,25,49.75,10,40,11,20,40\n"
+        "hipFree,1,1,1,0.50,1,1,0,1,1\n");
 }
 
 TEST_CASE("API stats honour the sequence range", "[report][stats]") {
@@ -131,4 +135,61 @@ TEST_CASE("make_stats_table sorts by total, then name", "[report][stats]") {
   CHECK(table.rows[1].name == "a");
   CHECK(table.rows[2].name == "b");
   CHECK(table.total_ns == 19);
+}
+
+namespace {
+
+NameStats named(const std::string& name, int64_t total_ns) {
+  NameStats row;
+  row.name = name;
+  row.calls = row.timed_calls = 1;
+  row.total_ns = total_ns;
+  return row;
+}
+
+ProfileEntry entry(const char* kind, const char* runtime, const char* name, int64_t median_ns, int64_t p95_ns) {
+  ProfileEntry e;
+  e.kind = kind;
+  e.runtime = runtime;
+  e.name = name;
+  e.median_ns = median_ns;
+  e.p95_ns = p95_ns;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("the profile's entries fill the rows of their own table by name", "[report][stats]") {
+  StatsTable hip = make_stats_table({named("hipMemcpy", 30), named("hipFree", 20), named("unknown API 9", 1)});
+  StatsTable musa = make_stats_table({named("musaMemcpy", 10)});
+  StatsTable kernels = make_stats_table({named("k", 5)});
+  std::vector<CopyStats> copies{CopyStats{"H2D"}, CopyStats{"Memset"}};
+  StatsQuantiles quantiles({{"hip", &hip}, {"musa", &musa}}, &kernels, &copies);
+  quantiles(entry("api", "hip", "hipFree", 7, 9));
+  quantiles(entry("api", "musa", "musaMemcpy", 3, 4));
+  quantiles(entry("api", "musa", "hipMemcpy", 1, 1));    // not musa's: hip's row keeps 0
+  quantiles(entry("api", "", "unknown API 9", 11, 12));  // no runtime: the first table's
+  quantiles(entry("kernel", "", "k", 5, 6));
+  quantiles(entry("kernel", "", "not a row", 1, 1));
+  quantiles(entry("copy", "", "Memset", 2, 8));
+  CHECK(hip.rows[0].name == "hipMemcpy");
+  CHECK(hip.rows[0].median_ns == 0);
+  CHECK((hip.rows[1].median_ns == 7 && hip.rows[1].p95_ns == 9));
+  CHECK((hip.rows[2].median_ns == 11 && hip.rows[2].p95_ns == 12));
+  CHECK((musa.rows[0].median_ns == 3 && musa.rows[0].p95_ns == 4));
+  CHECK((kernels.rows[0].median_ns == 5 && kernels.rows[0].p95_ns == 6));
+  CHECK((copies[0].median_ns == 0 && copies[1].median_ns == 2 && copies[1].p95_ns == 8));
+}
+
+TEST_CASE("a merged row's median and p95 are not made up from its parts'", "[report][stats]") {
+  NameStats a = named("k", 10), b = named("k", 30);
+  a.median_ns = a.p95_ns = 10;
+  b.median_ns = b.p95_ns = 30;
+  StatsTable one = make_stats_table({a}), two = make_stats_table({b});
+  StatsTable merged = merge_stats_tables({one, two});
+  REQUIRE(merged.rows.size() == 1);
+  CHECK(merged.rows[0].calls == 2);
+  // 0 until StatsQuantiles fills it from all the durations (report/stats_quantiles.hpp).
+  CHECK(merged.rows[0].median_ns == 0);
+  CHECK(merged.rows[0].p95_ns == 0);
 }
