@@ -360,6 +360,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
   StatsTable kernels;
   std::vector<CopyStats> copy_stats;
   MemoryReport memory;
+  std::vector<SummaryStream> summary_streams;  // every process's, for the terminal summary
   std::map<std::string, int64_t> drops;
   HtmlReport html;
   try {
@@ -504,8 +505,12 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
       kernel_parts.push_back(kernel_stats.table());
       add_drops(db, drops);
       copy_parts.push_back(copy_stats.take());
-      memory_parts.push_back(
-          read_memory(db, html.add_process(read_process_overview(db, p), streams.take(static_cast<int64_t>(i)))));
+      ProcessOverview overview = read_process_overview(db, p);
+      std::vector<StreamBusy> busy = streams.take(static_cast<int64_t>(i));
+      for (const StreamBusy& s : busy)
+        summary_streams.push_back({processes.size() > 1 ? "pid " + std::to_string(p.pid) : "", s,
+                                   overview.duration_ns()});
+      memory_parts.push_back(read_memory(db, html.add_process(std::move(overview), std::move(busy))));
     }
     for (auto& parts : api_parts) api.push_back(merge_stats_tables(std::move(parts)));
     kernels = merge_stats_tables(std::move(kernel_parts));
@@ -570,6 +575,8 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
     for (size_t r = 0; r < runtimes.size(); ++r) api_tables.push_back({runtimes[r].api_title, api[r]});
     SummaryInput input{std::move(api_tables), kernels, {drops.begin(), drops.end()}, result.files_written};
     input.copies = copy_stats;
+    input.streams = std::move(summary_streams);
+    input.stream_label = timeline_labels(runtimes).stream;
     input.memory = memory.series;
     input.device_label = timeline_labels(runtimes).device;
     input.notes = result.notes;

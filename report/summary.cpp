@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "report/display_width.hpp"
 #include "report/time_format.hpp"
@@ -94,6 +95,46 @@ void write_copy_table(std::vector<CopyStats> rows, TextSink& sink) {
   }
 }
 
+// The busiest streams: each one's device work, its busy time and that time's share of the run
+// and of the stream's own span (first begin to last end), as the HTML report's stream table.
+void write_stream_table(std::vector<SummaryStream> rows, const std::string& label, TextSink& sink) {
+  std::sort(rows.begin(), rows.end(), [](const SummaryStream& a, const SummaryStream& b) {
+    if (a.busy.busy_ns != b.busy.busy_ns) return a.busy.busy_ns > b.busy.busy_ns;
+    return std::tie(a.process, a.busy.device, a.busy.stream_index) <
+           std::tie(b.process, b.busy.device, b.busy.stream_index);
+  });
+  int64_t busy_ns = 0;
+  for (const SummaryStream& s : rows) busy_ns += s.busy.busy_ns;
+  sink.write(label + "s (" + std::to_string(rows.size()) + " with device work, busy " + human_duration(busy_ns) +
+             " in all)\n");
+  if (rows.empty()) {
+    sink.write("  (none)\n");
+    return;
+  }
+  constexpr size_t kProcessWidth = 12, kNumberWidth = 8, kShareWidth = 9;
+  const bool several = !rows.front().process.empty();
+  sink.write("  " + (several ? pad_right("Process", kProcessWidth) : "") + pad_left("Device", kNumberWidth) +
+             pad_left(label, std::max(kNumberWidth, display_columns(label) + 2)) + pad_left("Ops", kNumberWidth) +
+             pad_left("Kernels", kNumberWidth) + pad_left("Busy", kDurationWidth) + pad_left("% of run", kShareWidth) +
+             pad_left("Span", kDurationWidth) + pad_left("% busy", kShareWidth) + "\n");
+  const size_t shown = std::min(rows.size(), kSummaryStreams);
+  for (size_t i = 0; i < shown; ++i) {
+    const SummaryStream& s = rows[i];
+    const int64_t span_ns = s.busy.last_ns - s.busy.first_ns;
+    sink.write("  " + (several ? pad_right(s.process, kProcessWidth) : "") +
+               pad_left(std::to_string(s.busy.device), kNumberWidth) +
+               pad_left(std::to_string(s.busy.stream_index), std::max(kNumberWidth, display_columns(label) + 2)) +
+               pad_left(std::to_string(s.busy.operations), kNumberWidth) +
+               pad_left(std::to_string(s.busy.kernels), kNumberWidth) +
+               pad_left(human_duration(s.busy.busy_ns), kDurationWidth) +
+               pad_left(percent_text(s.busy.busy_ns, s.run_ns) + "%", kShareWidth) +
+               pad_left(human_duration(span_ns), kDurationWidth) +
+               pad_left(percent_text(s.busy.busy_ns, span_ns) + "%", kShareWidth) + "\n");
+  }
+  if (rows.size() > shown)
+    sink.write("  ... and " + std::to_string(rows.size() - shown) + " more (the HTML report lists them all)\n");
+}
+
 }  // namespace
 
 std::string human_bytes(int64_t bytes) {
@@ -122,6 +163,8 @@ void write_summary(const SummaryInput& input, TextSink& sink, bool with_files) {
   write_table("Kernels", "launches", input.kernels, sink);
   sink.write("\n");
   write_copy_table(input.copies, sink);
+  sink.write("\n");
+  write_stream_table(input.streams, input.stream_label, sink);
   if (!input.memory.empty()) {
     sink.write("\nMemory in use (peak, still allocated at exit)\n");
     for (const MemorySeries& m : input.memory) {

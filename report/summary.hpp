@@ -1,4 +1,5 @@
-// The terminal summary: an API table per runtime, the kernel table, the copy table, dropped events
+// The terminal summary: an API table per runtime, the kernel table, the copy table, the busiest
+// streams, dropped events
 // (never silent) and the files written. Names are made safe for a terminal and long ones are shortened here only.
 #pragma once
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "report/memory.hpp"
+#include "report/run_overview.hpp"
 #include "report/stats.hpp"
 #include "report/text_sink.hpp"
 #include "report/trace_csv.hpp"
@@ -18,6 +20,13 @@ struct SummaryApiTable {
   const StatsTable& table;
 };
 
+// One stream that ran device work, and the run it is a share of.
+struct SummaryStream {
+  std::string process;  // "pid 4242" when the report covers several processes, else ""
+  StreamBusy busy;
+  int64_t run_ns = 0;  // the process's run (ProcessOverview::duration_ns)
+};
+
 struct SummaryInput {
   std::vector<SummaryApiTable> api;  // one per runtime, by runtime id
   const StatsTable& kernels;
@@ -27,7 +36,11 @@ struct SummaryInput {
   std::string device_label = "Device";    // the runtimes' word for a device ("Device", "MLU/NPU")
   std::vector<std::string> notes = {};    // after the files: what was written differently and why
   std::vector<CopyStats> copies = {};     // per direction (Memset too), any order
+  std::vector<SummaryStream> streams = {};  // any order; the busiest kSummaryStreams are shown
+  std::string stream_label = "Stream";      // the runtimes' word ("Stream", "Queue/Stream")
 };
+
+inline constexpr size_t kSummaryStreams = 10;  // the HTML report lists them all
 
 inline constexpr size_t kSummaryNameWidth = 60;  // display columns; longer names end in "..."
 // A table's line is at most this many display columns (a terminal of 100): the API and kernel

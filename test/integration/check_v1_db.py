@@ -117,9 +117,11 @@ class V1DatabaseTest(unittest.TestCase):
         with open(os.path.join(expected_dir, "summary.txt")) as want:
             summary = summary_part(stdout)
             self.assertIn("\nMemory in use (peak, still allocated at exit)\n", summary)
-            # Added since: Med and p95 columns, the copy table; names cut to fit 100 columns.
+            # Added since: Med and p95 columns, the copy and stream tables; names cut to fit 100 columns.
             self.assertIn("\nCopies and memsets (", summary)
-            got = [t for t in summary_rows(summary) if not t[0].startswith(("Memory in use", "Copies and memsets"))]
+            self.assertIn("\nStreams (", summary)
+            got = [t for t in summary_rows(summary)
+                   if not t[0].startswith(("Memory in use", "Copies and memsets", "Streams ("))]
             wanted = [(title, [(cut_name(row[0]),) + row[1:] for row in rows])
                       for title, rows in summary_rows(want.read())]
             self.assertEqual(got, wanted, "the summary differs")

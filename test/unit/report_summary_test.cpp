@@ -100,3 +100,31 @@ TEST_CASE("the summary's copy table says when there are no copies", "[report][su
   CHECK(sink.text().find("Copies and memsets (0 operations, 0 directions, total 0 ns)\n  (none)\n") !=
         std::string::npos);
 }
+
+TEST_CASE("the summary's stream table shows the busiest streams, their share of the run and of their span",
+          "[report][summary]") {
+  StatsTable empty;
+  SummaryInput input{{{"HIP API", empty}}, empty, {}, {}};
+  for (int64_t i = 0; i < 12; ++i) {
+    StreamBusy busy;
+    busy.device = i % 2;
+    busy.stream_index = i;
+    busy.operations = 2 * i + 2;
+    busy.kernels = i + 1;
+    busy.busy_ns = (i + 1) * 1000;  // stream 11 is the busiest
+    busy.first_ns = 0;
+    busy.last_ns = (i + 1) * 4000;
+    input.streams.push_back({"pid " + std::to_string(100 + i % 2), busy, 100'000});
+  }
+  StringSink sink;
+  write_summary(input, sink);
+  const std::string& text = sink.text();
+  INFO(text);
+  CHECK(text.find("Streams (12 with device work, busy 78.000 us in all)\n"
+                  "  Process       Device  Stream     Ops Kernels       Busy % of run       Span   % busy\n"
+                  "  pid 101            1      11      24      12  12.000 us   12.00%  48.000 us   25.00%\n"
+                  "  pid 100            0      10      22      11  11.000 us   11.00%  44.000 us   25.00%\n") !=
+        std::string::npos);
+  CHECK(text.find("  ... and 2 more (the HTML report lists them all)\n") != std::string::npos);
+  CHECK(text.find("      0       0       2       1") == std::string::npos);  // stream 0, the 12th, is cut
+}
