@@ -212,6 +212,16 @@ int64_t DbWriter::intern(const std::string& text) {
   return id;
 }
 
+int64_t DbWriter::intern_kernel_name(const std::string& symbol) {
+  const std::string name = demangle(symbol);
+  const int64_t id = intern(name);
+  if (name != symbol) {
+    Statement keep(db_, "INSERT OR IGNORE INTO kernel_symbols (string_id, symbol) VALUES (?1, ?2)");
+    keep.bind(1, id).bind(2, symbol).run();
+  }
+  return id;
+}
+
 int64_t DbWriter::stream_index(RuntimeId runtime, uint64_t handle, uint64_t device, bool created) {
   auto it = streams_.find({runtime, handle});
   if (it != streams_.end()) {
@@ -242,7 +252,7 @@ std::optional<int64_t> DbWriter::kernel_name_id(uint64_t function) {
 
 void DbWriter::on_string(StringKind kind, uint64_t key, const std::string& text) {
   if (kind == StringKind::kKernelSymbol || kind == StringKind::kModuleFunction) {
-    int64_t id = intern(demangle(text));
+    const int64_t id = intern_kernel_name(text);
     kernel_names_[key] = id;
     // Launches drained before their registration get their name now.
     Statement fix(db_, "UPDATE kernels SET name_id = ?1 WHERE name_id IS NULL AND function_address = ?2");
@@ -483,15 +493,15 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
       SymbolResolver resolver(read_maps(maps_path));
       Statement fix(db_, "UPDATE kernels SET name_id = ?1 WHERE name_id IS NULL AND function_address = ?2");
       for (uint64_t address : addresses) {
-        std::string name;
+        int64_t id = 0;
         if (auto symbol = resolver.lookup(address)) {
-          name = demangle(*symbol);
+          id = intern_kernel_name(*symbol);
         } else {
           char text[64];
           snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(address));
-          name = text;
+          id = intern(text);
         }
-        fix.bind(1, intern(name)).bind(2, address).run();
+        fix.bind(1, id).bind(2, address).run();
       }
     }
   }

@@ -80,6 +80,9 @@ class DbWriter {
 
  private:
   int64_t intern(const std::string& text);
+  // A kernel's name: its symbol demangled, interned, and the symbol kept in kernel_symbols when
+  // demangling changed it (--mangled-kernels shows it).
+  int64_t intern_kernel_name(const std::string& symbol);
   int64_t stream_index(RuntimeId runtime, uint64_t handle, uint64_t device, bool created);
   std::optional<int64_t> kernel_name_id(uint64_t function);
   void note_runtime(RuntimeId id);

@@ -15,7 +15,9 @@ namespace prof::schema {
 //    order: sequence = correlation_id and no api_calls_sequence index, unless some call arrived out
 //    of order (then sequence is renumbered and indexed, as before). Readers: report/report_db.hpp
 //    calls_numbered_by_id().
-inline constexpr int kSchemaVersion = 5;
+// 6: the kernel_symbols table (the mangled symbol of each kernel name the collector demangled, for
+//    --mangled-kernels); older databases have none and show their names as stored.
+inline constexpr int kSchemaVersion = 6;
 
 inline constexpr std::string_view kCreateSql = R"sql(
 CREATE TABLE meta (
@@ -122,6 +124,10 @@ CREATE TABLE capture_windows (
   end_ns       INTEGER NOT NULL,
   started_by   TEXT NOT NULL,
   stopped_by   TEXT NOT NULL
+);
+CREATE TABLE kernel_symbols (
+  string_id INTEGER PRIMARY KEY,
+  symbol    TEXT NOT NULL
 );
 )sql";
 

@@ -11,11 +11,15 @@ KernelNames::KernelNames(Database& db, const KernelMatcher* matcher) {
   starts_.push_back(0);
   std::vector<int64_t> ids;
   const bool selects = matcher && matcher->filters();
-  Statement st = db.prepare("SELECT string_id, value FROM strings ORDER BY string_id");
+  // --mangled-kernels: the symbol the collector demangled, where the db keeps it (schema 6).
+  const bool symbols = matcher && matcher->options().mangled && db.table_exists("kernel_symbols");
+  Statement st = db.prepare(symbols ? "SELECT s.string_id, COALESCE(k.symbol, s.value), s.value FROM strings s "
+                                      "LEFT JOIN kernel_symbols k USING (string_id) ORDER BY s.string_id"
+                                    : "SELECT string_id, value, value FROM strings ORDER BY string_id");
   while (st.step()) {
     ids.push_back(st.column_int(0));
     const std::string_view stored = st.column_text(1);
-    const std::string readable = demangle(stored);
+    const std::string readable = demangle(st.column_text(2));
     // The regexes see the full demangled name whatever name the reports show.
     if (selects) dropped_.push_back(!matcher->keeps_name(readable));
     text_.append(matcher ? matcher->display_name(stored, readable) : readable);

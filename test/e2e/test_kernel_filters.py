@@ -127,6 +127,19 @@ class KernelFiltersTest(unittest.TestCase):
         self.assertEqual(set(kernel_counts(os.path.join(out, "f.kernel.csv"))),
                          {"scale", "blur_shared"})
 
+    def test_mangled_names_are_the_registered_symbols(self):
+        """-M: the symbols the program registered, which the collector keeps beside the demangled
+        names (kernel_symbols); the regexes still match the demangled name."""
+        with e2e.open_db(self.db) as connection:
+            symbols = dict(connection.execute(
+                "SELECT s.value, k.symbol FROM kernel_symbols k JOIN strings s USING (string_id)").fetchall())
+        self.assertEqual(set(symbols), {SCALE, BLUR})
+        self.assertTrue(all(symbol.startswith("_Z") for symbol in symbols.values()), symbols)
+        out = self.out("--mangled-kernels", "--kernel-include-regex", "^blur")
+        self.assertEqual(launches(os.path.join(out, "f.kernel_trace.csv")),
+                         [(cid, symbols[BLUR]) for cid, name in self.all if name == BLUR])
+        self.assertEqual(set(kernel_counts(os.path.join(out, "f.kernel.csv"))), {symbols[BLUR]})
+
     def test_db_merge_filters_too(self):
         merge_in = os.path.join(self.tmp, "in")
         os.mkdir(merge_in)

@@ -63,7 +63,7 @@ TEST_CASE("a process that called one runtime has that runtime alone in its datab
   }
   prof::Database db(tmp.path(), prof::Database::Mode::kReadOnly);
   CHECK(text(db, "SELECT value FROM meta WHERE key = 'runtime'") == "musa");
-  CHECK(text(db, "SELECT value FROM meta WHERE key = 'schema_version'") == "5");
+  CHECK(text(db, "SELECT value FROM meta WHERE key = 'schema_version'") == "6");
   CHECK(number(db, "SELECT COUNT(*) FROM runtimes") == 1);
   CHECK(text(db, "SELECT api_title || '|' || stream_label || '|' || device_label || '|' || api_csv_stem FROM runtimes"
                  " WHERE runtime_id = 1") == "MUSA API|Stream|Device|musatrace");
