@@ -31,10 +31,11 @@ inline constexpr EnvNumber kEnvBufferWaitMs{  // at most an hour
 inline constexpr EnvNumber kEnvDeviceTiming{"PROF_DEVICE_TIMING", 0, 1, 1, nullptr};
 inline constexpr EnvNumber kEnvSelfMove{
     "PROF_SELF_MOVE", 0, 1, 1, "0: a thread whose ring is full waits for prof, not moving its records"};
-// 1: a runtime that reports each op's device times itself (HIP's activity interface) is timed by
-// those reports; 0: by injected events, as a runtime without such reports.
+// 1: a runtime that reports each op's device times itself (HIP's activity callback; MUPTI, CNPAPI,
+// MSPTI) is timed by those reports; 0: by events around each call, as a runtime without them.
 inline constexpr EnvNumber kEnvDeviceActivity{
-    "PROF_DEVICE_ACTIVITY", 0, 1, 1, "0: time kernels and copies by injected events, also on HIP"};
+    "PROF_DEVICE_ACTIVITY", 0, 1, 1,
+    "0: time kernels and copies by events around each call, not the runtime's own reports"};
 // Delays and windows up to 100 days, in ns: far from overflowing when added to a start time.
 // --delay and --duration.
 inline constexpr uint64_t kMaxCaptureNs = 8'640'000'000'000'000;

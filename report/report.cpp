@@ -333,6 +333,24 @@ ReportOptions without_big_outputs(Database& db, const ReportOptions& opt, Report
   return o;
 }
 
+// A run whose --index-range holds none of its calls gets empty reports and a note saying why
+// (`prof --db` refuses such a range before writing anything: exit 3).
+void note_empty_range(Database& db, const ReportOptions& opt, ReportResult& result) {
+  if (!opt.index_range || is_merged_db(db)) return;
+  try {
+    const char* number = calls_numbered_by_id(db) ? "correlation_id" : "sequence";
+    Statement span = db.prepare(std::string("SELECT MIN(") + number + "), MAX(" + number + ") FROM api_calls");
+    if (!span.step() || span.column_is_null(0)) return;
+    const int64_t first = span.column_int(0), last = span.column_int(1);
+    if (opt.index_range->second >= first && opt.index_range->first <= last) return;
+    result.notes.push_back("--index-range " + std::to_string(opt.index_range->first) + ":" +
+                           std::to_string(opt.index_range->second) + " holds none of the run's calls (" +
+                           std::to_string(first) + " to " + std::to_string(last) + "): the reports are empty");
+  } catch (const DbError&) {
+    // the pass says what is wrong with the db
+  }
+}
+
 }  // namespace
 
 ReportResult write_reports_from(Database& db, const ReportOptions& given, std::FILE* summary_out,
@@ -341,6 +359,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
   const KernelMatcher matcher(given.kernels);
   ReportResult result;
   const ReportOptions opt = without_big_outputs(db, given, result);
+  note_empty_range(db, opt, result);
   RowFilter filter{opt.index_range};
   std::vector<std::unique_ptr<OutputFile>> files;
   auto add_output = [&](const std::string& suffix, std::string_view signature, bool wanted) -> OutputFile& {

@@ -393,6 +393,17 @@ class ReportsCliTest(unittest.TestCase):
         self.assertIn(f"has calls 1 to {last}", done)
         self.prof(["--db", db, "-d", out, "--index-range", f"{last}:{last + 100}"])  # overlapping: its one call
 
+    def test_a_run_whose_index_range_holds_no_call_says_so(self):
+        # A profiled run's exit status is the program's: the summary's note says why the reports are empty.
+        out = self.out_dir()
+        app = e2e.built_sample("multistream")
+        done = e2e.run_prof(["--sim", "-d", out, "--index-range", "900000:900001", app, "1024"], cwd=out)
+        self.assertEqual(done.returncode, 0, e2e.describe(done))
+        notes = [line for line in done.stdout.splitlines() if line.startswith("Note: --index-range")]
+        self.assertEqual(len(notes), 1, done.stdout[-2000:])
+        self.assertRegex(notes[0], r"^Note: --index-range 900000:900001 holds none of the run's calls "
+                                   r"\(1 to [0-9]+\): the reports are empty$")
+
     def test_malformed_index_range_is_a_usage_error(self):
         _, db, _ = self.runs[0]
         out = self.out_dir()
