@@ -20,17 +20,9 @@ using prof::report::test::TempDir;
 
 namespace {
 
-struct Fixture {
-  TempDir dir;
-  TempDir out;
-  std::string db_path = dir.file("basic.db");
-  ReportOptions options;
-  Fixture() {
-    prof::report::test::build_fixture_db(db_path, "basic.sql");
-    options.output_dir = out.path;
-    options.base_name = "r";
-    options.summary_to_stdout = false;
-  }
+// The basic fixture's reports, named r.*, without a summary.
+struct Fixture : prof::report::test::BasicReport {
+  Fixture() : BasicReport("r") { options.summary_to_stdout = false; }
   std::string output(const std::string& suffix) const { return read_text(out.file("r" + suffix)); }
 };
 
@@ -190,16 +182,10 @@ TEST_CASE("a bad regex is one error naming the option, and nothing is written",
 
 TEST_CASE("the summary over several processes applies the filters", "[report][filter]") {
   Fixture f;
-  std::FILE* file = std::tmpfile();
-  REQUIRE(file);
   KernelFilterOptions filters;
   filters.include_regex = "blur";
-  write_combined_summary({f.db_path, f.db_path}, file, filters);
-  std::rewind(file);
-  std::string text;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, file)) text.append(buffer, n);
-  std::fclose(file);
+  const std::string text = prof::report::test::captured_output(
+      [&](std::FILE* file) { write_combined_summary({f.db_path, f.db_path}, file, filters); });
   CHECK(text.find("Kernels (2 launches, 1 names") != std::string::npos);
   CHECK(text.find("scale") == std::string::npos);
 }

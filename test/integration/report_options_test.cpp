@@ -14,28 +14,13 @@ using prof::report::test::TempDir;
 
 namespace {
 
-struct Fixture {
-  TempDir dir;
-  TempDir out;
-  std::string db_path = dir.file("basic.db");
-  ReportOptions options;
-  Fixture() {
-    prof::report::test::build_fixture_db(db_path, "basic.sql");
-    options.output_dir = out.path;
-    options.base_name = "result_4242";
-  }
+// The basic fixture's reports as hipprof names them.
+struct Fixture : prof::report::test::BasicReport {
+  Fixture() : BasicReport("result_4242") {}
 };
 
 std::string captured_summary(const std::string& db_path, const ReportOptions& options) {
-  std::FILE* file = std::tmpfile();
-  REQUIRE(file);
-  write_reports(db_path, options, file);
-  std::rewind(file);
-  std::string text;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, file)) text.append(buffer, n);
-  std::fclose(file);
-  return text;
+  return prof::report::test::captured_output([&](std::FILE* file) { write_reports(db_path, options, file); });
 }
 
 }  // namespace

@@ -75,17 +75,7 @@ std::string first_line(const std::string& path) {
   return line;
 }
 
-std::string captured(const std::function<void(std::FILE*)>& write) {
-  std::FILE* file = std::tmpfile();
-  REQUIRE(file);
-  write(file);
-  std::rewind(file);
-  std::string text;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, file)) text.append(buffer, n);
-  std::fclose(file);
-  return text;
-}
+using prof::report::test::captured_output;
 
 // Every statistics CSV of `base` in `dir` ends each of its rows of 1..100 ns in ",50,95".
 void check_csvs(const TempDir& dir, const std::string& base) {
@@ -129,7 +119,7 @@ TEST_CASE("the statistics CSVs and the summary give nearest-rank median and p95"
   options.output_dir = out.path;
   options.base_name = "result";
   options.kernel_stats_by_range = true;
-  const std::string summary = captured([&](std::FILE* f) { write_reports(db, options, f); });
+  const std::string summary = captured_output([&](std::FILE* f) { write_reports(db, options, f); });
   check_csvs(out, "result");
   check_summary(summary);
   // The HTML tables too: Median and p95 after Average.
@@ -151,12 +141,12 @@ TEST_CASE("a merged run's median and p95 are of all its processes' durations", "
     options.output_dir = out.path;
     options.base_name = "merged";
     options.kernel_stats_by_range = true;
-    const std::string summary = captured([&](std::FILE* f) { merge_reports(merge, options, f); });
+    const std::string summary = captured_output([&](std::FILE* f) { merge_reports(merge, options, f); });
     check_csvs(out, "merged");
     check_summary(summary);
   }
   SECTION("the combined summary of several dbs") {
-    check_summary(captured([&](std::FILE* f) {
+    check_summary(captured_output([&](std::FILE* f) {
       write_combined_summary({dir.file("hip-prof-4242.db"), dir.file("hip-prof-4243.db")}, f);
     }));
   }
