@@ -65,12 +65,10 @@ int regenerate(const Options& given) {
                    what.c_str(), fix.c_str());
     } else if (const auto range = parse_range(o.index_range); range && !report::is_merged_db(*db)) {
       // A range that holds none of the db's calls wrote empty files without a word (issue 41).
-      const char* number = report::calls_numbered_by_id(*db) ? "correlation_id" : "sequence";
-      Statement span = db->prepare(std::string("SELECT MIN(") + number + "), MAX(" + number + ") FROM api_calls");
-      if (span.step() && !span.column_is_null(0) &&
-          (range->second < span.column_int(0) || range->first > span.column_int(1)))
+      if (const auto calls = report::call_numbers(*db);
+          calls && (range->second < calls->first || range->first > calls->second))
         return fail(kExitEmptyRange, "--index-range " + o.index_range + ": " + o.db + " has calls " +
-                                    std::to_string(span.column_int(0)) + " to " + std::to_string(span.column_int(1)) +
+                                    std::to_string(calls->first) + " to " + std::to_string(calls->second) +
                                     " (numbered from 1); none is in that range");
     }
   } catch (const report::ReportError& e) {

@@ -338,14 +338,12 @@ ReportOptions without_big_outputs(Database& db, const ReportOptions& opt, Report
 void note_empty_range(Database& db, const ReportOptions& opt, ReportResult& result) {
   if (!opt.index_range || is_merged_db(db)) return;
   try {
-    const char* number = calls_numbered_by_id(db) ? "correlation_id" : "sequence";
-    Statement span = db.prepare(std::string("SELECT MIN(") + number + "), MAX(" + number + ") FROM api_calls");
-    if (!span.step() || span.column_is_null(0)) return;
-    const int64_t first = span.column_int(0), last = span.column_int(1);
-    if (opt.index_range->second >= first && opt.index_range->first <= last) return;
+    const auto calls = call_numbers(db);
+    if (!calls || (opt.index_range->second >= calls->first && opt.index_range->first <= calls->second)) return;
     result.notes.push_back("--index-range " + std::to_string(opt.index_range->first) + ":" +
                            std::to_string(opt.index_range->second) + " holds none of the run's calls (" +
-                           std::to_string(first) + " to " + std::to_string(last) + "): the reports are empty");
+                           std::to_string(calls->first) + " to " + std::to_string(calls->second) +
+                           "): the reports are empty");
   } catch (const DbError&) {
     // the pass says what is wrong with the db
   }

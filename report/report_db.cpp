@@ -182,6 +182,13 @@ bool calls_numbered_by_id(Database& db) {
   return !index.step();
 }
 
+std::optional<std::pair<int64_t, int64_t>> call_numbers(Database& db) {
+  const char* number = calls_numbered_by_id(db) ? "correlation_id" : "sequence";
+  Statement span = db.prepare(std::string("SELECT MIN(") + number + "), MAX(" + number + ") FROM api_calls");
+  if (!span.step() || span.column_is_null(0)) return std::nullopt;
+  return std::pair<int64_t, int64_t>{span.column_int(0), span.column_int(1)};
+}
+
 std::string RowFilter::api_condition(const char* alias) const {
   if (!sequence_range) return "1";
   return std::string(alias) + (calls_numbered_by_id ? ".correlation_id" : ".sequence") + " BETWEEN ?1 AND ?2";

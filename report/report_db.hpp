@@ -45,6 +45,10 @@ inline std::optional<int64_t> column_nullable(const Statement& st, int column) {
 // db (it has its own index).
 bool calls_numbered_by_id(Database& db);
 
+// The first and last number --index-range selects calls by (sequence, or correlation_id when the
+// calls are numbered by id) of a single process's db; nullopt when it holds no numbered call.
+std::optional<std::pair<int64_t, int64_t>> call_numbers(Database& db);
+
 // Which rows a report covers. With a range, only the API calls whose sequence is in [first, last]
 // and the kernels and copies those calls enqueued (same correlation_id).
 struct RowFilter {
