@@ -142,6 +142,7 @@ class Collector {
   static constexpr uint32_t kWakeCheckCalls = 256;
   // After each of the mover's cycles: its affinity leaves out its busiest producers' CPUs.
   void keep_off_busy_cpus();
+  void publish_bounds(bool final);
   static std::optional<CallKey> next_call(const Source& source);
   static uint64_t call_horizon(const Source& source);
   void scan_journals();
@@ -201,6 +202,8 @@ class Collector {
   // (less kInCallMarginNs), since a ring it did not find, and its calls, came after it.
   uint64_t unseen_rings_bound_ = 0;
   mutable std::mutex bounds_mutex_;
+  // The mover's bounds not yet published to the two above (nullopt: the entry goes); mover only.
+  std::map<std::string, std::optional<uint64_t>> pending_bounds_;
   std::map<std::string, std::unique_ptr<Source>> sources_;  // by journal file name (builder thread)
   std::map<int, Process> processes_;
   mutable std::mutex build_mutex_;

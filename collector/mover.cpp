@@ -500,15 +500,12 @@ uint64_t Collector::move_once(bool final) {
       } catch (const std::exception&) {
       }
     }
-    {
-      // An exited thread's entry goes (its journal says it has exited): the map follows the
-      // threads alive, not every thread ever made.
-      std::lock_guard bounds(bounds_mutex_);
-      // (A ring without a journal brings the builder nothing: no bound.)
-      // (A bound not renewed stays true: a call not in the journal now was not in it then.)
-      if (released || !ring.journal) next_call_bounds_.erase(ring.journal_name);
-      else if (journaled) next_call_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
-    }
+    // An exited thread's entry goes (its journal says it has exited): the map follows the
+    // threads alive, not every thread ever made.
+    // (A ring without a journal brings the builder nothing: no bound.)
+    // (A bound not renewed stays true: a call not in the journal now was not in it then.)
+    if (released || !ring.journal) pending_bounds_[ring.journal_name] = std::nullopt;
+    else if (journaled) pending_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
     if (released) {
       unlink(reader.path().c_str());
       it = rings_.erase(it);
@@ -517,12 +514,26 @@ uint64_t Collector::move_once(bool final) {
       ++it;
     }
   }
-  {
-    // Only now: the bounds of every ring this scan found are in place.
-    std::lock_guard bounds(bounds_mutex_);
-    unseen_rings_bound_ = last_scan_ns_ - std::min(last_scan_ns_, kInCallMarginNs);
-  }
+  publish_bounds(final);
   return moved;
+}
+
+// The cycle's bounds go to the builder together with the unseen rings' bound (only now are the
+// bounds of every ring this scan found in place). The builder runs at idle priority and copies the
+// map under bounds_mutex_: preempted there beside busy processes, it held the lock for seconds, and
+// a mover that waited on it left new threads without a journal, their rings full. So while the
+// program runs the mover does not wait: it keeps the cycle's bounds and offers them again next
+// cycle (a bound not renewed stays true, so a late one only builds less, never wrongly).
+void Collector::publish_bounds(bool final) {
+  std::unique_lock bounds(bounds_mutex_, std::defer_lock);
+  if (final) bounds.lock();
+  else if (!bounds.try_lock()) return;
+  for (auto& [name, bound] : pending_bounds_) {
+    if (bound) next_call_bounds_[name] = *bound;
+    else next_call_bounds_.erase(name);
+  }
+  pending_bounds_.clear();
+  unseen_rings_bound_ = last_scan_ns_ - std::min(last_scan_ns_, kInCallMarginNs);
 }
 
 }  // namespace prof::collector
