@@ -6,14 +6,15 @@
 #                                    benchmarks, strace for e2e:recover's syscall counts, mpirun and the
 #                                    MPI headers for the MPI tests, chromium and Node.js for the browser
 #                                    test, man-db, groff and zsh for e2e:help's man page and
-#                                    completion checks) and
+#                                    completion checks, universal-ctags and clang-format for the
+#                                    style tests) and
 #                                    test/browser's npm packages (npm ci, from its committed
 #                                    lock file; again only when that file changes)
 #   scripts/install-deps.sh --fuzz   also clang and libFuzzer, for scripts/fuzz.sh (not CI)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_pkgs=(build-essential cmake pkg-config libcli11-dev libsqlite3-dev libspdlog-dev catch2 libelf-dev python3)
-test_pkgs=(hipcc libamdhip64-dev uftrace strace openmpi-bin libopenmpi-dev chromium nodejs man-db groff-base zsh)
+test_pkgs=(hipcc libamdhip64-dev uftrace strace openmpi-bin libopenmpi-dev chromium nodejs man-db groff-base zsh universal-ctags clang-format)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 pkgs=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--tests" ]]; then pkgs+=("${test_pkgs[@]}"); fi

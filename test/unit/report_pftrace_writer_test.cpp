@@ -93,6 +93,31 @@ struct Decoded {
   std::vector<uint64_t> packet_flags;
 };
 
+// A TrackDescriptor (TracePacket field 60): its uuid, name, parent, and process, thread or counter.
+void read_track(const std::vector<Field>& d, std::map<uint64_t, Track>& tracks) {
+  Track& track = tracks[find(d, 1)->value];
+  if (const Field* name = find(d, 2)) track.name = name->bytes;
+  if (const Field* parent = find(d, 5)) track.parent = parent->value;
+  if (const Field* process = find(d, 3)) {
+    const auto p = decode(process->bytes);
+    track.is_process = true;
+    track.pid = static_cast<int64_t>(find(p, 1)->value);
+    if (const Field* name = find(p, 6)) track.name = name->bytes;
+  }
+  if (const Field* thread = find(d, 4)) {
+    const auto t = decode(thread->bytes);
+    track.is_thread = true;
+    track.pid = static_cast<int64_t>(find(t, 1)->value);
+    track.tid = static_cast<int64_t>(find(t, 2)->value);
+    if (const Field* name = find(t, 5)) track.name = name->bytes;
+  }
+  if (const Field* counter = find(d, 8)) {
+    track.is_counter = true;
+    const auto c = decode(counter->bytes);
+    if (const Field* unit = find(c, 3)) track.counter_unit = unit->value;
+  }
+}
+
 Decoded read_trace(const std::string& bytes) {
   Decoded trace;
   std::map<uint64_t, std::string> names, categories, annotation_names;
@@ -114,30 +139,7 @@ Decoded read_trace(const std::string& bytes) {
         index[find(e, 1)->value] = find(e, 2)->bytes;
       }
     }
-    if (const Field* descriptor = find(packet, 60)) {
-      const auto d = decode(descriptor->bytes);
-      Track& track = trace.tracks[find(d, 1)->value];
-      if (const Field* name = find(d, 2)) track.name = name->bytes;
-      if (const Field* parent = find(d, 5)) track.parent = parent->value;
-      if (const Field* process = find(d, 3)) {
-        const auto p = decode(process->bytes);
-        track.is_process = true;
-        track.pid = static_cast<int64_t>(find(p, 1)->value);
-        if (const Field* name = find(p, 6)) track.name = name->bytes;
-      }
-      if (const Field* thread = find(d, 4)) {
-        const auto t = decode(thread->bytes);
-        track.is_thread = true;
-        track.pid = static_cast<int64_t>(find(t, 1)->value);
-        track.tid = static_cast<int64_t>(find(t, 2)->value);
-        if (const Field* name = find(t, 5)) track.name = name->bytes;
-      }
-      if (const Field* counter = find(d, 8)) {
-        track.is_counter = true;
-        const auto c = decode(counter->bytes);
-        if (const Field* unit = find(c, 3)) track.counter_unit = unit->value;
-      }
-    }
+    if (const Field* descriptor = find(packet, 60)) read_track(decode(descriptor->bytes), trace.tracks);
     if (const Field* event_field = find(packet, 11)) {
       const auto e = decode(event_field->bytes);
       Event event{find(packet, 8) ? find(packet, 8)->value : UINT64_MAX, find(e, 9)->value, find(e, 11)->value};
