@@ -28,6 +28,7 @@
 #include "cli/recovery.hpp"
 #include "cli/run_directory.hpp"
 #include "cli/run_processes.hpp"
+#include "cli/runtime_flags.hpp"
 #include "collector/collector.hpp"
 #include "common/env_value.hpp"
 #include "report/utf8.hpp"
@@ -36,8 +37,6 @@
 namespace prof::cli {
 
 using report::terminal_escaped;
-using prof::kRuntimeCount;
-using prof::kRuntimeNames;
 namespace {
 
 // The processes of one run share its id (meta run_id): `prof --compare` treats a folder's dbs with one
@@ -150,16 +149,7 @@ int run(const Options& options) {
   sigaction(SIGPIPE, nullptr, &sigpipe_before);
   launch.sigpipe_ignored = sigpipe_before.sa_handler == SIG_IGN;
   signal(SIGPIPE, SIG_IGN);
-  // --<runtime>-trace flags select device runtimes; none selects every device runtime prof knows.
-  // MPI is recorded only with --mpi-trace.
-  // Markers (roctx, mstx) only with --hiptx-trace. The device runtimes come first in RuntimeId.
-  const bool selected[kRuntimeCount] = {o.hip_trace,  o.musa_trace,  o.cnrt_trace, o.acl_trace,
-                                        o.mpi_trace,  o.hiptx_trace, o.hiptx_trace};
-  const size_t mpi = static_cast<size_t>(prof::RuntimeId::kMpi);
-  const bool any = std::find(std::begin(selected), std::begin(selected) + mpi, true) != std::begin(selected) + mpi;
-  for (size_t i = 0; i < kRuntimeCount; ++i)
-    if (selected[i] || (!any && i < mpi))
-      launch.runtimes += (launch.runtimes.empty() ? "" : ",") + std::string(kRuntimeNames[i]);
+  launch.runtimes = selected_runtimes(o);
   // Capture control: recording only inside windows (by the program's calls, or by time).
   launch.capture_by_api = o.trace_start == "off";
   launch.capture_delay_ns = o.delay.empty() ? 0 : *parse_duration(o.delay);
@@ -294,17 +284,7 @@ int main(int argc, char** argv) {
       "executable, 127 not found.");
   app.prefix_command(true);
   app.set_version_flag("--version", PROF_VERSION);
-  app.add_flag("--hip-trace", o.hip_trace, "Trace the HIP runtime API, kernels and copies")->group("Tracing");
-  app.add_flag("--musa-trace", o.musa_trace, "Trace the MUSA runtime API, kernels and copies")->group("Tracing");
-  app.add_flag("--cnrt-trace", o.cnrt_trace, "Trace the Cambricon CNRT API, kernels, copies and notifiers")
-      ->group("Tracing");
-  app.add_flag("--acl-trace", o.acl_trace, "Trace the Ascend ACL API, operators, models, kernels and copies")
-      ->group("Tracing");
-  app.add_flag("--mpi-trace", o.mpi_trace,
-               "Also trace MPI calls (bytes, peer, tag) and align the ranks' clocks for --db-merge")->group("Tracing");
-  app.add_flag("--hiptx-trace", o.hiptx_trace,
-               "Also record roctx (and Ascend mstx) marks and ranges: a Markers and Ranges lane per thread, "
-               "<base>.range_stats.csv")->group("Tracing");
+  add_runtime_flags(app, o);
   app.add_flag("--kernel-stats-by-range", o.kernel_stats_by_range,
                "Also write <base>.kernel_by_range.csv: kernel statistics per innermost enclosing roctx push/pop "
                "range of the launching thread")->group("Outputs");
