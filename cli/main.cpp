@@ -28,6 +28,7 @@
 #include "cli/recovery.hpp"
 #include "cli/run_directory.hpp"
 #include "cli/run_processes.hpp"
+#include "cli/runtime_flags.hpp"
 #include "collector/collector.hpp"
 #include "common/env_value.hpp"
 #include "report/utf8.hpp"
@@ -36,8 +37,6 @@
 namespace prof::cli {
 
 using report::terminal_escaped;
-using prof::kRuntimeCount;
-using prof::kRuntimeNames;
 namespace {
 
 // The processes of one run share its id (meta run_id): `prof --compare` treats a folder's dbs with one
@@ -121,18 +120,18 @@ CLI::Validator seconds_up_to(double high) {
       "");
 }
 
-int run(const Options& options) {
+// Checks what a run needs and says how to launch the program: 0, or the exit code of the failure
+// (already said).
+int prepare_launch(Options& o, std::string& program, LaunchOptions& launch) {
   std::string message;
-  Options o = options;
   if (!check_environment(message)) return fail(kExitUsage, message);
   if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, message);
   say_stale_temps_removed(o.output_dir, remove_stale_temps(o.output_dir));
   int not_found_code = 0;
-  std::string program = resolve_program(o.program[0], not_found_code, message);
+  program = resolve_program(o.program[0], not_found_code, message);
   if (program.empty()) return fail(not_found_code, message);
 
   const std::string prefix = install_prefix();
-  LaunchOptions launch;
   launch.argv = o.program;
   launch.preload_library = prefix + "/lib/prof/libprof_preload.so";
   if (access(launch.preload_library.c_str(), R_OK) != 0)
@@ -150,20 +149,96 @@ int run(const Options& options) {
   sigaction(SIGPIPE, nullptr, &sigpipe_before);
   launch.sigpipe_ignored = sigpipe_before.sa_handler == SIG_IGN;
   signal(SIGPIPE, SIG_IGN);
-  // --<runtime>-trace flags select device runtimes; none selects every device runtime prof knows.
-  // MPI is recorded only with --mpi-trace.
-  // Markers (roctx, mstx) only with --hiptx-trace. The device runtimes come first in RuntimeId.
-  const bool selected[kRuntimeCount] = {o.hip_trace,  o.musa_trace,  o.cnrt_trace, o.acl_trace,
-                                        o.mpi_trace,  o.hiptx_trace, o.hiptx_trace};
-  const size_t mpi = static_cast<size_t>(prof::RuntimeId::kMpi);
-  const bool any = std::find(std::begin(selected), std::begin(selected) + mpi, true) != std::begin(selected) + mpi;
-  for (size_t i = 0; i < kRuntimeCount; ++i)
-    if (selected[i] || (!any && i < mpi))
-      launch.runtimes += (launch.runtimes.empty() ? "" : ",") + std::string(kRuntimeNames[i]);
+  launch.runtimes = selected_runtimes(o);
   // Capture control: recording only inside windows (by the program's calls, or by time).
   launch.capture_by_api = o.trace_start == "off";
   launch.capture_delay_ns = o.delay.empty() ? 0 : *parse_duration(o.delay);
   launch.capture_duration_ns = o.duration.empty() ? 0 : *parse_duration(o.duration);
+  return 0;
+}
+
+// What the collector is told: where the run's rings and outputs are, and its capture windows.
+collector::CollectorOptions collector_options(const Options& o, const RunDirectory& run_dir,
+                                              const LaunchOptions& launch) {
+  collector::CollectorOptions collecting{run_dir.path(), run_dir.fallback_path(), o.output_dir, PROF_VERSION};
+  collecting.run_id = make_run_id();
+  collecting.replace_existing = o.force;
+  if (launch.capture_by_api) collecting.capture_control = "--trace-start off";
+  if (!o.delay.empty())
+    collecting.capture_control += (collecting.capture_control.empty() ? "" : " ") + std::string("--delay ") + o.delay;
+  if (!o.duration.empty())
+    collecting.capture_control +=
+        (collecting.capture_control.empty() ? "" : " ") + std::string("--duration ") + o.duration;
+  return collecting;
+}
+
+// Runs the program with the collector recording, waits for the run's processes, and writes the
+// outputs: the program's exit status, or prof's own code when the profile is not whole.
+int launch_and_report(const Options& o, const std::string& program, const LaunchOptions& launch,
+                      collector::Collector& collector, const collector::CollectorOptions& collecting) {
+  std::string message;
+  // Runs into this output directory left by a prof that was killed: said once, they are not this
+  // run's business. (Runs elsewhere are not mentioned: the line goes to the program's stderr,
+  // and every run on the machine would carry it.)
+  if (const size_t orphans = count_orphaned_runs_into(o.output_dir))
+    std::fprintf(stderr,
+                 "prof: %zu earlier run%s into %s ended when %s prof was killed; `prof --recover` finishes %s\n",
+                 orphans, orphans == 1 ? "" : "s", terminal_escaped(o.output_dir).c_str(),
+                 orphans == 1 ? "its" : "their", orphans == 1 ? "it" : "them");
+  collector.start();
+  // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
+  // prof can wait for them below.
+  become_subreaper();
+  LaunchResult result = launch_and_wait(launch, program, message);
+  // The program is done: a terminal that closes now ends the summary, not the databases and reports.
+  signal(SIGHUP, SIG_IGN);
+  guard_the_finish();
+  // Processes of the run still alive (a daemon, a background job) are still recording: wait for
+  // them, up to --wait-timeout, then say which ones are cut short.
+  const std::vector<int> running = wait_for_descendants(result.pid < 0 ? 0 : o.wait_timeout_s);
+  for (int pid : running)
+    std::fprintf(stderr, "prof: process %d (%s) still running %gs after %s exited; its recording is cut short\n", pid,
+                 terminal_escaped(process_name(pid)).c_str(), o.wait_timeout_s, terminal_escaped(o.program[0]).c_str());
+  std::vector<collector::CollectedProcess> dbs = collector.finish(running);
+  if (result.pid < 0) {
+    collector.remove_journal();
+    return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
+  }
+  for (const auto& error : collector.errors()) std::fprintf(stderr, "prof: %s\n", terminal_escaped(error).c_str());
+  for (const auto& note : collector.notes()) std::fprintf(stderr, "prof: %s\n", terminal_escaped(note).c_str());
+
+  if (const char* pause = getenv("PROF_TEST_PAUSE"); pause && std::strcmp(pause, "reports") == 0) {
+    // The fault suite's moment "prof killed while it writes the reports" (test/e2e/test_recover.py).
+    std::fputs("prof: PROF_TEST_PAUSE=reports: pausing before the reports\n", stderr);
+    sleep(60);
+  }
+  const int code = write_outputs(o, dbs, result.pid, collector.output_lost(), result.exit_status);
+  collector.remove_journal();
+  if (code != result.exit_status) return code;
+  // Calls no ring took are counted and said above; a profile missing them must not look like a
+  // whole one to a script either (400,007 calls once ended "nothing recorded", exit 0).
+  if (const uint64_t unrecorded = collector.unrecorded_calls()) {
+    std::fprintf(stderr, "prof: profile incomplete: %llu calls of %s not recorded (above); exiting %d instead of the "
+                 "program's status %d\n",
+                 static_cast<unsigned long long>(unrecorded), terminal_escaped(o.program[0]).c_str(), kExitCannotWrite,
+                 result.exit_status);
+    return kExitCannotWrite;
+  }
+  if (dbs.empty() && collector.errors().empty() && !collecting.capture_control.empty())
+    std::fprintf(stderr, "prof: %s made no call to a traced runtime (%s) inside a capture window (%s); nothing recorded\n",
+                 terminal_escaped(o.program[0]).c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
+  else if (dbs.empty() && collector.errors().empty())
+    std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n",
+                 terminal_escaped(o.program[0]).c_str(),
+                 launch.runtimes.c_str());
+  return result.exit_status;
+}
+
+int run(const Options& options) {
+  Options o = options;
+  std::string program;
+  LaunchOptions launch;
+  if (const int code = prepare_launch(o, program, launch)) return code;
 
   std::optional<RunDirectory> run_dir;
   try {
@@ -175,15 +250,7 @@ int run(const Options& options) {
   launch.run_dir = run_dir->path();
   launch.run_dir_fallback = run_dir->fallback_path();
 
-  collector::CollectorOptions collecting{run_dir->path(), run_dir->fallback_path(), o.output_dir, PROF_VERSION};
-  collecting.run_id = make_run_id();
-  collecting.replace_existing = o.force;
-  if (launch.capture_by_api) collecting.capture_control = "--trace-start off";
-  if (!o.delay.empty())
-    collecting.capture_control += (collecting.capture_control.empty() ? "" : " ") + std::string("--delay ") + o.delay;
-  if (!o.duration.empty())
-    collecting.capture_control +=
-        (collecting.capture_control.empty() ? "" : " ") + std::string("--duration ") + o.duration;
+  const collector::CollectorOptions collecting = collector_options(o, *run_dir, launch);
   std::optional<collector::Collector> collector;
   std::optional<ManifestLock> manifest;
   try {
@@ -203,71 +270,11 @@ int run(const Options& options) {
     return fail(kExitCannotWrite, e.what());
   }
   launch.on_started = [&](int pid) { manifest->set("program_pid", std::to_string(pid)); };
-  // Runs into this output directory left by a prof that was killed: said once, they are not this
-  // run's business. (Runs elsewhere are not mentioned: the line goes to the program's stderr,
-  // and every run on the machine would carry it.)
-  if (const size_t orphans = count_orphaned_runs_into(o.output_dir))
-    std::fprintf(stderr,
-                 "prof: %zu earlier run%s into %s ended when %s prof was killed; `prof --recover` finishes %s\n",
-                 orphans, orphans == 1 ? "" : "s", terminal_escaped(o.output_dir).c_str(),
-                 orphans == 1 ? "its" : "their", orphans == 1 ? "it" : "them");
-  collector->start();
-  // Descendants that outlive their parents (daemons, background jobs) become prof's children, so
-  // prof can wait for them below.
-  become_subreaper();
-  LaunchResult result = launch_and_wait(launch, program, message);
-  // The program is done: a terminal that closes now ends the summary, not the databases and reports.
-  signal(SIGHUP, SIG_IGN);
-  guard_the_finish();
-  // Processes of the run still alive (a daemon, a background job) are still recording: wait for
-  // them, up to --wait-timeout, then say which ones are cut short.
-  const std::vector<int> running = wait_for_descendants(result.pid < 0 ? 0 : o.wait_timeout_s);
-  for (int pid : running)
-    std::fprintf(stderr, "prof: process %d (%s) still running %gs after %s exited; its recording is cut short\n", pid,
-                 terminal_escaped(process_name(pid)).c_str(), o.wait_timeout_s, terminal_escaped(o.program[0]).c_str());
-  std::vector<collector::CollectedProcess> dbs = collector->finish(running);
-  if (result.pid < 0) {
-    collector->remove_journal();
-    return fail(result.exit_status ? result.exit_status : kExitProfFailed, message);
-  }
-  for (const auto& error : collector->errors()) std::fprintf(stderr, "prof: %s\n", terminal_escaped(error).c_str());
-  for (const auto& note : collector->notes()) std::fprintf(stderr, "prof: %s\n", terminal_escaped(note).c_str());
-
-  if (const char* pause = getenv("PROF_TEST_PAUSE"); pause && std::strcmp(pause, "reports") == 0) {
-    // The fault suite's moment "prof killed while it writes the reports" (test/e2e/test_recover.py).
-    std::fputs("prof: PROF_TEST_PAUSE=reports: pausing before the reports\n", stderr);
-    sleep(60);
-  }
-  const int code = write_outputs(o, dbs, result.pid, collector->output_lost(), result.exit_status);
-  collector->remove_journal();
-  if (code != result.exit_status) return code;
-  // Calls no ring took are counted and said above; a profile missing them must not look like a
-  // whole one to a script either (400,007 calls once ended "nothing recorded", exit 0).
-  if (const uint64_t unrecorded = collector->unrecorded_calls()) {
-    std::fprintf(stderr, "prof: profile incomplete: %llu calls of %s not recorded (above); exiting %d instead of the "
-                 "program's status %d\n",
-                 static_cast<unsigned long long>(unrecorded), terminal_escaped(o.program[0]).c_str(), kExitCannotWrite,
-                 result.exit_status);
-    return kExitCannotWrite;
-  }
-  if (dbs.empty() && collector->errors().empty() && !collecting.capture_control.empty())
-    std::fprintf(stderr, "prof: %s made no call to a traced runtime (%s) inside a capture window (%s); nothing recorded\n",
-                 terminal_escaped(o.program[0]).c_str(), launch.runtimes.c_str(), collecting.capture_control.c_str());
-  else if (dbs.empty() && collector->errors().empty())
-    std::fprintf(stderr, "prof: %s made no calls to a traced runtime (%s); nothing recorded\n",
-                 terminal_escaped(o.program[0]).c_str(),
-                 launch.runtimes.c_str());
-  return result.exit_status;
+  return launch_and_report(o, program, launch, *collector, collecting);
 }
 
-}  // namespace
-}  // namespace prof::cli
-
-int main(int argc, char** argv) {
-  using namespace prof::cli;
-  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug
-  Options o;
-  CLI::App app{"prof: a launcher-profiler for accelerator runtimes (HIP, MUSA, CNRT, ACL)"};
+// --help's footer: examples, the outputs' names and the exit statuses.
+void add_footer(CLI::App& app) {
   app.footer(
       "Examples:\n"
       "  prof ./app 1024                       trace every runtime the program calls\n"
@@ -292,19 +299,14 @@ int main(int argc, char** argv) {
       "\nExit status: the program's (128+N if killed by signal N); prof's own errors: 2 usage, 3 no call in\n"
       "the --index-range, 65 bad database, 66 missing input, 73 cannot write, 125 launch failed, 126 not\n"
       "executable, 127 not found.");
+}
+
+// The options, in the order --help, the man page and the completions show them: each add_*
+// function continues where the one before stopped.
+void add_tracing_options(CLI::App& app, Options& o) {
   app.prefix_command(true);
   app.set_version_flag("--version", PROF_VERSION);
-  app.add_flag("--hip-trace", o.hip_trace, "Trace the HIP runtime API, kernels and copies")->group("Tracing");
-  app.add_flag("--musa-trace", o.musa_trace, "Trace the MUSA runtime API, kernels and copies")->group("Tracing");
-  app.add_flag("--cnrt-trace", o.cnrt_trace, "Trace the Cambricon CNRT API, kernels, copies and notifiers")
-      ->group("Tracing");
-  app.add_flag("--acl-trace", o.acl_trace, "Trace the Ascend ACL API, operators, models, kernels and copies")
-      ->group("Tracing");
-  app.add_flag("--mpi-trace", o.mpi_trace,
-               "Also trace MPI calls (bytes, peer, tag) and align the ranks' clocks for --db-merge")->group("Tracing");
-  app.add_flag("--hiptx-trace", o.hiptx_trace,
-               "Also record roctx (and Ascend mstx) marks and ranges: a Markers and Ranges lane per thread, "
-               "<base>.range_stats.csv")->group("Tracing");
+  add_runtime_flags(app, o);
   app.add_flag("--kernel-stats-by-range", o.kernel_stats_by_range,
                "Also write <base>.kernel_by_range.csv: kernel statistics per innermost enclosing roctx push/pop "
                "range of the launching thread")->group("Outputs");
@@ -317,6 +319,9 @@ int main(int argc, char** argv) {
   app.add_option("--duration", o.duration, "Record for this long, then nothing (from the start or after --delay)")
       ->type_name("TIME")->group("Recording window");
   app.add_flag("--sim", o.sim, "Run the program on prof's simulated devices (HIP, MUSA, CNRT, ACL)")->group("Tracing");
+}
+
+void add_output_options(CLI::App& app, Options& o) {
   app.add_option("-d,--output-dir", o.output_dir,
                  "Directory for the outputs (default: current directory); %pid% %ppid% %hostname% "
                  "%rank% %env{VAR}% %q{VAR}% (empty if unset) %% give each process its own")
@@ -335,6 +340,15 @@ int main(int argc, char** argv) {
                  "but over a million calls no trace or json unless named (the summary says so)")
       ->check(output_formats())
       ->type_name("LIST")->group("Outputs");
+}
+
+// The options whose presence (not only their value) main() reads after parsing.
+struct DatabaseOptions {
+  CLI::Option* recover = nullptr;
+  CLI::Option* index_range = nullptr;
+};
+
+DatabaseOptions add_database_options(CLI::App& app, Options& o) {
   app.add_option("--db", o.db, "Regenerate the reports from this database; runs nothing")
       ->type_name("FILE")->group("Reports from a database");
   app.add_option("--db-merge", o.db_merge, "Merge every prof database in DIR into one db and one set of reports")
@@ -353,18 +367,23 @@ int main(int argc, char** argv) {
       ->type_name("stdout|stderr|none|FILE")->group("Outputs");
   app.add_flag("--strict", o.strict, "With --db-merge: a database that cannot be merged is an error, not skipped")
       ->group("Reports from a database");
-  CLI::Option* recover_option =
+  DatabaseOptions added;
+  added.recover =
       app.add_option("--recover", o.recover_dirs,
                      "Finish the runs of a prof that was killed (every such run of this user, or the run directories "
                      "given): databases and reports where the original command asked; runs nothing")
           ->expected(0, 1 << 20)
           ->type_name("[DIR...]")->group("Reports from a database");
-  CLI::Option* index_range =
+  added.index_range =
       app.add_option("--index-range", o.index_range,
                      "Only API calls A to B, inclusive, by sequence number: calls are numbered from 1, and 0:B "
                      "also means from the first (as hipprof counts); a range holding none is exit 3")
           ->type_name("A:B")->group("Reports from a database");
   add_filter_options(app, o);
+  return added;
+}
+
+void add_compare_and_wait_options(CLI::App& app, Options& o) {
   app.add_option("--compare", o.compare,
                  "Compare two profiles (dbs, <base>.summary.json files, or folders of them): BASE NEW; exit 0 "
                  "clean, 1 regressed, 2 error")
@@ -386,14 +405,11 @@ int main(int argc, char** argv) {
                  "jobs) to finish recording (default 30; 0: do not wait)")
       ->check(seconds_up_to(kMaxWaitTimeoutS))
       ->type_name("SECONDS")->group("Recording window");
-  add_help(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {  // --help, --version, --help-man, --completion
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return fail(kExitUsage, e.what() + std::string(" (see prof --help)"));
-  }
+}
+
+// The checks of a parsed command line that CLI11 cannot make: 0, or the exit code of the failure
+// (already said).
+int check_options(CLI::App& app, Options& o, const CLI::Option& index_range) {
   o.program = app.remaining();
   // `--` ends prof's options (rocprofv3 requires it); what follows is the program.
   const bool dashdash = !o.program.empty() && o.program[0] == "--";
@@ -420,10 +436,15 @@ int main(int argc, char** argv) {
       return fail(kExitUsage, std::string(option) + " " + *value +
                                   ": expected a time with a unit, such as 500ms, 10s or 2.5s");
   }
-  if (index_range->count() > 0 && !parse_range(o.index_range))
+  if (index_range.count() > 0 && !parse_range(o.index_range))
     return fail(kExitUsage, "--index-range " + o.index_range + ": expected A:B with 0 <= A <= B and B >= 1 (calls "
                             "are numbered from 1; 0:B means from the first)");
-  if (recover_option->count() > 0) {
+  return 0;
+}
+
+// What the command line asks for: recover, compare, merge, regenerate or run.
+int dispatch(Options& o, const CLI::Option& recover_option) {
+  if (recover_option.count() > 0) {
     if (!o.program.empty() || !o.db.empty() || !o.db_merge.empty() || !o.compare.empty())
       return fail(kExitUsage, "--recover finishes runs of a killed prof and runs nothing; drop the program, --db, "
                               "--db-merge and --compare");
@@ -446,4 +467,29 @@ int main(int argc, char** argv) {
   }
   if (o.program.empty()) return fail(kExitUsage, "no program given (see prof --help)");
   return run(o);
+}
+
+}  // namespace
+}  // namespace prof::cli
+
+int main(int argc, char** argv) {
+  using namespace prof::cli;
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug
+  Options o;
+  CLI::App app{"prof: a launcher-profiler for accelerator runtimes (HIP, MUSA, CNRT, ACL)"};
+  add_footer(app);
+  add_tracing_options(app, o);
+  add_output_options(app, o);
+  const DatabaseOptions db = add_database_options(app, o);
+  add_compare_and_wait_options(app, o);
+  add_help(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version, --help-man, --completion
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitUsage, e.what() + std::string(" (see prof --help)"));
+  }
+  if (const int code = check_options(app, o, *db.index_range)) return code;
+  return dispatch(o, *db.recover);
 }

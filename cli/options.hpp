@@ -1,6 +1,7 @@
 // The command line as prof reads it (cli/main.cpp), and the helpers every command shares: one
 // error line, the output directory, the output names, where the summary goes.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "report/report.hpp"
+#include "runtimes/api_id.hpp"
 #include "report/timeline_parts.hpp"
 
 // Set by cli/CMakeLists.txt from the project version.
@@ -25,12 +27,9 @@ std::string output_format_error(const std::string& list);
 inline bool output_format_known(const std::string& list) { return output_format_error(list).empty(); }
 
 struct Options {
-  bool hip_trace = false;
-  bool musa_trace = false;
-  bool cnrt_trace = false;
-  bool acl_trace = false;
-  bool mpi_trace = false;
-  bool hiptx_trace = false;
+  // --<flag> of each runtime (runtimes/runtime_list.def), by RuntimeId. Runtimes that share a flag
+  // (roctx and mstx: --hiptx-trace) read the first such runtime's entry: see runtime_selected().
+  std::array<bool, kRuntimeCount> runtime_trace{};
   bool kernel_stats_by_range = false;
   std::string trace_start = "on";
   std::string delay;

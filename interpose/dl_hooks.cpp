@@ -10,60 +10,22 @@
 #include "interpose/real_functions.hpp"
 
 // The hooks of every table row, by name (their prototypes do not matter here: only addresses).
-#define PROF_DECLARE_HOOK(name, ...) extern "C" void name();
-#define PROF_HIP_API PROF_DECLARE_HOOK
-#define PROF_MUSA_API PROF_DECLARE_HOOK
-#define PROF_CNRT_API PROF_DECLARE_HOOK
-#define PROF_ACL_API PROF_DECLARE_HOOK
-#define PROF_MPI_API PROF_DECLARE_HOOK
-#define PROF_HIP_API_CXX(name, symbol, ...) extern "C" void name() __asm__(symbol);
-#define PROF_ROCTX_API PROF_DECLARE_HOOK
-#define PROF_MSTX_API PROF_DECLARE_HOOK
-#include "runtimes/hip/hip_api.def"
-#undef PROF_HIP_API_CXX
-#include "runtimes/musa/musa_api.def"
-#include "runtimes/cnrt/cnrt_api.def"
-#include "runtimes/acl/acl_api.def"
-#include "runtimes/mpi/mpi_api.def"
-#include "runtimes/roctx/roctx_api.def"
-#include "runtimes/acl/mstx_api.def"
-#undef PROF_HIP_API
-#undef PROF_MUSA_API
-#undef PROF_CNRT_API
-#undef PROF_ACL_API
-#undef PROF_MPI_API
-#undef PROF_ROCTX_API
-#undef PROF_MSTX_API
+#define PROF_API_ROW(Enum, name, row, ...) extern "C" void row();
+#define PROF_API_ROW_CXX(Enum, name, row, symbol, ...) extern "C" void row() __asm__(symbol);
+#include "runtimes/runtime_rows.def"
+#undef PROF_API_ROW
+#undef PROF_API_ROW_CXX
 
 namespace prof::interpose {
 
 namespace {
 
 
-// In the order of kApis (runtimes/api_id.hpp): the same .def files in the same order.
+// In the order of kApis (runtimes/api_id.hpp): the same generated rows.
 void (*const kHooks[kApiCount])() = {
-#define PROF_HOOK_ADDRESS(name, ...) &name,
-#define PROF_HIP_API PROF_HOOK_ADDRESS
-#define PROF_MUSA_API PROF_HOOK_ADDRESS
-#define PROF_CNRT_API PROF_HOOK_ADDRESS
-#define PROF_ACL_API PROF_HOOK_ADDRESS
-#define PROF_MPI_API PROF_HOOK_ADDRESS
-#define PROF_ROCTX_API PROF_HOOK_ADDRESS
-#define PROF_MSTX_API PROF_HOOK_ADDRESS
-#include "runtimes/hip/hip_api.def"
-#include "runtimes/musa/musa_api.def"
-#include "runtimes/cnrt/cnrt_api.def"
-#include "runtimes/acl/acl_api.def"
-#include "runtimes/mpi/mpi_api.def"
-#include "runtimes/roctx/roctx_api.def"
-#include "runtimes/acl/mstx_api.def"
-#undef PROF_HIP_API
-#undef PROF_MUSA_API
-#undef PROF_CNRT_API
-#undef PROF_ACL_API
-#undef PROF_MPI_API
-#undef PROF_ROCTX_API
-#undef PROF_MSTX_API
+#define PROF_API_ROW(Enum, name, row, ...) &row,
+#include "runtimes/runtime_rows.def"
+#undef PROF_API_ROW
 };
 
 // The slot of a table row by name, or kApiCount. A binary search over a sorted index built once.

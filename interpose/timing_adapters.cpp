@@ -1,9 +1,7 @@
 #include "interpose/timing_adapter.hpp"
-#include "interpose/adapters/hip_adapter.hpp"
-#include "interpose/adapters/musa_adapter.hpp"
-#include "interpose/adapters/cnrt_adapter.hpp"
-#include "interpose/adapters/acl_adapter.hpp"
-#include "interpose/adapters/mpi_adapter.hpp"
+// Each runtime's interpose/adapters/<name>_adapter.hpp, where it has one (generated from
+// runtimes/runtime_list.def).
+#include "interpose/timing_adapter_headers.hpp"
 
 namespace prof::interpose {
 
@@ -18,11 +16,23 @@ constexpr TimingAdapter marker_timing(RuntimeId runtime) {
                        mpi_timing::none_elapsed, mpi_timing::none_capturing,
                        mpi_timing::none_device};
 }
-constexpr TimingAdapter kRoctxTiming = marker_timing(RuntimeId::kRoctx);
-constexpr TimingAdapter kMstxTiming = marker_timing(RuntimeId::kMstx);
+// A kMarker runtime's k<Enum>Timing is defined here; the others' come from their adapters.
+#define PROF_MARKER_TIMING_kDevice(Enum)
+#define PROF_MARKER_TIMING_kHost(Enum)
+#define PROF_MARKER_TIMING_kMarker(Enum) \
+  constexpr TimingAdapter k##Enum##Timing = marker_timing(RuntimeId::k##Enum);
+#define PROF_RUNTIME(Enum, name, folder, exports, kind, ...) PROF_MARKER_TIMING_##kind(Enum)
+#include "runtimes/runtime_list.def"
+#undef PROF_RUNTIME
+#undef PROF_MARKER_TIMING_kDevice
+#undef PROF_MARKER_TIMING_kHost
+#undef PROF_MARKER_TIMING_kMarker
 }  // namespace
 
-const TimingAdapter* const kTimingAdapters[kRuntimeCount] = {&kHipTiming,  &kMusaTiming,  &kCnrtTiming, &kAclTiming,
-                                                             &kMpiTiming,  &kRoctxTiming, &kMstxTiming};
+const TimingAdapter* const kTimingAdapters[kRuntimeCount] = {
+#define PROF_RUNTIME(Enum, ...) &k##Enum##Timing,
+#include "runtimes/runtime_list.def"
+#undef PROF_RUNTIME
+};
 
 }  // namespace prof::interpose

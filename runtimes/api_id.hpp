@@ -1,5 +1,6 @@
-// API ids and names for every runtime prof traces, generated from each runtime's table
-// (runtimes/<runtime>/<runtime>_api.def). Header-only and dependency-free so the collector can
+// API ids and names for every runtime prof traces, generated from the roll call
+// (runtimes/runtime_list.def) and each runtime's table (runtimes/<folder>/<name>_api.def, gathered
+// by the generated runtime_rows.def). Header-only and dependency-free so the collector can
 // name every API without linking the preload library.
 //
 // Ids are stored in databases, so they are append-only and unique across runtimes: each runtime
@@ -13,119 +14,95 @@
 
 namespace prof {
 
-// Stored in the db (runtimes.runtime_id); append-only.
+// Stored in the db (runtimes.runtime_id); append-only: one per line of runtimes/runtime_list.def.
 // roctx and mstx are marker APIs: their rows are markers (the db's markers table), not api_calls.
-enum class RuntimeId : uint8_t { kHip = 0, kMusa = 1, kCnrt = 2, kAcl = 3, kMpi = 4, kRoctx = 5, kMstx = 6 };
-inline constexpr size_t kRuntimeCount = 7;
-// The runtimes that run work on a device (streams, events, kernels, copies); MPI and the marker
-// APIs enqueue none.
+enum class RuntimeId : uint8_t {
+#define PROF_RUNTIME(Enum, ...) k##Enum,
+#include "runtimes/runtime_list.def"
+#undef PROF_RUNTIME
+};
+inline constexpr size_t kRuntimeCount = 0
+#define PROF_RUNTIME(...) +1
+#include "runtimes/runtime_list.def"
+#undef PROF_RUNTIME
+    ;
+
+// What a runtime is (runtime_list.def's kind column): which are traced unless flags say otherwise.
+enum class RuntimeKind : uint8_t {
+  kDevice,  // runs work on a device (streams, events, kernels, copies); traced by default
+  kHost,    // MPI: enqueues no device work; traced only with its flag
+  kMarker,  // roctx, mstx: marks and ranges only; recorded only with their flag
+};
+
+// One runtime's line of runtime_list.def, for the code that needs no API rows (cli, descriptions).
+struct RuntimeEntry {
+  const char* name;        // as PROF_RUNTIMES and the db spell it
+  RuntimeKind kind;
+  const char* trace_flag;  // `prof --<trace_flag>`, possibly shared with an earlier runtime
+  const char* trace_help;  // "" when the flag is shared with an earlier runtime
+};
+inline constexpr RuntimeEntry kRuntimes[kRuntimeCount] = {
+#define PROF_RUNTIME(Enum, name, folder, exports, kind, flag, help) \
+  {#name, RuntimeKind::kind, flag, help},
+#include "runtimes/runtime_list.def"
+#undef PROF_RUNTIME
+};
+
 constexpr bool is_device_runtime(RuntimeId r) {
-  return r == RuntimeId::kHip || r == RuntimeId::kMusa || r == RuntimeId::kCnrt || r == RuntimeId::kAcl;
+  const size_t index = static_cast<size_t>(r);
+  return index < kRuntimeCount && kRuntimes[index].kind == RuntimeKind::kDevice;
 }
 inline constexpr uint16_t kRuntimeIdSpan = 1000;
 // As PROF_RUNTIMES and `prof --<name>-trace` spell them (runtimes.hpp checks the descriptions agree).
-inline constexpr const char* kRuntimeNames[kRuntimeCount] = {"hip", "musa", "cnrt", "acl", "mpi", "roctx", "mstx"};
+inline constexpr const char* kRuntimeNames[kRuntimeCount] = {
+#define PROF_RUNTIME(Enum, name, ...) #name,
+#include "runtimes/runtime_list.def"
+#undef PROF_RUNTIME
+};
+// The first API id of a runtime's range: its line's index in runtime_list.def times the span.
+constexpr uint16_t runtime_id_base(RuntimeId r) {
+  return static_cast<uint16_t>(static_cast<size_t>(r) * kRuntimeIdSpan);
+}
 
+// Each runtime's rows, numbered from 0 in its table's order: api_rows::<name>::<row>.
 namespace api_rows {
-namespace hip {
-enum Row : uint16_t {
-#define PROF_HIP_API(name, ...) name,
-#include "runtimes/hip/hip_api.def"
-#undef PROF_HIP_API
-  kCount
-};
-}  // namespace hip
-namespace musa {
-enum Row : uint16_t {
-#define PROF_MUSA_API(name, ...) name,
-#include "runtimes/musa/musa_api.def"
-#undef PROF_MUSA_API
-  kCount
-};
-}  // namespace musa
-namespace cnrt {
-enum Row : uint16_t {
-#define PROF_CNRT_API(name, ...) name,
-#include "runtimes/cnrt/cnrt_api.def"
-#undef PROF_CNRT_API
-  kCount
-};
-}  // namespace cnrt
-namespace acl {
-enum Row : uint16_t {
-#define PROF_ACL_API(name, ...) name,
-#include "runtimes/acl/acl_api.def"
-#undef PROF_ACL_API
-  kCount
-};
-}  // namespace acl
-namespace mpi {
-enum Row : uint16_t {
-#define PROF_MPI_API(name, ...) name,
-#include "runtimes/mpi/mpi_api.def"
-#undef PROF_MPI_API
-  kCount
-};
-}  // namespace mpi
-namespace roctx {
-enum Row : uint16_t {
-#define PROF_ROCTX_API(name, ...) name,
-#include "runtimes/roctx/roctx_api.def"
-#undef PROF_ROCTX_API
-  kCount
-};
-}  // namespace roctx
-namespace mstx {
-enum Row : uint16_t {
-#define PROF_MSTX_API(name, ...) name,
-#include "runtimes/acl/mstx_api.def"
-#undef PROF_MSTX_API
-  kCount
-};
-}  // namespace mstx
+#define PROF_RUNTIME_ROWS_BEGIN(Enum, name) \
+  namespace name {                          \
+  enum Row : uint16_t {
+#define PROF_API_ROW(Enum, name, row, ...) row,
+#define PROF_RUNTIME_ROWS_END(Enum, name)                                          \
+  kCount                                                                           \
+  };                                                                               \
+  static_assert(kCount <= kRuntimeIdSpan, #name "'s table outgrew its id range");  \
+  }
+#include "runtimes/runtime_rows.def"
+#undef PROF_RUNTIME_ROWS_BEGIN
+#undef PROF_API_ROW
+#undef PROF_RUNTIME_ROWS_END
 }  // namespace api_rows
 
-inline constexpr uint16_t kHipIdBase = 0 * kRuntimeIdSpan;
-inline constexpr uint16_t kMusaIdBase = 1 * kRuntimeIdSpan;
-inline constexpr uint16_t kCnrtIdBase = 2 * kRuntimeIdSpan;
-inline constexpr uint16_t kAclIdBase = 3 * kRuntimeIdSpan;
-inline constexpr uint16_t kMpiIdBase = 4 * kRuntimeIdSpan;
-inline constexpr uint16_t kRoctxIdBase = 5 * kRuntimeIdSpan;
-inline constexpr uint16_t kMstxIdBase = 6 * kRuntimeIdSpan;
-static_assert(api_rows::hip::kCount <= kRuntimeIdSpan && api_rows::musa::kCount <= kRuntimeIdSpan &&
-              api_rows::cnrt::kCount <= kRuntimeIdSpan && api_rows::acl::kCount <= kRuntimeIdSpan &&
-              api_rows::mpi::kCount <= kRuntimeIdSpan && api_rows::roctx::kCount <= kRuntimeIdSpan &&
-              api_rows::mstx::kCount <= kRuntimeIdSpan);
-
 enum class ApiId : uint16_t {
-#define PROF_HIP_API(name, ...) name = kHipIdBase + api_rows::hip::name,
-#include "runtimes/hip/hip_api.def"
-#undef PROF_HIP_API
-#define PROF_MUSA_API(name, ...) name = kMusaIdBase + api_rows::musa::name,
-#include "runtimes/musa/musa_api.def"
-#undef PROF_MUSA_API
-#define PROF_CNRT_API(name, ...) name = kCnrtIdBase + api_rows::cnrt::name,
-#include "runtimes/cnrt/cnrt_api.def"
-#undef PROF_CNRT_API
-#define PROF_ACL_API(name, ...) name = kAclIdBase + api_rows::acl::name,
-#include "runtimes/acl/acl_api.def"
-#undef PROF_ACL_API
-#define PROF_MPI_API(name, ...) name = kMpiIdBase + api_rows::mpi::name,
-#include "runtimes/mpi/mpi_api.def"
-#undef PROF_MPI_API
-#define PROF_ROCTX_API(name, ...) name = kRoctxIdBase + api_rows::roctx::name,
-#include "runtimes/roctx/roctx_api.def"
-#undef PROF_ROCTX_API
-#define PROF_MSTX_API(name, ...) name = kMstxIdBase + api_rows::mstx::name,
-#include "runtimes/acl/mstx_api.def"
-#undef PROF_MSTX_API
+#define PROF_API_ROW(Enum, name, row, ...) \
+  row = runtime_id_base(RuntimeId::k##Enum) + api_rows::name::row,
+#include "runtimes/runtime_rows.def"
+#undef PROF_API_ROW
 };
 
+// How many rows each runtime's table has, in RuntimeId order.
+inline constexpr uint16_t kRuntimeApiCounts[kRuntimeCount] = {
+#define PROF_RUNTIME(Enum, name, ...) api_rows::name::kCount,
+#include "runtimes/runtime_list.def"
+#undef PROF_RUNTIME
+};
+// The slot of each runtime's first row; the last entry is the total.
+inline constexpr std::array<size_t, kRuntimeCount + 1> kRuntimeFirstSlot = [] {
+  std::array<size_t, kRuntimeCount + 1> first{};
+  for (size_t r = 0; r < kRuntimeCount; ++r) first[r + 1] = first[r] + kRuntimeApiCounts[r];
+  return first;
+}();
+
 // Every API of every runtime, densely: a slot is an index into the tables below.
-inline constexpr size_t kApiCount =
-    size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
-    size_t{api_rows::acl::kCount} + size_t{api_rows::mpi::kCount} + size_t{api_rows::roctx::kCount} +
-    size_t{api_rows::mstx::kCount};
+inline constexpr size_t kApiCount = kRuntimeFirstSlot[kRuntimeCount];
 
 // The `activity` column: which calls enqueue device work and whether they block until it is done.
 // kKernelSync: work that has run when the call returns (ACL's aclmdlExecute), timed like a blocking copy.
@@ -141,64 +118,20 @@ struct ApiInfo {
 
 #define PROF_API_HAS_STREAM(stream) (sizeof(#stream) != 2 || #stream[0] != '0')
 inline constexpr std::array<ApiInfo, kApiCount> kApis = {{
-#define PROF_HIP_API(name, ret, params, args, activity, stream, ...)                                       \
-  {static_cast<uint16_t>(ApiId::name), RuntimeId::kHip, #name, HookActivity::activity,                     \
+#define PROF_API_ROW(Enum, name, row, ret, params, args, activity, stream, ...)                  \
+  {static_cast<uint16_t>(ApiId::row), RuntimeId::k##Enum, #row, HookActivity::activity,         \
    PROF_API_HAS_STREAM(stream)},
-#include "runtimes/hip/hip_api.def"
-#undef PROF_HIP_API
-#define PROF_MUSA_API(name, ret, params, args, activity, stream, ...)                                      \
-  {static_cast<uint16_t>(ApiId::name), RuntimeId::kMusa, #name, HookActivity::activity,                    \
-   PROF_API_HAS_STREAM(stream)},
-#include "runtimes/musa/musa_api.def"
-#undef PROF_MUSA_API
-#define PROF_CNRT_API(name, ret, params, args, activity, stream, ...)                                      \
-  {static_cast<uint16_t>(ApiId::name), RuntimeId::kCnrt, #name, HookActivity::activity,                    \
-   PROF_API_HAS_STREAM(stream)},
-#include "runtimes/cnrt/cnrt_api.def"
-#undef PROF_CNRT_API
-#define PROF_ACL_API(name, ret, params, args, activity, stream, ...)                                       \
-  {static_cast<uint16_t>(ApiId::name), RuntimeId::kAcl, #name, HookActivity::activity,                     \
-   PROF_API_HAS_STREAM(stream)},
-#include "runtimes/acl/acl_api.def"
-#undef PROF_ACL_API
-#define PROF_MPI_API(name, ret, params, args, activity, stream, ...)                                       \
-  {static_cast<uint16_t>(ApiId::name), RuntimeId::kMpi, #name, HookActivity::activity,                     \
-   PROF_API_HAS_STREAM(stream)},
-#include "runtimes/mpi/mpi_api.def"
-#undef PROF_MPI_API
-#define PROF_ROCTX_API(name, ret, params, args, activity, stream, ...)                                     \
-  {static_cast<uint16_t>(ApiId::name), RuntimeId::kRoctx, #name, HookActivity::activity,                   \
-   PROF_API_HAS_STREAM(stream)},
-#include "runtimes/roctx/roctx_api.def"
-#undef PROF_ROCTX_API
-#define PROF_MSTX_API(name, ret, params, args, activity, stream, ...)                                      \
-  {static_cast<uint16_t>(ApiId::name), RuntimeId::kMstx, #name, HookActivity::activity,                    \
-   PROF_API_HAS_STREAM(stream)},
-#include "runtimes/acl/mstx_api.def"
-#undef PROF_MSTX_API
+#include "runtimes/runtime_rows.def"
+#undef PROF_API_ROW
 }};
 #undef PROF_API_HAS_STREAM
 
 // The slot of an id, or kApiCount for an id no table holds (a newer prof's, or a corrupt record).
 constexpr size_t api_slot(uint16_t id) {
-  if (id >= kHipIdBase && id < kHipIdBase + api_rows::hip::kCount) return id - kHipIdBase;
-  if (id >= kMusaIdBase && id < kMusaIdBase + api_rows::musa::kCount)
-    return size_t{api_rows::hip::kCount} + (id - kMusaIdBase);
-  if (id >= kCnrtIdBase && id < kCnrtIdBase + api_rows::cnrt::kCount)
-    return size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + (id - kCnrtIdBase);
-  if (id >= kAclIdBase && id < kAclIdBase + api_rows::acl::kCount)
-    return size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
-           (id - kAclIdBase);
-  if (id >= kMpiIdBase && id < kMpiIdBase + api_rows::mpi::kCount)
-    return size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} + size_t{api_rows::cnrt::kCount} +
-           size_t{api_rows::acl::kCount} + (id - kMpiIdBase);
-  constexpr size_t kBeforeRoctx = size_t{api_rows::hip::kCount} + size_t{api_rows::musa::kCount} +
-                                  size_t{api_rows::cnrt::kCount} + size_t{api_rows::acl::kCount} +
-                                  size_t{api_rows::mpi::kCount};
-  if (id >= kRoctxIdBase && id < kRoctxIdBase + api_rows::roctx::kCount) return kBeforeRoctx + (id - kRoctxIdBase);
-  if (id >= kMstxIdBase && id < kMstxIdBase + api_rows::mstx::kCount)
-    return kBeforeRoctx + size_t{api_rows::roctx::kCount} + (id - kMstxIdBase);
-  return kApiCount;
+  const size_t runtime = id / kRuntimeIdSpan;
+  const size_t row = id % kRuntimeIdSpan;
+  if (runtime >= kRuntimeCount || row >= kRuntimeApiCounts[runtime]) return kApiCount;
+  return kRuntimeFirstSlot[runtime] + row;
 }
 constexpr size_t api_slot(ApiId id) { return api_slot(static_cast<uint16_t>(id)); }
 

@@ -1,33 +1,26 @@
-// Every runtime prof knows, indexed by RuntimeId. Adding a runtime adds one line here.
+// Every runtime prof knows, indexed by RuntimeId: one description per line of
+// runtimes/runtime_list.def (each runtimes/<folder>/<name>_description.hpp, included by the
+// generated runtime_description_headers.hpp).
 #pragma once
 #include <array>
 #include <optional>
 
-#include "runtimes/hip/hip_description.hpp"
-#include "runtimes/musa/musa_description.hpp"
-#include "runtimes/cnrt/cnrt_description.hpp"
-#include "runtimes/acl/acl_description.hpp"
-#include "runtimes/mpi/mpi_description.hpp"
-#include "runtimes/roctx/roctx_description.hpp"
-#include "runtimes/acl/mstx_description.hpp"
+#include "runtimes/runtime_description_headers.hpp"
 
 namespace prof {
 
 inline constexpr std::array<const RuntimeDescription*, kRuntimeCount> kRuntimeDescriptions = {
-    &kHipDescription, &kMusaDescription, &kCnrtDescription, &kAclDescription, &kMpiDescription,
-    &kRoctxDescription, &kMstxDescription};
+#define PROF_RUNTIME(Enum, ...) &k##Enum##Description,
+#include "runtimes/runtime_list.def"
+#undef PROF_RUNTIME
+};
 
-static_assert(kHipDescription.name == std::string_view(kRuntimeNames[0]) &&
-              kMusaDescription.name == std::string_view(kRuntimeNames[1]) &&
-              kCnrtDescription.name == std::string_view(kRuntimeNames[2]) &&
-              kAclDescription.name == std::string_view(kRuntimeNames[3]) &&
-              kMpiDescription.name == std::string_view(kRuntimeNames[4]) &&
-              kRoctxDescription.name == std::string_view(kRuntimeNames[5]) &&
-              kMstxDescription.name == std::string_view(kRuntimeNames[6]));
-static_assert(kHipDescription.id == RuntimeId::kHip && kMusaDescription.id == RuntimeId::kMusa &&
-              kCnrtDescription.id == RuntimeId::kCnrt && kAclDescription.id == RuntimeId::kAcl &&
-              kMpiDescription.id == RuntimeId::kMpi && kRoctxDescription.id == RuntimeId::kRoctx &&
-              kMstxDescription.id == RuntimeId::kMstx);
+#define PROF_RUNTIME(Enum, rt, ...)                                                       \
+  static_assert(k##Enum##Description.id == RuntimeId::k##Enum &&                         \
+                    k##Enum##Description.name == std::string_view(#rt),                  \
+                "k" #Enum "Description disagrees with its line in runtimes/runtime_list.def");
+#include "runtimes/runtime_list.def"
+#undef PROF_RUNTIME
 
 inline const RuntimeDescription* find_runtime(int64_t id) {
   if (id < 0 || static_cast<size_t>(id) >= kRuntimeCount) return nullptr;

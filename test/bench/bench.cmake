@@ -22,7 +22,7 @@ if(TARGET prof_sim_hip)
   target_compile_options(prof_bench_noop_preload PRIVATE -fno-exceptions -fno-rtti -fvisibility=hidden
                          -fno-semantic-interposition)
   target_link_options(prof_bench_noop_preload PRIVATE -Wl,-z,now -static-libstdc++ -static-libgcc
-                      -Wl,--version-script=${CMAKE_SOURCE_DIR}/interpose/exports.map)
+                      -Wl,--version-script=${PROF_GENERATED_DIR}/interpose/exports.map)
   set_target_properties(prof_bench_noop_preload PROPERTIES OUTPUT_NAME noop_preload
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin)
 

@@ -1,21 +1,8 @@
-// The marker hooks (--hiptx-trace): one per row of runtimes/roctx/roctx_api.def and
-// runtimes/acl/mstx_api.def, all of the marker shape (marker_hook.hpp), and the one function that
-// publishes a marker.
+// The one function that publishes a marker, for every marker runtime's hooks (hooks_roctx.cpp,
+// hooks_mstx.cpp: the shape is marker_hook.hpp's).
 #include <cstring>
 
 #include "interpose/marker_hook.hpp"
-
-using namespace prof;
-using namespace prof::interpose;
-
-#define PROF_ROCTX_API(NAME, RET, PARAMS, ARGS, ACTIVITY, STREAM, MARKER, MESSAGE, VALUE, EVIDENCE) \
-  PROF_DEFINE_MARKER_HOOK(kRoctx, kHip, NAME, RET, PARAMS, ARGS, STREAM, MARKER, MESSAGE, VALUE)
-#include "runtimes/roctx/roctx_api.def"
-#undef PROF_ROCTX_API
-#define PROF_MSTX_API(NAME, RET, PARAMS, ARGS, ACTIVITY, STREAM, MARKER, MESSAGE, VALUE, EVIDENCE) \
-  PROF_DEFINE_MARKER_HOOK(kMstx, kAcl, NAME, RET, PARAMS, ARGS, STREAM, MARKER, MESSAGE, VALUE)
-#include "runtimes/acl/mstx_api.def"
-#undef PROF_MSTX_API
 
 namespace prof::interpose {
 
