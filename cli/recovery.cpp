@@ -167,7 +167,7 @@ std::optional<OrphanedRun> OrphanedRun::take(const std::string& named_dir, std::
   return run;
 }
 
-// The paths a manifest names are the ones prof itself makes (cli/main.cpp, collector.cpp): the
+// The paths a manifest names are the ones prof itself makes (cli/main.cpp, collector/): the
 // journal directory is <output_dir>/.<run dir's name>, the fallback run directory is a
 // prof-run-XXXXXX of this user, and each <pid>.dbpath note names a .db file directly in
 // output_dir. Anything else is refused before recovery deletes or replaces a single file.

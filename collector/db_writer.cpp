@@ -277,7 +277,24 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   std::optional<int64_t> stream;
   if (known && r.result == 0 && creates_stream(r.api_id)) stream_index(api->runtime, r.aux, r.device, true);
   if (has_stream) stream = stream_index(api->runtime, canonical_stream(*api, r.stream), r.device, false);
+  add_api_row(r, tid, hook_corr, corr, stream);
 
+  // The call's named arguments were recorded before it, on its thread.
+  if (auto it = pending_args_.find(tid); it != pending_args_.end()) {
+    for (const ArgsRecord& args : it->second)
+      if ((correlation_base | args.correlation_id) == hook_corr) insert_args(args, corr);
+    pending_args_.erase(it);  // any others belonged to calls that were not recorded
+  }
+
+  // Work captured into a graph did not run: the graph's launches carry its device time.
+  if (activity == HookActivity::kNone || r.result != 0 || (r.flags & kFlagCaptured) != 0) return;
+  // Work of a call without a stream argument (a blocking copy) runs on its runtime's default stream.
+  const int64_t stream_idx = stream ? *stream : stream_index(api->runtime, 0, r.device, false);
+  insert_device_work(r, activity, stream_idx, hook_corr, corr, launch);
+}
+
+void DbWriter::add_api_row(const ApiRecord& r, uint32_t tid, uint64_t hook_corr, int64_t corr,
+                           std::optional<int64_t> stream) {
   ApiRow& row = api_rows_.emplace_back();
   row.values[0] = r.api_id;
   row.values[1] = tid;
@@ -305,18 +322,10 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
     row.values[kSequenceColumn] = 0;
   }
   if (api_rows_.size() == kApiRowsPerInsert) flush_api_rows();
+}
 
-  // The call's named arguments were recorded before it, on its thread.
-  if (auto it = pending_args_.find(tid); it != pending_args_.end()) {
-    for (const ArgsRecord& args : it->second)
-      if ((correlation_base | args.correlation_id) == hook_corr) insert_args(args, corr);
-    pending_args_.erase(it);  // any others belonged to calls that were not recorded
-  }
-
-  // Work captured into a graph did not run: the graph's launches carry its device time.
-  if (activity == HookActivity::kNone || r.result != 0 || (r.flags & kFlagCaptured) != 0) return;
-  // Work of a call without a stream argument (a blocking copy) runs on its runtime's default stream.
-  const int64_t stream_idx = stream ? *stream : stream_index(api->runtime, 0, r.device, false);
+void DbWriter::insert_device_work(const ApiRecord& r, HookActivity activity, int64_t stream_idx, uint64_t hook_corr,
+                                  int64_t corr, const LaunchRecord* launch) {
   std::optional<std::pair<uint64_t, uint64_t>> times;
   if (auto it = early_timings_.find(hook_corr); it != early_timings_.end()) {
     times = it->second;

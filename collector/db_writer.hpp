@@ -87,6 +87,11 @@ class DbWriter {
   std::optional<int64_t> kernel_name_id(uint64_t function);
   void note_runtime(RuntimeId id);
   void insert_args(const ArgsRecord& r, int64_t correlation_id);
+  // on_api's two steps: the call's api_calls row (its sequence number while calls arrive in
+  // order), and the kernel or copy it started on the device.
+  void add_api_row(const ApiRecord& r, uint32_t tid, uint64_t hook_corr, int64_t corr, std::optional<int64_t> stream);
+  void insert_device_work(const ApiRecord& r, HookActivity activity, int64_t stream_idx, uint64_t hook_corr,
+                          int64_t corr, const LaunchRecord* launch);
 
   std::array<bool, kRuntimeCount> runtimes_called_{};
 

@@ -1,7 +1,7 @@
 // The collector's mover: rings (the run directory) -> journals (the output directory). Its
 // thread, the doorbell it sleeps on, and the ring move lock it shares with the producers
 // (docs/design-collector.md, "Journal, database, recovery").
-#include "collector/collector.hpp"
+#include "collector/mover.hpp"
 
 #include <cerrno>
 #include <dirent.h>
@@ -158,7 +158,12 @@ int64_t dir_mtime_ns(const std::string& dir) {
 }
 }  // namespace
 
-void Collector::open_doorbell() {
+Mover::~Mover() {
+  join();
+  if (doorbell_) munmap(doorbell_, kDoorbellBytes);
+}
+
+void Mover::open_doorbell() {
   // Made by start() before the mover starts. A producer that finds no doorbell file never rings
   // it, and the mover then sees new rings within its pause, as it would without one.
   const std::string bell = options_.run_dir + "/" + kDoorbellFile;
@@ -170,6 +175,34 @@ void Collector::open_doorbell() {
     }
     ::close(fd);
   }
+  shared_.mover_wake().set_doorbell(doorbell_);
+}
+
+void Mover::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void Mover::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+std::map<int, uint64_t> Mover::unjournaled() const {
+  std::lock_guard lock(move_mutex_);
+  return unjournaled_;
+}
+
+Mover::Unplaced Mover::unplaced() const {
+  Unplaced counts;
+  if (doorbell_) {
+    counts.calls = doorbell_->unplaced.calls.load(std::memory_order_acquire);
+    counts.threads = doorbell_->unplaced.threads.load(std::memory_order_acquire);
+  }
+  return counts;
+}
+
+void Mover::close_journals() {
+  std::lock_guard lock(move_mutex_);
+  for (auto& [name, ring] : rings_) ring->journal.reset();
 }
 
 // The mover keeps off the CPUs of the threads that fill their rings fastest. Its pause is a
@@ -181,7 +214,7 @@ void Collector::open_doorbell() {
 // cache domain looks busy and no idle CPU is looked for. So the mover's CPUs are those it was
 // given minus the ones such threads last ran on (BufferHeader::cpu), and all of them when that
 // leaves none (threads on every CPU).
-void Collector::keep_off_busy_cpus() {
+void Mover::keep_off_busy_cpus() {
   if (CPU_COUNT(&mover_allowed_) < 2) return;
   cpu_set_t wanted;
   CPU_AND(&wanted, &mover_allowed_, &busy_cpus_);
@@ -191,7 +224,7 @@ void Collector::keep_off_busy_cpus() {
   if (sched_setaffinity(0, sizeof wanted, &wanted) == 0) mover_cpus_ = wanted;
 }
 
-void Collector::run_mover() {
+void Mover::run() {
   sched_param batch{};
   sched_setscheduler(0, SCHED_BATCH, &batch);
   if (sched_getaffinity(0, sizeof mover_allowed_, &mover_allowed_) != 0) CPU_ZERO(&mover_allowed_);
@@ -204,7 +237,7 @@ void Collector::run_mover() {
   auto pause = std::chrono::microseconds(1000);
   const auto longest = std::chrono::microseconds(int64_t{1000} * options_.drain_interval_ms);
   uint64_t cycles = 0, moved_total = 0;
-  while (!stop_.load(std::memory_order_acquire)) {
+  while (!shared_.stop_requested()) {
     ++cycles;
     const size_t rings_before = rings_.size();
     // Read before the cycle: a ring made during it rings a bell this wait does not sleep through.
@@ -236,12 +269,12 @@ void Collector::run_mover() {
       const int64_t ns = std::chrono::nanoseconds(pause).count();
       const timespec wait{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
       doorbell_->mover_resting.store(pause > std::chrono::microseconds(1000) ? 1 : 0, std::memory_order_relaxed);
-      mover_wake_at_ns_.store(now_ns() + static_cast<uint64_t>(ns), std::memory_order_relaxed);
+      shared_.mover_wake().resting_until(now_ns() + static_cast<uint64_t>(ns));
       const long woke = syscall(SYS_futex, reinterpret_cast<uint32_t*>(&doorbell_->rung), FUTEX_WAIT, rung, &wait,
                                 nullptr, 0);
       // 0: woken (the bell, or the builder when the pause was due); EAGAIN: rung before the wait.
       if (woke == 0 || errno == EAGAIN) bell_wakes_.fetch_add(1, std::memory_order_relaxed);
-      mover_wake_at_ns_.store(UINT64_MAX, std::memory_order_relaxed);
+      shared_.mover_wake().resting_until(UINT64_MAX);
       doorbell_->mover_resting.store(0, std::memory_order_relaxed);
     } else {
       std::this_thread::sleep_for(pause);
@@ -254,25 +287,7 @@ void Collector::run_mover() {
                 static_cast<double>(cpu.tv_sec) * 1e3 + static_cast<double>(cpu.tv_nsec) / 1e6);
 }
 
-// The builder wakes the mover. The mover's pause is a futex wait with a timeout; the timer wakes
-// it on the CPU it last ran on, and where that CPU is the program thread's and the other one runs
-// the idle-priority builder, the scheduler leaves it there (seen with perf sched; likely the
-// builder's load making the cache domain look busy, so that no idle CPU is looked for) and the
-// batch-priority mover waits out the thread's time slice (0.5 ms here) at every cycle. A thread
-// making calls flat out then reaches half its ring before the mover comes, and moves its records
-// itself. Woken by the builder instead, the mover goes to the builder's CPU and runs as soon as the
-// idle-priority builder can be preempted. Where no builder runs, the other CPU is idle and the
-// timer's wake-up finds it.
-void Collector::wake_mover_if_due() {
-  const uint64_t due = mover_wake_at_ns_.load(std::memory_order_relaxed);
-  if (due == UINT64_MAX || !doorbell_ || now_ns() < due) return;
-  mover_wake_at_ns_.store(UINT64_MAX, std::memory_order_relaxed);
-  doorbell_->wake_mover();
-}
-
-// ---- The mover: rings -> journals ----
-
-void Collector::scan_rings(const std::string& run_dir) {
+void Mover::scan_rings(const std::string& run_dir) {
   DIR* dir = opendir(run_dir.c_str());
   if (!dir) return;
   while (dirent* entry = readdir(dir)) {
@@ -300,7 +315,7 @@ void Collector::scan_rings(const std::string& run_dir) {
     const std::string journal_path = options_.journal_dir + "/" + ring->journal_name;
     try {
       ring->reader.sync();
-      keep_output_dir();  // a new journal needs its directory, even if someone removed it
+      shared_.keep_output_dir();  // a new journal needs its directory, even if someone removed it
       ring->journal = std::make_unique<JournalWriter>(journal_path, ring->reader.header(), ring->reader.begin());
       // Recovery: records the killed prof wrote but had not released yet are in the journal already.
       const uint64_t have = ring->journal->next_index();
@@ -313,7 +328,7 @@ void Collector::scan_rings(const std::string& run_dir) {
         shared.journal_end.store(0, std::memory_order_release);
       }
     } catch (const std::exception& e) {
-      add_error(e.what());
+      shared_.add_error(e.what());
       ring->journal.reset();
       shared.journal_end.store(0, std::memory_order_release);
     }
@@ -326,7 +341,7 @@ void Collector::scan_rings(const std::string& run_dir) {
 // Takes the ring's move lock for the collector: free, or held by a producer that can no longer
 // free it (its thread has exited, or its process has died, perhaps half-way through a block: what
 // follows the journal's end is cut off), or (`found_now`) by a killed prof's collector.
-bool Collector::claim_ring(Ring& ring, bool found_now) {
+bool Mover::claim_ring(Ring& ring, bool found_now) {
   BufferHeader& h = ring.reader.shared_header();
   uint32_t holder = kMoverNone;
   if (h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire)) return true;
@@ -348,10 +363,31 @@ bool Collector::claim_ring(Ring& ring, bool found_now) {
   return true;
 }
 
-uint64_t Collector::move_once(bool final) {
+uint64_t Mover::move_once(bool final) {
   std::lock_guard lock(move_mutex_);
   released_last_cycle_ = false;
   published_last_cycle_ = 0;
+  scan_if_due(final);
+  uint64_t moved = 0;
+  fullest_ = 0;
+  fastest_fill_ = 0;
+  CPU_ZERO(&busy_cpus_);
+  for (auto it = rings_.begin(); it != rings_.end();) {
+    bool released = false;
+    moved += move_ring(*it->second, final, released);
+    if (released) {
+      unlink(it->second->reader.path().c_str());
+      it = rings_.erase(it);
+      released_last_cycle_ = true;
+    } else {
+      ++it;
+    }
+  }
+  publish_bounds(final);
+  return moved;
+}
+
+void Mover::scan_if_due(bool final) {
   // A ring this scan does not find was made after it began, and so was every call of its thread.
   // The directories are read only when a ring may have been made since the last scan: a producer
   // rings the doorbell after it makes its ring, so the bell's count, read before the scan, moves.
@@ -398,142 +434,143 @@ uint64_t Collector::move_once(bool final) {
         rings_found_by_forced_read_.fetch_add(rings_.size() - rings_before_read, std::memory_order_relaxed);
     }
   }
+}
+
+uint64_t Mover::move_ring(Ring& ring, bool final, bool& released) {
+  BufferReader& reader = ring.reader;
+  BufferHeader& h = reader.shared_header();
+  // Before the records: a call the thread leaves after this look is in them (its record is
+  // published before the store that says it left).
+  const uint64_t look_ns = now_ns();
+  const uint64_t in_call = h.in_call_since.load(std::memory_order_acquire);
+  reader.sync();  // what the producer moved itself
+  const uint64_t begin = reader.begin(), end = reader.end();
+  bool journaled = true;  // every record published before the look is in the journal now
+  const bool producers_own = observe(ring, look_ns, begin, end, final);
   uint64_t moved = 0;
-  fullest_ = 0;
-  fastest_fill_ = 0;
-  CPU_ZERO(&busy_cpus_);
-  for (auto it = rings_.begin(); it != rings_.end();) {
-    Ring& ring = *it->second;
-    BufferReader& reader = ring.reader;
-    BufferHeader& h = reader.shared_header();
-    // Before the records: a call the thread leaves after this look is in them (its record is
-    // published before the store that says it left).
-    const uint64_t look_ns = now_ns();
-    const uint64_t in_call = h.in_call_since.load(std::memory_order_acquire);
-    reader.sync();  // what the producer moved itself
-    const uint64_t begin = reader.begin(), end = reader.end();
-    bool journaled = true;  // every record published before the look is in the journal now
-    // A thread that moved its own records (it got half a ring ahead of the mover: on a machine
-    // whose CPUs the program's threads hold, the mover gets less CPU than moving takes) keeps its
-    // ring for kProducersOwnNs, and for another period each time it moves again after the mover
-    // took the ring back: the mover, held off the CPU, does not compete with it for the lock. The
-    // mover then takes the ring back for a cycle at least; one that has a CPU to spare keeps ahead
-    // of the thread from there. A thread that exits gives its ring back at once.
-    const uint64_t self_moves = h.self_moves.load(std::memory_order_relaxed);
-    if (self_moves != ring.seen_self_moves) {
-      ring.seen_self_moves = self_moves;
-      if (ring.owned_since_ns == 0) ring.owned_since_ns = look_ns;
+  if (producers_own && end > begin) journaled = false;
+  else if (end > begin) moved = move_spans(ring, begin, end, journaled);
+  released = update_journal(ring);
+  // An exited thread's entry goes (its journal says it has exited): the map follows the
+  // threads alive, not every thread ever made.
+  // (A ring without a journal brings the builder nothing: no bound.)
+  // (A bound not renewed stays true: a call not in the journal now was not in it then.)
+  if (released || !ring.journal) pending_bounds_[ring.journal_name] = std::nullopt;
+  else if (journaled) pending_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
+  return moved;
+}
+
+bool Mover::observe(Ring& ring, uint64_t look_ns, uint64_t begin, uint64_t end, bool final) {
+  BufferReader& reader = ring.reader;
+  BufferHeader& h = reader.shared_header();
+  // A thread that moved its own records (it got half a ring ahead of the mover: on a machine
+  // whose CPUs the program's threads hold, the mover gets less CPU than moving takes) keeps its
+  // ring for kProducersOwnNs, and for another period each time it moves again after the mover
+  // took the ring back: the mover, held off the CPU, does not compete with it for the lock. The
+  // mover then takes the ring back for a cycle at least; one that has a CPU to spare keeps ahead
+  // of the thread from there. A thread that exits gives its ring back at once.
+  const uint64_t self_moves = h.self_moves.load(std::memory_order_relaxed);
+  if (self_moves != ring.seen_self_moves) {
+    ring.seen_self_moves = self_moves;
+    if (ring.owned_since_ns == 0) ring.owned_since_ns = look_ns;
+  }
+  published_last_cycle_ += end - ring.seen_end;
+  const bool producers_own = !final && ring.owned_since_ns != 0 && look_ns - ring.owned_since_ns < kProducersOwnNs &&
+                             h.closed.load(std::memory_order_acquire) == 0;
+  if (!producers_own) ring.owned_since_ns = 0;
+  {
+    const double capacity = static_cast<double>(reader.capacity());
+    const double fill = ring.seen_ns != 0 && look_ns > ring.seen_ns
+                            ? static_cast<double>(end - ring.seen_end) / capacity * 1e6 /
+                                  static_cast<double>(look_ns - ring.seen_ns)
+                            : 0;
+    if (!producers_own) {
+      fullest_ = std::max(fullest_, static_cast<double>(end - begin) / capacity);
+      fastest_fill_ = std::max(fastest_fill_, fill);
     }
-    published_last_cycle_ += end - ring.seen_end;
-    const bool producers_own = !final && ring.owned_since_ns != 0 && look_ns - ring.owned_since_ns < kProducersOwnNs &&
-                               h.closed.load(std::memory_order_acquire) == 0;
-    if (!producers_own) ring.owned_since_ns = 0;
-    {
-      const double capacity = static_cast<double>(reader.capacity());
-      const double fill = ring.seen_ns != 0 && look_ns > ring.seen_ns
-                              ? static_cast<double>(end - ring.seen_end) / capacity * 1e6 /
-                                    static_cast<double>(look_ns - ring.seen_ns)
-                              : 0;
-      if (!producers_own) {
-        fullest_ = std::max(fullest_, static_cast<double>(end - begin) / capacity);
-        fastest_fill_ = std::max(fastest_fill_, fill);
+    if (const uint32_t cpu = h.cpu.load(std::memory_order_relaxed);
+        fill >= kBusyFillPerMs && cpu != 0 && cpu <= CPU_SETSIZE)
+      CPU_SET(cpu - 1, &busy_cpus_);
+  }
+  ring.seen_ns = look_ns;
+  ring.seen_end = end;
+  return producers_own;
+}
+
+uint64_t Mover::move_spans(Ring& ring, uint64_t begin, uint64_t end, bool& journaled) {
+  BufferReader& reader = ring.reader;
+  BufferHeader& h = reader.shared_header();
+  uint64_t moved = 0;
+  bool claimed = false;
+  try {
+    if (!ring.journal) throw std::runtime_error("");
+    // A span at a time, each under the move lock on its own (and offered to the producer).
+    for (uint64_t from = begin; from < end;) {
+      const uint64_t to = std::min(end, from + kMoverSpanRecords);
+      claimed = claim_ring(ring);
+      if (!claimed || h.read_index.load(std::memory_order_acquire) != from) {
+        journaled = false;  // the producer is moving them, or has: the next cycle takes the rest
+        break;
       }
-      if (const uint32_t cpu = h.cpu.load(std::memory_order_relaxed);
-          fill >= kBusyFillPerMs && cpu != 0 && cpu <= CPU_SETSIZE)
-        CPU_SET(cpu - 1, &busy_cpus_);
-    }
-    ring.seen_ns = look_ns;
-    ring.seen_end = end;
-    if (producers_own && end > begin) journaled = false;
-    else if (end > begin) {
-      bool claimed = false;
-      try {
-        if (!ring.journal) throw std::runtime_error("");
-        // A span at a time, each under the move lock on its own (and offered to the producer).
-        for (uint64_t from = begin; from < end;) {
-          const uint64_t to = std::min(end, from + kMoverSpanRecords);
-          claimed = claim_ring(ring);
-          if (!claimed || h.read_index.load(std::memory_order_acquire) != from) {
-            journaled = false;  // the producer is moving them, or has: the next cycle takes the rest
-            break;
-          }
-          if (move_span(h, reader, *ring.journal, from, to, h.journal_end.load(std::memory_order_relaxed)) ==
-              SpanMove::kTakenOver) {
-            claimed = false;  // the producer holds the lock and moves the span and what follows
-            journaled = false;
-            break;
-          }
-          moved += to - from;
-          h.mover.store(kMoverNone, std::memory_order_release);
-          flush_moved(reader, from, to);
-          claimed = false;
-          from = to;
-        }
-      } catch (const std::exception& e) {
-        // A producer must never wait on a reader that stopped reading: consumed all the same, counted.
-        if (ring.journal && *e.what()) add_error(e.what());
-        ring.journal.reset();
-        h.journal_end.store(0, std::memory_order_relaxed);  // nor move into a journal that failed
-        reader.sync();
-        if (end > reader.begin()) {
-          unjournaled_[ring.pid] += end - reader.begin();
-          moved += end - reader.begin();
-          reader.release(end);
-        }
+      if (move_span(h, reader, *ring.journal, from, to, h.journal_end.load(std::memory_order_relaxed)) ==
+          SpanMove::kTakenOver) {
+        claimed = false;  // the producer holds the lock and moves the span and what follows
+        journaled = false;
+        break;
       }
-      if (claimed) h.mover.store(kMoverNone, std::memory_order_release);
+      moved += to - from;
+      h.mover.store(kMoverNone, std::memory_order_release);
+      flush_moved(reader, from, to);
+      claimed = false;
+      from = to;
     }
-    // A ring whose thread exited (the producer unmapped it: no record can follow) and whose
-    // records are all in the journal is released: unmapped here and its file unlinked, so memory
-    // and run-directory space follow the threads alive, not the threads ever created. Its
-    // counters stay in the journal's header.
-    const bool released = h.closed.load(std::memory_order_acquire) == kRingReleased && reader.begin() == reader.end();
-    if (ring.journal) {
-      try {
-        ring.journal->update_counters(h);
-      } catch (const std::exception&) {
-      }
-    }
-    if (released && ring.journal) {
-      try {
-        ring.journal->mark_thread_exited();  // the builder's sign that this thread holds nothing
-      } catch (const std::exception&) {
-      }
-    }
-    // An exited thread's entry goes (its journal says it has exited): the map follows the
-    // threads alive, not every thread ever made.
-    // (A ring without a journal brings the builder nothing: no bound.)
-    // (A bound not renewed stays true: a call not in the journal now was not in it then.)
-    if (released || !ring.journal) pending_bounds_[ring.journal_name] = std::nullopt;
-    else if (journaled) pending_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
-    if (released) {
-      unlink(reader.path().c_str());
-      it = rings_.erase(it);
-      released_last_cycle_ = true;
-    } else {
-      ++it;
+  } catch (const std::exception& e) {
+    // A producer must never wait on a reader that stopped reading: consumed all the same, counted.
+    if (ring.journal && *e.what()) shared_.add_error(e.what());
+    ring.journal.reset();
+    h.journal_end.store(0, std::memory_order_relaxed);  // nor move into a journal that failed
+    reader.sync();
+    if (end > reader.begin()) {
+      unjournaled_[ring.pid] += end - reader.begin();
+      moved += end - reader.begin();
+      reader.release(end);
     }
   }
-  publish_bounds(final);
+  if (claimed) h.mover.store(kMoverNone, std::memory_order_release);
   return moved;
+}
+
+bool Mover::update_journal(Ring& ring) {
+  BufferReader& reader = ring.reader;
+  BufferHeader& h = reader.shared_header();
+  // A ring whose thread exited (the producer unmapped it: no record can follow) and whose
+  // records are all in the journal is released: unmapped here and its file unlinked, so memory
+  // and run-directory space follow the threads alive, not the threads ever created. Its
+  // counters stay in the journal's header.
+  const bool released = h.closed.load(std::memory_order_acquire) == kRingReleased && reader.begin() == reader.end();
+  if (ring.journal) {
+    try {
+      ring.journal->update_counters(h);
+    } catch (const std::exception&) {
+    }
+  }
+  if (released && ring.journal) {
+    try {
+      ring.journal->mark_thread_exited();  // the builder's sign that this thread holds nothing
+    } catch (const std::exception&) {
+    }
+  }
+  return released;
 }
 
 // The cycle's bounds go to the builder together with the unseen rings' bound (only now are the
 // bounds of every ring this scan found in place). The builder runs at idle priority and copies the
-// map under bounds_mutex_: preempted there beside busy processes, it held the lock for seconds, and
+// map under the bounds' lock (CallBounds): preempted there beside busy processes, it held the lock for seconds, and
 // a mover that waited on it left new threads without a journal, their rings full. So while the
 // program runs the mover does not wait: it keeps the cycle's bounds and offers them again next
 // cycle (a bound not renewed stays true, so a late one only builds less, never wrongly).
-void Collector::publish_bounds(bool final) {
-  std::unique_lock bounds(bounds_mutex_, std::defer_lock);
-  if (final) bounds.lock();
-  else if (!bounds.try_lock()) return;
-  for (auto& [name, bound] : pending_bounds_) {
-    if (bound) next_call_bounds_[name] = *bound;
-    else next_call_bounds_.erase(name);
-  }
-  pending_bounds_.clear();
-  unseen_rings_bound_ = last_scan_ns_ - std::min(last_scan_ns_, kInCallMarginNs);
+void Mover::publish_bounds(bool final) {
+  shared_.bounds().publish(pending_bounds_, last_scan_ns_ - std::min(last_scan_ns_, kInCallMarginNs), /*wait=*/final);
 }
 
 }  // namespace prof::collector

@@ -1,5 +1,5 @@
 // What the collector's two threads share about the run directory's files and their pace
-// (collector/collector.cpp: the builder and the rest; collector/mover.cpp: the mover).
+// (collector/builder.cpp and collector/mover.cpp).
 #pragma once
 #include <cstdint>
 #include <string>
