@@ -157,6 +157,123 @@ std::vector<std::string> build_environment(const LaunchOptions& options) {
   return env;
 }
 
+// argv and environment as execve takes them, and /bin/sh <program> <args> for ENOEXEC. Built
+// before fork (no allocation in the child), in place: the pointers point into `env`.
+struct ExecArgs {
+  ExecArgs() = default;
+  ExecArgs(const ExecArgs&) = delete;  // a copy's pointers would point into the original
+  ExecArgs& operator=(const ExecArgs&) = delete;
+  std::vector<std::string> env;
+  std::vector<char*> argv_ptrs, env_ptrs, sh_argv;
+};
+
+void build_exec_args(const LaunchOptions& options, const std::string& program_path,
+                     ExecArgs& args) {
+  args.env = build_environment(options);
+  for (const auto& a : options.argv) args.argv_ptrs.push_back(const_cast<char*>(a.c_str()));
+  args.argv_ptrs.push_back(nullptr);
+  args.sh_argv = {const_cast<char*>("/bin/sh"), const_cast<char*>(program_path.c_str())};
+  for (size_t i = 1; i + 1 < args.argv_ptrs.size(); ++i) args.sh_argv.push_back(args.argv_ptrs[i]);
+  args.sh_argv.push_back(nullptr);
+  for (const auto& e : args.env) args.env_ptrs.push_back(const_cast<char*>(e.c_str()));
+  args.env_ptrs.push_back(nullptr);
+}
+
+// The child, between fork and exec: async-signal-safe calls only (prof has threads, the
+// collector), and nothing allocated. An exec failure's errno goes up the pipe.
+[[noreturn]] void exec_program(const LaunchOptions& options, const std::string& program_path,
+                               ExecArgs& args, int tty, pid_t holder, const sigset_t& previous,
+                               int read_fd, int write_fd) {
+  // Its own process group (see forward_signal), and the terminal if prof had it. Both sides
+  // set them, so neither the program nor a signal can get in before they are in place.
+  setpgid(0, holder > 0 ? holder : 0);
+  hand_terminal(tty, holder > 0 ? holder : getpid());
+  if (tty >= 0) close(tty);
+  signal(SIGPIPE, options.sigpipe_ignored ? SIG_IGN : SIG_DFL);  // as prof found it
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
+  close(read_fd);
+  execve(program_path.c_str(), args.argv_ptrs.data(), args.env_ptrs.data());
+  int err = errno;
+  if (err == ENOEXEC) {
+    // A script without a #! line: run it with /bin/sh, as a shell and execvp do.
+    execve("/bin/sh", args.sh_argv.data(), args.env_ptrs.data());
+    err = errno;
+  }
+  ssize_t ignored = write(write_fd, &err, sizeof err);
+  (void)ignored;
+  _exit(kExitNotExecutable);
+}
+
+// fork failed: the holder goes, the pipe closes and the signal mask is as prof found it.
+void abandon_launch(int tty, pid_t holder, const sigset_t& previous, int read_fd) {
+  if (tty >= 0) close(tty);
+  if (holder > 0) {
+    kill(holder, SIGKILL);
+    waitpid(holder, nullptr, 0);
+  }
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
+  close(read_fd);
+}
+
+void install_forwarding(struct sigaction (&old_actions)[kForwardedCount]) {
+  struct sigaction sa {};
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < kForwardedCount; ++i) sigaction(kForwarded[i], &sa, &old_actions[i]);
+}
+
+// Whether the exec failed, with the child's errno in `exec_errno`; EOF is an exec that succeeded.
+bool read_exec_error(int read_fd, int& exec_errno) {
+  ssize_t n;
+  do {
+    n = read(read_fd, &exec_errno, sizeof exec_errno);
+  } while (n < 0 && errno == EINTR);
+  close(read_fd);
+  return n == static_cast<ssize_t>(sizeof exec_errno);
+}
+
+// The program's wait status once it has ended (0 if it cannot be waited for).
+int wait_for_program(pid_t pid, int tty, pid_t group) {
+  int status = 0;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, tty >= 0 ? WUNTRACED : 0);
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (!WIFSTOPPED(status)) break;
+    // Stopped from the terminal (Ctrl-Z): prof takes the terminal back and stops too, so the
+    // shell sees its job stopped; when the shell continues prof, the program gets the terminal
+    // and SIGCONT again.
+    hand_terminal(tty, getpgrp());
+    kill(getpid(), SIGSTOP);
+    hand_terminal(tty, group);
+    kill(-group, SIGCONT);
+  }
+  return status;
+}
+
+// The program has ended: no more forwarding, the holder goes, the terminal comes back to prof.
+void end_launch(pid_t holder, int tty, const struct sigaction (&old_actions)[kForwardedCount]) {
+  g_child.store(-1);
+  if (holder > 0) {
+    kill(holder, SIGKILL);
+    while (waitpid(holder, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  for (int i = 0; i < kForwardedCount; ++i) sigaction(kForwarded[i], &old_actions[i], nullptr);
+  hand_terminal(tty, getpgrp());
+  if (tty >= 0) close(tty);
+}
+
+// As a shell reports it: the exit code, or 128 + the signal that ended the program.
+int shell_exit_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 0;
+}
+
 }  // namespace
 
 std::string resolve_program(const std::string& name, int& error_code, std::string& message) {
@@ -187,16 +304,8 @@ std::string resolve_program(const std::string& name, int& error_code, std::strin
 
 LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& program_path, std::string& message) {
   LaunchResult result;
-  std::vector<std::string> env = build_environment(options);
-  std::vector<char*> argv_ptrs, env_ptrs;
-  for (const auto& a : options.argv) argv_ptrs.push_back(const_cast<char*>(a.c_str()));
-  argv_ptrs.push_back(nullptr);
-  // Built before fork (no allocation in the child): /bin/sh <program> <args> for ENOEXEC.
-  std::vector<char*> sh_argv = {const_cast<char*>("/bin/sh"), const_cast<char*>(program_path.c_str())};
-  for (size_t i = 1; i + 1 < argv_ptrs.size(); ++i) sh_argv.push_back(argv_ptrs[i]);
-  sh_argv.push_back(nullptr);
-  for (const auto& e : env) env_ptrs.push_back(const_cast<char*>(e.c_str()));
-  env_ptrs.push_back(nullptr);
+  ExecArgs args;
+  build_exec_args(options, program_path, args);
 
   // exec failures travel back through a close-on-exec pipe: EOF means the exec succeeded.
   int pipe_fds[2];
@@ -212,35 +321,11 @@ LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& pr
   const int tty = controlling_terminal_in_foreground();
   const pid_t holder = start_group_holder();
   pid_t pid = fork();
-  if (pid == 0) {
-    // Its own process group (see forward_signal), and the terminal if prof had it. Both sides
-    // set them, so neither the program nor a signal can get in before they are in place.
-    setpgid(0, holder > 0 ? holder : 0);
-    hand_terminal(tty, holder > 0 ? holder : getpid());
-    if (tty >= 0) close(tty);
-    signal(SIGPIPE, options.sigpipe_ignored ? SIG_IGN : SIG_DFL);  // as prof found it
-    sigprocmask(SIG_SETMASK, &previous, nullptr);
-    close(pipe_fds[0]);
-    execve(program_path.c_str(), argv_ptrs.data(), env_ptrs.data());
-    int err = errno;
-    if (err == ENOEXEC) {
-      // A script without a #! line: run it with /bin/sh, as a shell and execvp do.
-      execve("/bin/sh", sh_argv.data(), env_ptrs.data());
-      err = errno;
-    }
-    ssize_t ignored = write(pipe_fds[1], &err, sizeof err);
-    (void)ignored;
-    _exit(kExitNotExecutable);
-  }
+  if (pid == 0)
+    exec_program(options, program_path, args, tty, holder, previous, pipe_fds[0], pipe_fds[1]);
   close(pipe_fds[1]);
   if (pid < 0) {
-    if (tty >= 0) close(tty);
-    if (holder > 0) {
-      kill(holder, SIGKILL);
-      waitpid(holder, nullptr, 0);
-    }
-    sigprocmask(SIG_SETMASK, &previous, nullptr);
-    close(pipe_fds[0]);
+    abandon_launch(tty, holder, previous, pipe_fds[0]);
     message = std::string("cannot fork: ") + strerror(errno);
     return result;
   }
@@ -250,55 +335,22 @@ LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& pr
   hand_terminal(tty, group);
   g_group.store(group);
   g_child.store(pid);
-  struct sigaction sa {};
-  sa.sa_sigaction = forward_signal;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
   struct sigaction old_actions[kForwardedCount];
-  for (int i = 0; i < kForwardedCount; ++i) sigaction(kForwarded[i], &sa, &old_actions[i]);
+  install_forwarding(old_actions);
   sigprocmask(SIG_SETMASK, &previous, nullptr);
 
   int exec_errno = 0;
-  ssize_t n;
-  do {
-    n = read(pipe_fds[0], &exec_errno, sizeof exec_errno);
-  } while (n < 0 && errno == EINTR);
-  close(pipe_fds[0]);
+  const bool exec_failed = read_exec_error(pipe_fds[0], exec_errno);
+  const int status = wait_for_program(pid, tty, group);
+  end_launch(holder, tty, old_actions);
 
-  int status = 0;
-  for (;;) {
-    const pid_t done = waitpid(pid, &status, tty >= 0 ? WUNTRACED : 0);
-    if (done < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (!WIFSTOPPED(status)) break;
-    // Stopped from the terminal (Ctrl-Z): prof takes the terminal back and stops too, so the
-    // shell sees its job stopped; when the shell continues prof, the program gets the terminal
-    // and SIGCONT again.
-    hand_terminal(tty, getpgrp());
-    kill(getpid(), SIGSTOP);
-    hand_terminal(tty, group);
-    kill(-group, SIGCONT);
-  }
-  g_child.store(-1);
-  if (holder > 0) {
-    kill(holder, SIGKILL);
-    while (waitpid(holder, nullptr, 0) < 0 && errno == EINTR) {
-    }
-  }
-  for (int i = 0; i < kForwardedCount; ++i) sigaction(kForwarded[i], &old_actions[i], nullptr);
-  hand_terminal(tty, getpgrp());
-  if (tty >= 0) close(tty);
-
-  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+  if (exec_failed) {
     message = program_path + ": cannot execute: " + strerror(exec_errno);
     result.exit_status = exec_errno == ENOENT ? kExitNotFound : kExitNotExecutable;
     return result;
   }
   result.pid = pid;
-  if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) result.exit_status = 128 + WTERMSIG(status);
+  result.exit_status = shell_exit_status(status);
   return result;
 }
 

@@ -845,6 +845,66 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, b
   ticket.span = span;
 }
 
+namespace {
+
+// The steps of timing_end, always inlined: it runs after every timed call, and compiles to the same
+// work as one function.
+
+// The first call after the runtime took prof's subscription was timed with events too: if the
+// runtime gave its op an id, the report times it and the events go back unused.
+[[gnu::always_inline]] inline void settle_probe_call(ThreadTiming* tt, const TimingAdapter& rt,
+                                                     TimingTicket& ticket) noexcept {
+  const bool reported = t_activity_id != 0;
+  settle_probe(rt.runtime, reported);
+  if (reported) {
+    if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
+    give_back_own(tt, ticket.end);
+    ticket.by_activity = true;
+  }
+}
+
+// Whether the harvester has the op; a full ring loses its device times, counted.
+[[gnu::always_inline]] inline bool push_pending(ThreadTiming* tt, RuntimeId runtime,
+                                                const PendingOp& op) noexcept {
+  if (!tt->pending.push(op)) {
+    if (ThreadBuffer* b = ThreadBuffer::current(runtime)) b->count_timing_drop();
+    return false;
+  }
+  if (g_harvester_asleep.load(std::memory_order_relaxed)) [[unlikely]] wake_harvester();
+  return true;
+}
+
+// A call whose op the runtime reports itself: the op goes to the harvester to meet its report.
+[[gnu::always_inline]] inline void end_reported_call(ThreadTiming* tt, const TimingAdapter& rt,
+                                                     bool call_succeeded, void* stream,
+                                                     uint64_t correlation_id, Activity activity,
+                                                     bool blocking, uint64_t submit_ns,
+                                                     uint64_t api_end_ns) noexcept {
+  // A runtime that reports by external correlation: the op, if any, carries prof's id; whether
+  // the call enqueued one is known only from a report (an op left without one is counted as a
+  // timing drop when the harvester stops).
+  if (rt.activity_push != nullptr) {
+    rt.activity_pop();
+    t_activity_id = correlation_id;
+  }
+  // No id: the call enqueued nothing the runtime reports (it failed, or had no work to do).
+  if (!call_succeeded || t_activity_id == 0) return;
+  PendingOp op{};
+  op.end.runtime = rt.runtime;
+  op.stream = stream;
+  op.correlation_id = correlation_id;
+  op.submit_ns = submit_ns;
+  op.api_end_ns = api_end_ns;
+  op.owner = tt;
+  op.activity = activity;
+  op.blocking = blocking;
+  op.by_activity = true;
+  op.runtime_id = t_activity_id;
+  push_pending(tt, rt.runtime, op);
+}
+
+}  // namespace
+
 void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_t correlation_id,
                 Activity activity, bool blocking, uint64_t submit_ns, uint64_t api_end_ns) noexcept {
   ThreadTiming* tt = ticket.owner;
@@ -852,43 +912,10 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
   const TimingAdapter& rt = adapter_of(ticket.end.runtime);
   tt->lend_valid = false;
   if (ticket.span) rt.activity_pop();
-  // The first call after the runtime took prof's subscription was timed with events too: if the
-  // runtime gave its op an id, the report times it and the events go back unused.
-  if (ticket.probe && call_succeeded) {
-    const bool reported = t_activity_id != 0;
-    settle_probe(rt.runtime, reported);
-    if (reported) {
-      if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
-      give_back_own(tt, ticket.end);
-      ticket.by_activity = true;
-    }
-  }
+  if (ticket.probe && call_succeeded) settle_probe_call(tt, rt, ticket);
   if (ticket.by_activity) {
-    // A runtime that reports by external correlation: the op, if any, carries prof's id; whether
-    // the call enqueued one is known only from a report (an op left without one is counted as a
-    // timing drop when the harvester stops).
-    if (rt.activity_push != nullptr) {
-      rt.activity_pop();
-      t_activity_id = correlation_id;
-    }
-    // No id: the call enqueued nothing the runtime reports (it failed, or had no work to do).
-    if (!call_succeeded || t_activity_id == 0) return;
-    PendingOp op{};
-    op.end.runtime = rt.runtime;
-    op.stream = stream;
-    op.correlation_id = correlation_id;
-    op.submit_ns = submit_ns;
-    op.api_end_ns = api_end_ns;
-    op.owner = tt;
-    op.activity = activity;
-    op.blocking = blocking;
-    op.by_activity = true;
-    op.runtime_id = t_activity_id;
-    if (!tt->pending.push(op)) {
-      if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
-      return;
-    }
-    if (g_harvester_asleep.load(std::memory_order_relaxed)) [[unlikely]] wake_harvester();
+    end_reported_call(tt, rt, call_succeeded, stream, correlation_id, activity, blocking, submit_ns,
+                      api_end_ns);
     return;
   }
   // A borrowed begin is the harvester's (the previous op's tail), never given back from here.
@@ -912,13 +939,11 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
   PendingOp op{ticket.begin, ticket.end, stream,   ticket.begin_borrowed, ticket.predecessor_id, correlation_id,
                submit_ns,    api_end_ns, tt,       activity,              blocking,              false,
                0,            ticket.span};
-  if (!tt->pending.push(op)) {
-    if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
+  if (!push_pending(tt, rt.runtime, op)) {
     if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
     give_back_own(tt, ticket.end);
     return;
   }
-  if (g_harvester_asleep.load(std::memory_order_relaxed)) [[unlikely]] wake_harvester();
   // Pushed: the harvester keeps this end event as its stream's tail until the thread's next op
   // on the stream is finished, so the next op may borrow it.
   tt->lend_valid = !blocking;

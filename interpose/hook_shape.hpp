@@ -142,8 +142,57 @@ consteval bool keeps_state(std::string_view post) {
   return false;
 }
 
+// What a hook returns when no loaded library defines its function.
+template <typename Adapter, typename Ret>
+[[gnu::always_inline]] inline Ret no_library_result() noexcept {
+  if constexpr (std::is_same_v<Ret, typename Adapter::Status>) return Adapter::kNoLibrary;
+  else if constexpr (!std::is_void_v<Ret>) return Ret{};
+  else return;
+}
+
+// A call that gets no record although its runtime is traced.
+template <typename Adapter>
+[[gnu::always_inline]] inline void count_unbuffered_call(bool wanted, const void* caller) noexcept {
+  constexpr size_t kRuntime = static_cast<size_t>(Adapter::kRuntime);
+  if (g_config.enabled && g_config.traced[kRuntime]) [[unlikely]] {
+    if (wanted) count_unrecorded_call();  // no ring fitted: counted
+    // Inside another traced call: the runtime's own call passes unseen; any other (a signal
+    // handler's that interrupted the hook) is counted.
+    else if (!in_runtime_library(caller)) count_nested_call();
+  }
+}
+
+// After the real call, in the order both hook paths (void or not) need: the device-timing ticket
+// closed, the row's post statement, its captured values, the record (inside a capture window),
+// the call left. `ok` is whether the call succeeded as device timing takes it, `result` the
+// status as the record stores it.
+template <typename Adapter, ApiId kId, HookActivity kActivity, typename Capture, typename Post>
+[[gnu::always_inline]] inline void finish_call(ThreadBuffer* buffer, const HookContext& ctx,
+                                               uint64_t corr, TimingTicket& ticket,
+                                               typename Adapter::Stream stream,
+                                               typename Adapter::Status status, bool ok,
+                                               int32_t result, uint64_t begin_ns, uint64_t end_ns,
+                                               uint64_t device, bool recording, Capture& capture,
+                                               Post& post) noexcept {
+  uint8_t flags = 0;
+  if constexpr (kActivity != HookActivity::kNone) {
+    if (ticket.owner) flags |= kFlagDeviceTiming;
+    if (ticket.captured) flags |= kFlagCaptured;
+    timing_end(ticket, ok, stream, corr, to_activity(kActivity), is_blocking(kActivity), begin_ns,
+               end_ns);
+  }
+  post(ctx, status);
+  const Captured c = capture(status);
+  if (recording)
+    commit_api(buffer, static_cast<uint16_t>(kId), flags, result, corr, begin_ns, end_ns, c.stream,
+               c.bytes, c.aux, device);
+  buffer->leave_call();
+  hook_clock_maintain(end_ns);
+}
+
 // `call` invokes the real function; `capture` reads the row's stream, bytes and aux expressions
-// after the call; `post` runs the row's extra statement.
+// after the call; `post` runs the row's extra statement. The steps it calls are always inlined:
+// this is every hooked call's path, and it compiles to the same work as one function.
 template <typename Adapter, ApiId kId, HookActivity kActivity, bool kKeepsState = false, typename Real,
           typename RealCall, typename Capture, typename Post>
 inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall real_only, Capture capture, Post post,
@@ -152,11 +201,8 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   using Ret = decltype(call());
   using Status = typename Adapter::Status;
   constexpr size_t kRuntime = static_cast<size_t>(Adapter::kRuntime);
-  if (!real_fn) [[unlikely]] {
-    if constexpr (std::is_same_v<Ret, Status>) return Adapter::kNoLibrary;
-    else if constexpr (!std::is_void_v<Ret>) return Ret{};
-    else return;
-  }
+  if (!real_fn) [[unlikely]]
+    return no_library_result<Adapter, Ret>();
   // A call before prof's constructor ran (a library's constructor): read the configuration now.
   if (!g_config_loaded.load(std::memory_order_acquire)) [[unlikely]] ensure_config_loaded();
   if constexpr (kId == profiler_start_api<Adapter>())
@@ -169,12 +215,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   const bool wanted = t_depth == 0 && g_config.traced[kRuntime];
   ThreadBuffer* buffer = wanted ? ThreadBuffer::current(Adapter::kRuntime) : nullptr;
   if (!buffer) {
-    if (g_config.enabled && g_config.traced[kRuntime]) [[unlikely]] {
-      if (wanted) count_unrecorded_call();  // no ring fitted: counted
-      // Inside another traced call: the runtime's own call passes unseen; any other (a signal
-      // handler's that interrupted the hook) is counted.
-      else if (!in_runtime_library(caller)) count_nested_call();
-    }
+    count_unbuffered_call<Adapter>(wanted, caller);
     return call();
   }
   DepthGuard depth_guard;
@@ -191,39 +232,18 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   if constexpr (std::is_void_v<Ret>) {
     call();
     const uint64_t end_ns = std::max(hook_now_ns(), begin_ns);
-    uint8_t flags = 0;
-    if constexpr (kActivity != HookActivity::kNone) {  // hip_impl::hipLaunchKernelGGLImpl: nothing to say it failed
-      if (ticket.owner) flags |= kFlagDeviceTiming;
-      if (ticket.captured) flags |= kFlagCaptured;
-      timing_end(ticket, true, stream, corr, to_activity(kActivity), is_blocking(kActivity), begin_ns, end_ns);
-    }
-    post(ctx, Adapter::kSuccess);
-    const Captured c = capture(Adapter::kSuccess);
-    if (recording)
-      commit_api(buffer, static_cast<uint16_t>(kId), flags, 0, corr, begin_ns, end_ns, c.stream, c.bytes, c.aux,
-                 device);
-    buffer->leave_call();
-    hook_clock_maintain(end_ns);
+    // ok: hip_impl::hipLaunchKernelGGLImpl has nothing to say it failed.
+    finish_call<Adapter, kId, kActivity>(buffer, ctx, corr, ticket, stream, Adapter::kSuccess, true,
+                                         0, begin_ns, end_ns, device, recording, capture, post);
   } else {
     Ret ret = call();
     const uint64_t end_ns = std::max(hook_now_ns(), begin_ns);
     if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize) timing_after_device_reset();
     Status status = Adapter::kSuccess;
     if constexpr (std::is_same_v<Ret, Status>) status = ret;
-    uint8_t flags = 0;
-    if constexpr (kActivity != HookActivity::kNone) {
-      if (ticket.owner) flags |= kFlagDeviceTiming;
-      if (ticket.captured) flags |= kFlagCaptured;
-      timing_end(ticket, status == Adapter::kSuccess, stream, corr, to_activity(kActivity), is_blocking(kActivity),
-                 begin_ns, end_ns);
-    }
-    post(ctx, status);
-    const Captured c = capture(status);
-    if (recording)
-      commit_api(buffer, static_cast<uint16_t>(kId), flags, static_cast<int32_t>(status), corr, begin_ns, end_ns,
-                 c.stream, c.bytes, c.aux, device);
-    buffer->leave_call();
-    hook_clock_maintain(end_ns);
+    finish_call<Adapter, kId, kActivity>(buffer, ctx, corr, ticket, stream, status,
+                                         status == Adapter::kSuccess, static_cast<int32_t>(status),
+                                         begin_ns, end_ns, device, recording, capture, post);
     // The stop call is the window's last recorded call.
     if constexpr (kId == profiler_stop_api<Adapter>())
       if (g_capture_by_api) capture_switch(false, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), end_ns);
