@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "report/csv_columns.hpp"
 #include "report/csv_writer.hpp"
 #include "report/time_format.hpp"
 #include "runtimes/runtimes.hpp"
@@ -165,7 +166,7 @@ MemoryReport merge_memory_reports(std::vector<MemoryReport> reports) {
 
 void write_memory_csv(const MemoryReport& report, TextSink& out) {
   CsvWriter csv(out);
-  csv.begin({"Runtime", "Name", "Role", "Calls", "FailedCalls", "TotalBytes", "LargestBytes", "AverageBytes"});
+  csv.begin_columns(kMemoryStatsColumns);
   for (const AllocationStats& a : report.allocations) {
     const int64_t sized = a.calls - a.failed;
     csv.row({a.runtime, a.name, a.role, std::to_string(a.calls), std::to_string(a.failed), std::to_string(a.bytes),
