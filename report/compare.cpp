@@ -348,22 +348,8 @@ void judge_per_call(CompareRow& r, const CompareOptions& o, bool repeated_both, 
   finish_regression(r, why, "");
 }
 
-}  // namespace
-
-Comparison compare_sides(const Side& base, const Side& now, const CompareOptions& options) {
-  Comparison c;
-  c.options = options;
-  c.base_path = base.path;
-  c.new_path = now.path;
-  c.base_runs = static_cast<int64_t>(base.runs.size());
-  c.new_runs = static_cast<int64_t>(now.runs.size());
-  auto all_per_call = [](const Side& side) {
-    return std::all_of(side.samples.begin(), side.samples.end(), [](const RunSamples& s) { return s.per_call; }) &&
-           side.samples.size() == side.runs.size();
-  };
-  const bool base_per_call = all_per_call(base), now_per_call = all_per_call(now);
-  c.per_call = base_per_call && now_per_call;
-  // Every key either side has, with each run's entry and sample (nullptr where the run lacks it).
+// Every key either side has, with each run's entry and sample (nullptr where the run lacks it).
+std::map<Key, std::pair<SideSlots, SideSlots>> side_keys(const Side& base, const Side& now) {
   std::map<Key, std::pair<SideSlots, SideSlots>> keys;
   auto collect = [&](const Side& side, bool is_base) {
     const size_t runs = side.runs.size();
@@ -385,27 +371,14 @@ Comparison compare_sides(const Side& base, const Side& now, const CompareOptions
   };
   collect(base, true);
   collect(now, false);
+  return keys;
+}
+
+// Judges every row, each against its level: a device-timed entry's, or the host-timed entries'
+// share of kHostFamilyAlpha.
+void judge_rows(Comparison& c, const CompareOptions& options) {
   const bool repeated = c.base_runs > 1 || c.new_runs > 1;
   const bool repeated_both = c.base_runs > 1 && c.new_runs > 1;
-  for (auto& [key, slots] : keys) {
-    CompareRow row;
-    std::tie(row.kind, row.runtime, row.name) = key;
-    slots.first.entries.resize(base.runs.size(), nullptr);
-    slots.second.entries.resize(now.runs.size(), nullptr);
-    row.base = side_stats(slots.first.entries);
-    row.now = side_stats(slots.second.entries);
-    row.device_timed = row.kind != "api";
-    std::vector<int64_t> b, n;
-    if (pooled(slots.first.samples, base_per_call, b) && pooled(slots.second.samples, now_per_call, n) &&
-        !b.empty() && !n.empty()) {
-      row.per_call = true;
-      row.base.tested = static_cast<int64_t>(b.size());
-      row.now.tested = static_cast<int64_t>(n.size());
-      row.test = rank_test(b, n);
-      c.host_tests += !row.device_timed;
-    }
-    c.rows.push_back(std::move(row));
-  }
   // Bonferroni: every host-timed entry tested is a chance of a false alarm; together they get
   // kHostFamilyAlpha.
   c.host_alpha_each = kHostFamilyAlpha / static_cast<double>(std::max<int64_t>(1, c.host_tests));
@@ -427,6 +400,44 @@ Comparison compare_sides(const Side& base, const Side& now, const CompareOptions
     }
     c.regressions += row.regression;
   }
+}
+
+}  // namespace
+
+Comparison compare_sides(const Side& base, const Side& now, const CompareOptions& options) {
+  Comparison c;
+  c.options = options;
+  c.base_path = base.path;
+  c.new_path = now.path;
+  c.base_runs = static_cast<int64_t>(base.runs.size());
+  c.new_runs = static_cast<int64_t>(now.runs.size());
+  auto all_per_call = [](const Side& side) {
+    return std::all_of(side.samples.begin(), side.samples.end(), [](const RunSamples& s) { return s.per_call; }) &&
+           side.samples.size() == side.runs.size();
+  };
+  const bool base_per_call = all_per_call(base), now_per_call = all_per_call(now);
+  c.per_call = base_per_call && now_per_call;
+  std::map<Key, std::pair<SideSlots, SideSlots>> keys = side_keys(base, now);
+  for (auto& [key, slots] : keys) {
+    CompareRow row;
+    std::tie(row.kind, row.runtime, row.name) = key;
+    slots.first.entries.resize(base.runs.size(), nullptr);
+    slots.second.entries.resize(now.runs.size(), nullptr);
+    row.base = side_stats(slots.first.entries);
+    row.now = side_stats(slots.second.entries);
+    row.device_timed = row.kind != "api";
+    std::vector<int64_t> b, n;
+    if (pooled(slots.first.samples, base_per_call, b) && pooled(slots.second.samples, now_per_call, n) &&
+        !b.empty() && !n.empty()) {
+      row.per_call = true;
+      row.base.tested = static_cast<int64_t>(b.size());
+      row.now.tested = static_cast<int64_t>(n.size());
+      row.test = rank_test(b, n);
+      c.host_tests += !row.device_timed;
+    }
+    c.rows.push_back(std::move(row));
+  }
+  judge_rows(c, options);
   std::stable_sort(c.rows.begin(), c.rows.end(), [](const CompareRow& a, const CompareRow& b) {
     if (a.regression != b.regression) return a.regression;
     if (a.regression) return std::tie(a.name, a.kind, a.runtime) < std::tie(b.name, b.kind, b.runtime);

@@ -25,6 +25,12 @@ class CsvWriter {
  public:
   explicit CsvWriter(TextSink& sink) : sink_(sink) {}
   void begin(std::initializer_list<std::string_view> header) { row(header); }
+  // The header line from a column list of report/csv_columns.hpp (plain names, comma-separated).
+  void begin_columns(std::string_view columns) {
+    line_.assign(columns);
+    line_.push_back('\n');
+    sink_.write(line_);
+  }
   void row(std::initializer_list<std::string_view> fields);
   void end() {}
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "report/csv_columns.hpp"
 #include "report/csv_writer.hpp"
 #include "report/time_format.hpp"
 #include "runtimes/runtimes.hpp"
@@ -42,24 +43,29 @@ struct Live {
   int64_t bytes;
 };
 
+// The db's APIs that allocate or free (each runtime's MemoryCall list), by api id, with a row of
+// report.allocations each.
+std::map<int64_t, Api> memory_apis(Database& db, MemoryReport& report) {
+  std::map<int64_t, Api> apis;
+  Statement st = db.prepare(
+      "SELECT n.api_id, n.name, COALESCE(r.name, '') FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
+      "n.runtime_id ORDER BY 3, 2");
+  while (st.step()) {
+    const int64_t id = st.column_int(0);
+    const ApiInfo* info = id >= 0 && id <= UINT16_MAX ? find_api(static_cast<uint16_t>(id)) : nullptr;
+    std::optional<MemoryRole> role = info ? memory_role(static_cast<uint16_t>(id)) : std::nullopt;
+    if (!role) continue;
+    report.allocations.push_back({std::string(st.column_text(2)), std::string(st.column_text(1)), role_name(*role)});
+    apis[id] = {*role, static_cast<int>(info->runtime), report.allocations.size() - 1};
+  }
+  return apis;
+}
+
 }  // namespace
 
 MemoryReport read_memory(Database& db, const MemoryChange& on_change) {
   MemoryReport report;
-  std::map<int64_t, Api> apis;
-  {
-    Statement st = db.prepare(
-        "SELECT n.api_id, n.name, COALESCE(r.name, '') FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
-        "n.runtime_id ORDER BY 3, 2");
-    while (st.step()) {
-      const int64_t id = st.column_int(0);
-      const ApiInfo* info = id >= 0 && id <= UINT16_MAX ? find_api(static_cast<uint16_t>(id)) : nullptr;
-      std::optional<MemoryRole> role = info ? memory_role(static_cast<uint16_t>(id)) : std::nullopt;
-      if (!role) continue;
-      report.allocations.push_back({std::string(st.column_text(2)), std::string(st.column_text(1)), role_name(*role)});
-      apis[id] = {*role, static_cast<int>(info->runtime), report.allocations.size() - 1};
-    }
-  }
+  std::map<int64_t, Api> apis = memory_apis(db, report);
   if (apis.empty()) return report;
   std::string ids;
   for (const auto& [id, api] : apis) ids += (ids.empty() ? "" : ",") + std::to_string(id);  // our own integers
@@ -160,7 +166,7 @@ MemoryReport merge_memory_reports(std::vector<MemoryReport> reports) {
 
 void write_memory_csv(const MemoryReport& report, TextSink& out) {
   CsvWriter csv(out);
-  csv.begin({"Runtime", "Name", "Role", "Calls", "FailedCalls", "TotalBytes", "LargestBytes", "AverageBytes"});
+  csv.begin_columns(kMemoryStatsColumns);
   for (const AllocationStats& a : report.allocations) {
     const int64_t sized = a.calls - a.failed;
     csv.row({a.runtime, a.name, a.role, std::to_string(a.calls), std::to_string(a.failed), std::to_string(a.bytes),

@@ -164,11 +164,13 @@ std::vector<std::string> find_prof_dbs(const std::string& dir, bool recursive, s
   return found;
 }
 
-ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, std::FILE* summary_out) {
-  if (opt.base_name.empty() || opt.base_name.find('/') != std::string::npos)
-    throw ReportError("report name '" + opt.base_name + "' must be a non-empty file name without '/'");
+namespace {
+
+// The databases in --db-merge's directory, each process once, in process order; a bad one (with
+// --skip-bad) and a process found again are named in `skipped` and `duplicates`.
+std::vector<Source> merge_sources(const MergeOptions& merge, std::vector<std::string>& skipped,
+                                  std::vector<std::string>& duplicates) {
   std::vector<Source> sources;
-  std::vector<std::string> skipped, duplicates;
   std::vector<std::string>* skip = merge.skip_bad ? &skipped : nullptr;
   std::map<std::string, std::string> seen;  // process identity -> the path merged for it
   for (const std::string& path : find_prof_dbs(merge.input_dir, merge.recursive, skip)) {
@@ -200,6 +202,17 @@ ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, 
                              (merge.recursive ? "" : " (--recursive also searches its subdirectories)"));
   std::stable_sort(sources.begin(), sources.end(),
                    [](const Source& a, const Source& b) { return process_order_less(a.process, b.process); });
+  return sources;
+}
+
+}  // namespace
+
+ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, std::FILE* summary_out) {
+  if (opt.base_name.empty() || opt.base_name.find('/') != std::string::npos)
+    throw ReportError("report name '" + opt.base_name + "' must be a non-empty file name without '/'");
+  std::vector<std::string> skipped, duplicates;
+  std::vector<Source> sources = merge_sources(merge, skipped, duplicates);
+  std::vector<std::string>* skip = merge.skip_bad ? &skipped : nullptr;
 
   TempDb temp(join_path(opt.output_dir, opt.base_name + ".db"));
   try {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/csv_columns.hpp"
 #include "report/csv_writer.hpp"
 #include "report/demangle.hpp"
 #include "report/report_db.hpp"
@@ -134,8 +135,7 @@ RangeKernelTable merge_range_kernel_tables(std::vector<RangeKernelTable> tables)
 
 void write_kernel_by_range_csv(const RangeKernelTable& table, TextSink& sink) {
   CsvWriter csv(sink);
-  csv.begin({"Range", "Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage", "MinNs", "MaxNs", "StdDevNs",
-             "MedianNs", "P95Ns"});
+  csv.begin_columns(kKernelByRangeColumns);
   for (const RangeKernelStats& row : table.rows) {
     const NameStats& k = row.kernel;
     csv.row({row.range, k.name, std::to_string(k.calls), std::to_string(k.total_ns), std::to_string(k.average_ns()),

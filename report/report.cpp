@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "db/sqlite_db.hpp"
@@ -27,6 +29,8 @@
 #include "report/summary.hpp"
 #include "report/timeline.hpp"
 #include "report/time_format.hpp"
+#include "report/report_outputs.hpp"
+#include "report/timeline_output.hpp"
 #include "report/timeline_parts.hpp"
 #include "report/trace_csv.hpp"
 
@@ -41,189 +45,6 @@ class FileSink final : public TextSink {
 
  private:
   std::FILE* file_;
-};
-
-void add_drops(Database& db, std::map<std::string, int64_t>& drops) {
-  Statement st = db.prepare("SELECT cause, count FROM drops WHERE count <> 0 ORDER BY cause");
-  while (st.step()) drops[std::string(st.column_text(0))] += st.column_int(1);
-}
-
-std::string process_label(const SourceProcess& p) {
-  std::string label = " (";
-  if (p.rank) label += "rank " + std::to_string(*p.rank) + ", ";
-  return label + "pid " + std::to_string(p.pid) + ", host " + p.host_name + ")";
-}
-
-// Viewer pids of process k of a merged trace start at k * kPidStride: room for 499 devices.
-constexpr int64_t kPidStride = 1000;
-
-JsonObject merged_other_data(Database& db, const std::vector<SourceProcess>& processes, std::string_view view,
-                             int64_t origin_ns) {
-  JsonObject data;
-  std::string list = "[";
-  std::map<std::string, int64_t> drops;
-  for (const SourceProcess& p : processes) {
-    select_process(db, p.process_id);
-    JsonObject entry;
-    entry.add("pid_base", static_cast<int64_t>(p.process_id) * kPidStride);
-    for (const auto& [key, value] : read_meta(db)) entry.add(key, value);
-    JsonObject process_drops = timeline_drops(db);
-    if (!process_drops.empty()) entry.add_raw("drops", process_drops.text());
-    add_drops(db, drops);
-    list += (list.size() > 1 ? "," : "") + entry.text();
-  }
-  data.add("merged_processes", static_cast<int64_t>(processes.size()));
-  data.add_raw("processes", list + "]");
-  data.add("view", view);
-  data.add("time_origin_ns", origin_ns);
-  JsonObject all_drops;
-  for (const auto& [cause, count] : drops) all_drops.add(cause, count);
-  if (!all_drops.empty()) data.add_raw("drops", all_drops.text());
-  return data;
-}
-
-// The timeline files just written, as the HTML report links them: by name, from the same directory
-// (one refused at its name is not linked: what is there is not prof's).
-std::vector<HtmlTimelineLink> html_timeline_links(const std::vector<TimelinePartFile>& parts,
-                                                  const std::vector<std::unique_ptr<OutputFile>>& files) {
-  std::vector<HtmlTimelineLink> links;
-  for (const TimelinePartFile& part : parts) {
-    auto refused = [&](const auto& f) { return f->final_path() == part.path && !f->refused().empty(); };
-    if (std::any_of(files.begin(), files.end(), refused)) continue;
-    links.push_back({part.path.substr(part.path.rfind('/') + 1), part.begin_ns, part.end_ns, part.events});
-  }
-  return links;
-}
-
-// One timeline: a JSON view (<base>_copy.json or <base>_stream.json) as one file or, when it is too
-// big for a viewer, as parts <base>_copy.1.json, ... split by time (report/timeline_parts.hpp); or
-// the Perfetto protobuf trace <base>.pftrace, always one file, with the copy view's rows. The
-// report's pass over each process's events feeds it (events(), on the pipe's thread) between the
-// process's head and tail, which are written on the report's thread.
-class TimelineOutput {
- public:
-  enum class Format { kJson, kPftrace };
-  TimelineOutput(Database& db, const std::vector<SourceProcess>& processes, const std::vector<EventExtents>& extents,
-                 bool merged, bool stream_view, Format format, const std::vector<int64_t>& part_starts,
-                 const ReportOptions& opt)
-      : stream_view_(stream_view),
-        merged_(merged),
-        stem_(format == Format::kPftrace ? opt.base_name : opt.base_name + (stream_view ? "_stream" : "_copy")) {
-    for (size_t i = 0; i < processes.size(); ++i) {
-      select_process(db, processes[i].process_id);
-      origin_ns_ = std::min(origin_ns_, timeline_origin_ns(db, extents[i]));
-    }
-    if (processes.empty()) origin_ns_ = 0;
-    if (format == Format::kPftrace) {
-      files_.push_back(std::make_unique<OutputFile>(join_path(opt.output_dir, stem_ + ".pftrace"), kPftraceSignature,
-                                                    OutputFile::Tolerant{}));
-      outputs_.push_back(files_.back().get());
-      auto writer = std::make_unique<PftraceWriter>(*files_.back(), origin_ns_);
-      pftrace_ = writer.get();
-      writer_ = std::move(writer);
-      pftrace_->begin();
-      return;
-    }
-    std::vector<TextSink*> sinks;
-    for (size_t i = 0; i < part_starts.size(); ++i) {
-      std::string name =
-          part_starts.size() == 1 ? stem_ + ".json" : stem_ + "." + std::to_string(i + 1) + ".json";
-      files_.push_back(
-          std::make_unique<OutputFile>(join_path(opt.output_dir, name), kJsonSignature, OutputFile::Tolerant{}));
-      outputs_.push_back(files_.back().get());
-      sinks.push_back(files_.back().get());
-      // All parts are open at once: their buffers together stay at about 4 MiB.
-      if (part_starts.size() > 1)
-        files_.back()->set_flush_bytes(std::max<size_t>(size_t{64} << 10, (size_t{4} << 20) / part_starts.size()));
-    }
-    auto writer = std::make_unique<ChromeJsonWriter>(sinks, part_starts, origin_ns_);
-    json_ = writer.get();
-    writer_ = std::move(writer);
-    if (merged)
-      json_->set_other_data(merged_other_data(db, processes, view(), origin_ns_));
-    else
-      json_->set_other_data(timeline_other_data(db, view(), origin_ns_));
-    json_->begin();
-  }
-
-  // The selected process: its names now, then events() for its pass.
-  void begin_process(Database& db, const RowFilter& filter, const SourceProcess& p, const TimelineLanes& lanes) {
-    ctx_ = std::make_unique<TimelineContext>(TimelineContext{db, filter, *writer_, {}});
-    ctx_->lanes = &lanes;
-    ctx_->labels = timeline_labels(read_runtimes(db));
-    if (merged_) {
-      ctx_->pid_base = p.process_id * kPidStride;
-      ctx_->process_label = process_label(p);
-    }
-    if (stream_view_)
-      write_stream_head(*ctx_);
-    else
-      write_copy_head(*ctx_);
-    events_ = std::make_unique<TimelineEventWriter>(stream_view_ ? stream_view_events(*ctx_) : copy_view_events(*ctx_));
-  }
-  bool has_api_args() const { return ctx_->has_api_args; }
-  EventConsumer* events() { return events_.get(); }
-  void end_process() {
-    if (stream_view_)
-      write_stream_tail(*ctx_);
-    else
-      write_copy_tail(*ctx_);
-    events_.reset();
-    ctx_.reset();
-  }
-
-  // Ends every part; the files move to `files` (in part order) and the result lists the parts.
-  void end(std::vector<std::unique_ptr<OutputFile>>& files, const ReportOptions& opt, ReportResult& result) {
-    if (pftrace_) {
-      pftrace_->end();
-      auto [begin_ns, end_ns] = pftrace_->part_span(0);
-      result.timeline_parts.push_back({outputs_.front()->final_path(), "pftrace", begin_ns - origin_ns_,
-                                       end_ns - origin_ns_, pftrace_->events_written()});
-      for (auto& file : files_) files.push_back(std::move(file));
-      files_.clear();
-      return;
-    }
-    json_->end();
-    const ChromeJsonWriter& writer = *json_;
-    int64_t largest_bytes = 0, largest_events = 0;
-    for (int i = 0; i < writer.parts(); ++i) {
-      auto [begin_ns, end_ns] = writer.part_span(i);
-      const std::string& path = outputs_[static_cast<size_t>(i)]->final_path();
-      result.timeline_parts.push_back(
-          {path, std::string(view()), begin_ns - origin_ns_, end_ns - origin_ns_, writer.part_events(i)});
-      largest_bytes = std::max(largest_bytes, outputs_[static_cast<size_t>(i)]->bytes_written());
-      largest_events = std::max(largest_events, writer.part_events(i));
-    }
-    if (writer.parts() > 1) {
-      result.notes.push_back(stem_ + ".json would hold " + std::to_string(writer.events_written()) +
-                             " events, more than a browser tab opens: split by time into " +
-                             std::to_string(writer.parts()) + " parts of at most " +
-                             std::to_string(opt.json_max_events) + " events and " +
-                             std::to_string(kPartMaxBytes >> 20) + " MB each, " + stem_ + ".1.json to ." +
-                             std::to_string(writer.parts()) + ".json (--json-max-events N sets the part size)");
-    }
-    if (largest_events > kViewerMaxEvents || largest_bytes > kViewerMaxBytes)
-      result.warnings.push_back(outputs_.front()->final_path() + " holds " + std::to_string(largest_events) +
-                                " events (" + std::to_string(largest_bytes >> 20) +
-                                " MB), more than a trace viewer opens (about 1M events / 256 MB); a smaller"
-                                " --json-max-events splits it into more parts");
-    for (auto& file : files_) files.push_back(std::move(file));
-    files_.clear();
-  }
-
- private:
-  std::string_view view() const { return stream_view_ ? "stream" : "copy"; }
-
-  bool stream_view_, merged_;
-  std::string stem_;
-  std::vector<std::unique_ptr<OutputFile>> files_;
-  std::vector<OutputFile*> outputs_;
-  int64_t origin_ns_ = INT64_MAX;
-  std::unique_ptr<TraceWriter> writer_;
-  ChromeJsonWriter* json_ = nullptr;  // writer_, when the format is JSON
-  PftraceWriter* pftrace_ = nullptr;  // writer_, when it is a pftrace
-  std::unique_ptr<TimelineContext> ctx_;
-  std::unique_ptr<TimelineEventWriter> events_;
 };
 
 // Calls `progress` with the rows seen so far, every 64K rows.
@@ -243,50 +64,6 @@ class RowProgress final : public EventConsumer {
   const std::function<void(int64_t)>* progress_;
   int64_t rows_;
 };
-
-// Markers (--hiptx-trace): <base>.range_stats.csv when the db holds markers, and
-// <base>.kernel_by_range.csv on request (--kernel-stats-by-range); the capture windows
-// (--trace-start off, --delay, --duration) as a note of the summary.
-void write_marker_reports(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
-                          const ReportOptions& opt,
-                          const std::function<OutputFile&(const std::string&, std::string_view)>& add_file,
-                          ReportResult& result) {
-  std::vector<StatsTable> range_parts;
-  std::vector<RangeKernelTable> by_range_parts;
-  // Run-wide durations, for the merged tables' median and p95: only when there is more than one
-  // process (one process's tables come with theirs, and a copy would double the histograms).
-  RangeDurations range_durations;
-  RangeKernelDurations by_range_durations;
-  const bool several = processes.size() > 1;
-  bool markers = false;
-  CaptureWindowsSummary capture;
-  for (const SourceProcess& p : processes) {
-    select_process(db, p.process_id);
-    markers = markers || has_markers(db);
-    range_parts.push_back(query_range_stats(db, several ? &range_durations : nullptr));
-    if (opt.kernel_stats_by_range)
-      by_range_parts.push_back(
-          query_kernel_stats_by_range(db, filter, several ? &by_range_durations : nullptr));
-    const CaptureWindowsSummary here = read_capture_summary(db);
-    capture.windows += here.windows;
-    capture.total_ns += here.total_ns;
-    if (capture.control.empty()) capture.control = here.control;
-  }
-  if (markers) {
-    StatsTable ranges = merge_stats_tables(std::move(range_parts));
-    if (several) fill_range_quantiles(ranges, range_durations);
-    write_stats_csv(ranges, add_file(".range_stats.csv", kCsvSignature));
-  }
-  if (opt.kernel_stats_by_range) {
-    RangeKernelTable by_range = merge_range_kernel_tables(std::move(by_range_parts));
-    if (several) fill_range_quantiles(by_range, by_range_durations);
-    write_kernel_by_range_csv(by_range, add_file(".kernel_by_range.csv", kKernelByRangeSignature));
-  }
-  if (!capture.control.empty())
-    result.notes.push_back("capture control (" + capture.control + "): recorded " + std::to_string(capture.windows) +
-                           " window" + (capture.windows == 1 ? "" : "s") + ", " + human_duration(capture.total_ns) +
-                           " in all; calls outside them are not in the profile");
-}
 
 // scan_event_times through the kernel filters: the timelines' extents, lanes and split plan count
 // the launches the pass writes, no others. Each call counts launches afresh (one process, one
@@ -349,8 +126,308 @@ void note_empty_range(Database& db, const ReportOptions& opt, ReportResult& resu
   }
 }
 
+// The db's processes and runtimes, and how its calls are read.
+void read_run(ReportRun& run) {
+  run.merged = is_merged_db(run.db);
+  run.filter.calls_numbered_by_id = !run.merged && calls_numbered_by_id(run.db);
+  run.processes = read_processes(run.db);
+  run.second = second_connection(run.db);
+  for (const SourceProcess& p : run.processes) {
+    select_process(run.db, p.process_id);
+    add_runtimes(run.runtimes, read_runtimes(run.db));
+  }
+}
+
+// The light pass of one process on two connections: the calls on this thread, the kernels and
+// copies on the second connection, read by a thread of their own.
+void scan_times_beside(ReportRun& run, const SourceProcess& p, EventExtents& here,
+                       TimelineLanes& here_lanes, PartPlanner& planner) {
+  select_process(*run.second, p.process_id);
+  EventExtents device_extents;
+  TimelineLanes device_lanes;
+  PartPlanner device_planner(run.opt.json_max_events, kPartMaxBytes);
+  device_planner.begin_process(*run.second);
+  std::exception_ptr device_error;
+  std::thread device([&] {
+    try {
+      scan_selected_times(*run.second, run.filter, run.matcher,
+                          {&device_extents, &device_lanes, &device_planner},
+                          TimeTables::kDeviceWork);
+    } catch (...) {
+      device_error = std::current_exception();
+    }
+  });
+  try {
+    scan_event_times(run.db, run.filter, {&here, &here_lanes, &planner}, TimeTables::kCalls);
+  } catch (...) {
+    device.join();
+    throw;
+  }
+  device.join();
+  if (device_error) std::rethrow_exception(device_error);
+  here.absorb(device_extents);
+  here_lanes.absorb(device_lanes);
+  planner.absorb(device_planner);
+}
+
+// What the timelines need before their events: each process's extents (the time origin, the split
+// plan) and lanes (the names written first), from a pass of their own that reads only the columns
+// those need (scan_event_times).
+void plan_timelines(ReportRun& run) {
+  PartPlanner planner(run.opt.json_max_events, kPartMaxBytes);
+  for (const SourceProcess& p : run.processes) {
+    select_process(run.db, p.process_id);
+    planner.begin_process(run.db);
+    EventExtents& here = run.extents.emplace_back();
+    TimelineLanes& here_lanes = run.lanes.emplace_back();
+    if (run.second)
+      scan_times_beside(run, p, here, here_lanes, planner);
+    else
+      scan_selected_times(run.db, run.filter, run.matcher, {&here, &here_lanes, &planner});
+    run.total_rows += here.rows;
+  }
+  run.part_starts =
+      planner.plan(run.db, run.filter, run.processes,
+                   [&run](Database& d, const RowFilter& f, const std::vector<EventConsumer*>& c) {
+                     scan_selected_times(d, f, run.matcher, c);
+                   });
+}
+
+// Before the pass: the files the pass writes into (with their headers) and the timelines.
+void open_outputs(ReportRun& run) {
+  run.outputs.resize(report_outputs().size());
+  for (size_t k = 0; k < report_outputs().size(); ++k) {
+    const ReportOutput& out = report_outputs()[k];
+    if (is_timeline(out.shape)) {
+      if (!out.wanted(run)) continue;
+      using Format = TimelineOutput::Format;
+      const Format format = out.shape == OutputShape::kPftrace ? Format::kPftrace : Format::kJson;
+      std::string stem =
+          run.opt.base_name + std::string(out.suffix.substr(0, out.suffix.rfind('.')));
+      run.outputs[k].timeline = std::make_unique<TimelineOutput>(
+          run.db, run.processes, run.extents, run.merged, out.shape == OutputShape::kStreamView,
+          format, run.part_starts, run.opt, std::move(stem));
+    } else if (out.begin || out.rows) {
+      open_files(run, k);
+      if (out.begin)
+        for (auto& file : run.outputs[k].files) out.begin(*file);
+    }
+  }
+}
+
+std::vector<TimelineOutput*> timelines(ReportRun& run) {
+  std::vector<TimelineOutput*> list;
+  for (OutputSlot& slot : run.outputs)
+    if (slot.timeline) list.push_back(slot.timeline.get());
+  return list;
+}
+
+// Each process's part of the tables, merged when every process is read.
+struct PassParts {
+  std::vector<std::vector<StatsTable>> api;  // per runtime, per process
+  std::vector<StatsTable> kernels;
+  std::vector<std::vector<CopyStats>> copies;
+  std::vector<MemoryReport> memory;
+};
+
+// Reads the selected process's events once, through the kernel filters, into the consumer groups:
+// it reads on this thread, the groups consume on the pipe's (report/event_pipe.hpp).
+void scan_into(ReportRun& run, const SourceProcess& p,
+               std::vector<std::vector<EventConsumer*>> groups, const KernelNames& names,
+               RowProgress& rows) {
+  if (run.second) select_process(*run.second, p.process_id);
+  EventPipe pipe(run.db, std::move(groups), &names);
+  const std::vector<TimelineOutput*> views = timelines(run);
+  const bool api_args = !views.empty() && views.front()->has_api_args();
+  std::optional<KernelSelection> selection;
+  std::vector<EventConsumer*> consumers{&rows, &pipe};
+  if (run.matcher.filters())
+    consumers = {&selection.emplace(names, run.matcher, std::move(consumers))};
+  scan_events(run.db, run.filter, consumers, ScanOptions{api_args, run.second.get()});
+  pipe.finish();
+}
+
+// The outputs' consumers that write the selected process's rows as the pass reads them.
+std::vector<std::unique_ptr<EventConsumer>> row_writers(ReportRun& run, int64_t pid) {
+  std::vector<std::unique_ptr<EventConsumer>> writers;
+  for (size_t k = 0; k < report_outputs().size(); ++k) {
+    const ReportOutput& out = report_outputs()[k];
+    if (!out.rows) continue;
+    for (auto& file : run.outputs[k].files) writers.push_back(out.rows(run.db, pid, *file));
+  }
+  return writers;
+}
+
+// One pass over process i's events feeds every per-event report (report/event_pass.hpp).
+void pass_process(ReportRun& run, size_t i, PassParts& parts, RowProgress& rows) {
+  Database& db = run.db;
+  const SourceProcess& p = run.processes[i];
+  select_process(db, p.process_id);
+  // The process's kernel names, read once and shared by every pass that names them (issue 42).
+  const auto names = std::make_shared<const KernelNames>(db, &run.matcher);
+  ApiStatsCollector api_stats;
+  KernelStatsCollector kernel_stats(*names);
+  CopyStatsCollector copy_stats(db);
+  StreamBusyCollector streams;
+  // Groups of consumers, a thread each: the CSVs and statistics, and each timeline view.
+  std::vector<EventConsumer*> tables{&api_stats, &kernel_stats,
+                                     &run.profile.add_process(db, names)};
+  std::vector<std::unique_ptr<EventConsumer>> writers = row_writers(run, p.pid);
+  for (auto& writer : writers) tables.push_back(writer.get());
+  tables.insert(tables.end(), {&copy_stats, &streams});
+  std::vector<std::vector<EventConsumer*>> groups{std::move(tables)};
+  for (TimelineOutput* timeline : timelines(run)) {
+    timeline->begin_process(db, run.filter, p, run.lanes[i]);
+    groups.push_back({timeline->events()});
+  }
+  scan_into(run, p, std::move(groups), *names, rows);
+  for (TimelineOutput* timeline : timelines(run)) timeline->end_process();
+  run.profile.end_process();
+  for (size_t r = 0; r < run.runtimes.size(); ++r)
+    parts.api[r].push_back(api_stats.table(db, run.runtimes[r].runtime_id, r == 0));
+  parts.kernels.push_back(kernel_stats.table());
+  add_drops(db, run.drops);
+  parts.copies.push_back(copy_stats.take());
+  ProcessOverview overview = read_process_overview(db, p);
+  std::vector<StreamBusy> busy = streams.take(static_cast<int64_t>(i));
+  for (const StreamBusy& s : busy)
+    run.summary_streams.push_back({run.processes.size() > 1 ? "pid " + std::to_string(p.pid) : "",
+                                   s, overview.duration_ns()});
+  parts.memory.push_back(
+      read_memory(db, run.html.add_process(std::move(overview), std::move(busy))));
+}
+
+PassParts pass_events(ReportRun& run) {
+  std::function<void(int64_t)> progress;
+  if (run.opt.progress) {
+    progress = [&run](int64_t done) { run.opt.progress("writing reports", done, run.total_rows); };
+    run.opt.progress("writing reports", 0, run.total_rows);
+  }
+  RowProgress rows(run.opt.progress ? &progress : nullptr, 0);
+  PassParts parts;
+  parts.api.resize(run.runtimes.size());
+  for (size_t i = 0; i < run.processes.size(); ++i) pass_process(run, i, parts, rows);
+  return parts;
+}
+
+// Markers (--hiptx-trace): the range statistics when the db holds markers, kernel statistics by
+// range on request (--kernel-stats-by-range); the capture windows (--trace-start off, --delay,
+// --duration) as a note of the summary.
+void read_marker_tables(ReportRun& run) {
+  std::vector<StatsTable> range_parts;
+  std::vector<RangeKernelTable> by_range_parts;
+  // Run-wide durations, for the merged tables' median and p95: only when there is more than one
+  // process (one process's tables come with theirs, and a copy would double the histograms).
+  RangeDurations range_durations;
+  RangeKernelDurations by_range_durations;
+  const bool several = run.processes.size() > 1;
+  bool markers = false;
+  CaptureWindowsSummary capture;
+  for (const SourceProcess& p : run.processes) {
+    select_process(run.db, p.process_id);
+    markers = markers || has_markers(run.db);
+    range_parts.push_back(query_range_stats(run.db, several ? &range_durations : nullptr));
+    if (run.opt.kernel_stats_by_range)
+      by_range_parts.push_back(
+          query_kernel_stats_by_range(run.db, run.filter, several ? &by_range_durations : nullptr));
+    const CaptureWindowsSummary here = read_capture_summary(run.db);
+    capture.windows += here.windows;
+    capture.total_ns += here.total_ns;
+    if (capture.control.empty()) capture.control = here.control;
+  }
+  if (markers) {
+    run.ranges = merge_stats_tables(std::move(range_parts));
+    if (several) fill_range_quantiles(*run.ranges, range_durations);
+  }
+  if (run.opt.kernel_stats_by_range) {
+    run.kernels_by_range = merge_range_kernel_tables(std::move(by_range_parts));
+    if (several) fill_range_quantiles(*run.kernels_by_range, by_range_durations);
+  }
+  if (!capture.control.empty())
+    run.result.notes.push_back(
+        "capture control (" + capture.control + "): recorded " + std::to_string(capture.windows) +
+        " window" + (capture.windows == 1 ? "" : "s") + ", " + human_duration(capture.total_ns) +
+        " in all; calls outside them are not in the profile");
+}
+
+void merge_tables(ReportRun& run, PassParts parts) {
+  for (auto& api : parts.api) run.api.push_back(merge_stats_tables(std::move(api)));
+  run.kernels = merge_stats_tables(std::move(parts.kernels));
+  run.copy_stats = merge_copy_stats(std::move(parts.copies));
+  run.memory = merge_memory_reports(std::move(parts.memory));
+}
+
+// After the pass, in the list's order (those marked `first` first); each timeline ends.
+void write_outputs(ReportRun& run) {
+  for (const bool first : {true, false}) {
+    for (size_t k = 0; k < report_outputs().size(); ++k) {
+      const ReportOutput& out = report_outputs()[k];
+      OutputSlot& slot = run.outputs[k];
+      if (out.first != first) continue;
+      if (slot.timeline) slot.timeline->end(slot.files, run.opt, run.result);
+      if (!out.write) continue;
+      open_files(run, k);
+      for (size_t i = 0; i < slot.files.size(); ++i) out.write(run, *slot.files[i], i);
+    }
+  }
+  if (run.opt.progress) run.opt.progress("writing reports", run.total_rows, run.total_rows);
+}
+
+// Renames every finished file into place, in the list's order, after the db this run wrote and the
+// file `commit_first` names. A file that may not be written (a symlink or a foreign file at its
+// name) costs only itself: the others are still written, and the caller is told which one was not
+// (result.failed).
+void commit_outputs(ReportRun& run, const std::function<std::string()>& commit_first) {
+  ReportResult& result = run.result;
+  if (!run.opt.written_db.empty()) result.files_written.push_back(run.opt.written_db);
+  if (commit_first) {
+    std::string first = commit_first();
+    if (!first.empty()) result.files_written.push_back(first);
+  }
+  for (OutputSlot& slot : run.outputs) {
+    for (auto& file : slot.files) {
+      if (file->unwanted()) continue;
+      if (!file->refused().empty()) {
+        result.failed.push_back(file->refused());
+        file->commit();  // removes its temp file
+        continue;
+      }
+      try {
+        file->commit();
+        result.files_written.push_back(file->final_path());
+      } catch (const ReportOutputError& e) {
+        result.failed.push_back(e.what());
+      }
+    }
+  }
+  if (result.files_written.empty() && !result.failed.empty())
+    throw ReportOutputError(result.failed.front());
+}
+
+void print_summary(ReportRun& run, std::FILE* summary_out) {
+  FileSink sink(summary_out);
+  std::vector<SummaryApiTable> api_tables;
+  for (size_t r = 0; r < run.runtimes.size(); ++r)
+    api_tables.push_back({run.runtimes[r].api_title, run.api[r]});
+  SummaryInput input{std::move(api_tables),
+                     run.kernels,
+                     {run.drops.begin(), run.drops.end()},
+                     run.result.files_written};
+  input.copies = run.copy_stats;
+  input.streams = std::move(run.summary_streams);
+  input.stream_label = timeline_labels(run.runtimes).stream;
+  input.memory = run.memory.series;
+  input.device_label = timeline_labels(run.runtimes).device;
+  input.notes = run.result.notes;
+  write_summary(input, sink);
+  std::fflush(summary_out);
+}
+
 }  // namespace
 
+// The report driver: read the db's processes, plan the timelines, open the outputs, one pass over
+// the events, the tables, then every output of the list (report_outputs.hpp), committed together
+// at the end.
 ReportResult write_reports_from(Database& db, const ReportOptions& given, std::FILE* summary_out,
                                 const std::function<std::string()>& commit_first) {
   // First: a bad regex is the user's error, said before any file exists.
@@ -358,248 +435,28 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
   ReportResult result;
   const ReportOptions opt = without_big_outputs(db, given, result);
   note_empty_range(db, opt, result);
-  RowFilter filter{opt.index_range};
-  std::vector<std::unique_ptr<OutputFile>> files;
-  auto add_output = [&](const std::string& suffix, std::string_view signature, bool wanted) -> OutputFile& {
-    const std::string path = join_path(opt.output_dir, opt.base_name + suffix);
-    files.push_back(wanted ? std::make_unique<OutputFile>(path, signature, OutputFile::Tolerant{})
-                           : std::make_unique<OutputFile>(path, OutputFile::Unwanted{}));
-    return *files.back();
-  };
-  // The statistics CSVs (roctx ranges' too) and the HTML page go through this one.
-  auto add_file = [&](const std::string& suffix, std::string_view signature) -> OutputFile& {
-    const bool html = suffix == ".report.html";
-    return add_output(suffix, signature, html ? opt.html : opt.stats_csv);
-  };
-
-  std::vector<RuntimeLabels> runtimes;
-  std::vector<StatsTable> api;  // parallel to runtimes
-  StatsTable kernels;
-  std::vector<CopyStats> copy_stats;
-  MemoryReport memory;
-  std::vector<SummaryStream> summary_streams;  // every process's, for the terminal summary
-  std::map<std::string, int64_t> drops;
-  HtmlReport html;
+  ReportRun run(db, opt, result, matcher);
   try {
     // One read transaction: every file sees the same snapshot of the database.
     db.exec("BEGIN");
-    bool merged = is_merged_db(db);
-    filter.calls_numbered_by_id = !merged && calls_numbered_by_id(db);
-    std::vector<SourceProcess> processes = read_processes(db);
-    std::unique_ptr<Database> second = second_connection(db);
-    std::vector<StatsTable> kernel_parts;
-    std::vector<EventExtents> extents;  // per process
-    std::vector<TimelineLanes> lanes;   // per process
-    int64_t total_rows = 0;
-    for (const SourceProcess& p : processes) {
-      select_process(db, p.process_id);
-      add_runtimes(runtimes, read_runtimes(db));
-    }
-    // Files are created in the order they are listed; the statistics are written after the pass.
-    std::vector<OutputFile*> api_csvs;
-    for (size_t r = 0; r < runtimes.size(); ++r)
-      api_csvs.push_back(&add_file("." + runtimes[r].api_csv_stem + ".csv", kCsvSignature));
-    OutputFile& kernel_csv = add_file(".kernel.csv", kCsvSignature);
-    OutputFile& summary_json = add_output(".summary.json", kSummarySignature, opt.summary_json);
-    // Every dispatch, copy and call (rocprofv3's *_trace.csv), copy and allocation statistics.
-    OutputFile& api_trace = add_output(".api_trace.csv", kApiTraceSignature, opt.trace_csv);
-    OutputFile& kernel_trace = add_output(".kernel_trace.csv", kKernelTraceSignature, opt.trace_csv);
-    OutputFile& copy_trace = add_output(".copy_trace.csv", kCopyTraceSignature, opt.trace_csv);
-    OutputFile& copy_stats_csv = add_file(".copy_stats.csv", kCopyStatsSignature);
-    OutputFile& memory_csv = add_file(".memory_stats.csv", kMemoryStatsSignature);
-    write_api_trace_header(api_trace);
-    write_kernel_trace_header(kernel_trace);
-    write_copy_trace_header(copy_trace);
-
-    // What the timelines need before their events: each process's extents (the time origin,
-    // the split plan) and lanes (the names written first), from a pass of their own.
-    // Its own pass reads only the columns those need (scan_event_times).
-    PartPlanner planner(opt.json_max_events, kPartMaxBytes);
-    for (const SourceProcess& p : processes) {
-      select_process(db, p.process_id);
-      planner.begin_process(db);
-      EventExtents& here = extents.emplace_back();
-      TimelineLanes& here_lanes = lanes.emplace_back();
-      if (second) {
-        // The kernels and copies on the second connection, beside the calls on this one.
-        select_process(*second, p.process_id);
-        EventExtents device_extents;
-        TimelineLanes device_lanes;
-        PartPlanner device_planner(opt.json_max_events, kPartMaxBytes);
-        device_planner.begin_process(*second);
-        std::exception_ptr device_error;
-        std::thread device([&] {
-          try {
-            scan_selected_times(*second, filter, matcher,
-                                {&device_extents, &device_lanes, &device_planner},
-                                TimeTables::kDeviceWork);
-          } catch (...) {
-            device_error = std::current_exception();
-          }
-        });
-        try {
-          scan_event_times(db, filter, {&here, &here_lanes, &planner}, TimeTables::kCalls);
-        } catch (...) {
-          device.join();
-          throw;
-        }
-        device.join();
-        if (device_error) std::rethrow_exception(device_error);
-        here.absorb(device_extents);
-        here_lanes.absorb(device_lanes);
-        planner.absorb(device_planner);
-      } else {
-        scan_selected_times(db, filter, matcher, {&here, &here_lanes, &planner});
-      }
-      total_rows += here.rows;
-    }
-    const std::vector<int64_t> part_starts =
-        planner.plan(db, filter, processes,
-                     [&matcher](Database& d, const RowFilter& f, const std::vector<EventConsumer*>& c) {
-                       scan_selected_times(d, f, matcher, c);
-                     });
-    std::vector<std::unique_ptr<TimelineOutput>> timelines;
-    using Format = TimelineOutput::Format;
-    if (opt.pftrace)
-      timelines.push_back(
-          std::make_unique<TimelineOutput>(db, processes, extents, merged, false, Format::kPftrace, part_starts, opt));
-    if (opt.json)
-      timelines.push_back(
-          std::make_unique<TimelineOutput>(db, processes, extents, merged, false, Format::kJson, part_starts, opt));
-    if (opt.json && opt.group_stream)
-      timelines.push_back(
-          std::make_unique<TimelineOutput>(db, processes, extents, merged, true, Format::kJson, part_starts, opt));
-
-    std::function<void(int64_t)> progress;
-    if (opt.progress) {
-      progress = [&opt, total = total_rows](int64_t done) { opt.progress("writing reports", done, total); };
-      opt.progress("writing reports", 0, total_rows);
-    }
-    int64_t rows_before = 0;
-    std::vector<std::vector<StatsTable>> api_parts(runtimes.size());
-    std::vector<std::vector<CopyStats>> copy_parts;
-    std::vector<MemoryReport> memory_parts;
-    ProfileBuilder profile;
-    // One pass over each process's events feeds every per-event report (report/event_pass.hpp):
-    // it reads on this thread, the reports consume on the pipe's (report/event_pipe.hpp).
-    for (size_t i = 0; i < processes.size(); ++i) {
-      const SourceProcess& p = processes[i];
-      select_process(db, p.process_id);
-      // The process's kernel names, read once and shared by every pass that names them (issue 42).
-      const auto names = std::make_shared<const KernelNames>(db, &matcher);
-      ApiStatsCollector api_stats;
-      KernelStatsCollector kernel_stats(*names);
-      ApiTraceWriter api_rows(db, p.pid, api_trace);
-      KernelTraceWriter kernel_rows(db, p.pid, kernel_trace);
-      CopyTraceWriter copy_rows(db, p.pid, copy_trace);
-      CopyStatsCollector copy_stats(db);
-      StreamBusyCollector streams;
-      RowProgress rows(opt.progress ? &progress : nullptr, rows_before);
-      // Groups of consumers, a thread each: the CSVs and statistics, and each timeline view.
-      std::vector<std::vector<EventConsumer*>> groups{
-          {&api_stats, &kernel_stats, &profile.add_process(db, names), &api_rows, &kernel_rows,
-           &copy_rows, &copy_stats, &streams}};
-      for (auto& timeline : timelines) {
-        timeline->begin_process(db, filter, p, lanes[i]);
-        groups.push_back({timeline->events()});
-      }
-      {
-        if (second) select_process(*second, p.process_id);
-        EventPipe pipe(db, std::move(groups), names.get());
-        const bool api_args = !timelines.empty() && timelines.front()->has_api_args();
-        std::optional<KernelSelection> selection;
-        std::vector<EventConsumer*> consumers{&rows, &pipe};
-        if (matcher.filters())
-          consumers = {&selection.emplace(*names, matcher, std::move(consumers))};
-        scan_events(db, filter, consumers, ScanOptions{api_args, second.get()});
-        pipe.finish();
-      }
-      for (auto& timeline : timelines) timeline->end_process();
-      profile.end_process();
-      rows_before = rows.rows();
-      for (size_t r = 0; r < runtimes.size(); ++r)
-        api_parts[r].push_back(api_stats.table(db, runtimes[r].runtime_id, r == 0));
-      kernel_parts.push_back(kernel_stats.table());
-      add_drops(db, drops);
-      copy_parts.push_back(copy_stats.take());
-      ProcessOverview overview = read_process_overview(db, p);
-      std::vector<StreamBusy> busy = streams.take(static_cast<int64_t>(i));
-      for (const StreamBusy& s : busy)
-        summary_streams.push_back({processes.size() > 1 ? "pid " + std::to_string(p.pid) : "", s,
-                                   overview.duration_ns()});
-      memory_parts.push_back(read_memory(db, html.add_process(std::move(overview), std::move(busy))));
-    }
-    for (auto& parts : api_parts) api.push_back(merge_stats_tables(std::move(parts)));
-    kernels = merge_stats_tables(std::move(kernel_parts));
-    copy_stats = merge_copy_stats(std::move(copy_parts));
-    // <base>.summary.json: the run's numbers for CI (prof --compare reads it without the db). Its
-    // entries, as they are written, give the tables below their median and p95: the profile's
-    // histograms are the only ones the report keeps (report/stats_quantiles.hpp).
-    {
-      std::vector<std::pair<std::string, StatsTable*>> api_by_runtime;
-      for (size_t r = 0; r < runtimes.size(); ++r) api_by_runtime.emplace_back(runtimes[r].name, &api[r]);
-      StatsQuantiles quantiles(std::move(api_by_runtime), &kernels, &copy_stats);
-      profile.write_json(summary_json, std::ref(quantiles));
-    }
-    // <base>.<api_csv_stem>.csv per runtime (hipprof's <base>.hiptrace.csv for HIP), one kernel table.
-    for (size_t r = 0; r < runtimes.size(); ++r) write_stats_csv(api[r], *api_csvs[r]);
-    write_stats_csv(kernels, kernel_csv);
-    write_copy_stats(copy_stats, copy_stats_csv);
-    memory = merge_memory_reports(std::move(memory_parts));
-    write_memory_csv(memory, memory_csv);
-    write_marker_reports(db, filter, processes, opt, add_file, result);
-    for (auto& timeline : timelines) timeline->end(files, opt, result);
-    if (opt.progress) opt.progress("writing reports", total_rows, total_rows);
-    // <base>.report.html, the page to open first: the tables above, linking the timeline files.
-    std::vector<SummaryApiTable> page_api;
-    for (size_t r = 0; r < runtimes.size(); ++r) page_api.push_back({runtimes[r].api_title, api[r]});
-    HtmlSummary page{page_api, kernels, copy_stats, memory.series, {drops.begin(), drops.end()},
-                     html_timeline_links(result.timeline_parts, files), timeline_labels(runtimes).device,
-                     timeline_labels(runtimes).stream};
-    html.write(page, add_file(".report.html", kHtmlSignature));
+    read_run(run);
+    plan_timelines(run);
+    open_outputs(run);
+    merge_tables(run, pass_events(run));
+    read_marker_tables(run);
+    write_outputs(run);
     db.exec("COMMIT");
-    for (auto& file : files) file->finish();
+    run.second.reset();
+    for (OutputSlot& slot : run.outputs) {
+      slot.timeline.reset();
+      for (auto& file : slot.files) file->finish();
+    }
   } catch (const DbError& e) {
     // Temp files are removed by the OutputFile destructors on the way out.
     throw as_report_error(e);
   }
-
-  if (!opt.written_db.empty()) result.files_written.push_back(opt.written_db);
-  if (commit_first) {
-    std::string first = commit_first();
-    if (!first.empty()) result.files_written.push_back(first);
-  }
-  // A file that may not be written (a symlink or a foreign file at its name) costs only itself:
-  // the others are still written, and the caller is told which one was not (result.failed).
-  for (auto& file : files) {
-    if (file->unwanted()) continue;
-    if (!file->refused().empty()) {
-      result.failed.push_back(file->refused());
-      file->commit();  // removes its temp file
-      continue;
-    }
-    try {
-      file->commit();
-      result.files_written.push_back(file->final_path());
-    } catch (const ReportOutputError& e) {
-      result.failed.push_back(e.what());
-    }
-  }
-  if (result.files_written.empty() && !result.failed.empty()) throw ReportOutputError(result.failed.front());
-  if (opt.summary_to_stdout && summary_out) {
-    FileSink sink(summary_out);
-    std::vector<SummaryApiTable> api_tables;
-    for (size_t r = 0; r < runtimes.size(); ++r) api_tables.push_back({runtimes[r].api_title, api[r]});
-    SummaryInput input{std::move(api_tables), kernels, {drops.begin(), drops.end()}, result.files_written};
-    input.copies = copy_stats;
-    input.streams = std::move(summary_streams);
-    input.stream_label = timeline_labels(runtimes).stream;
-    input.memory = memory.series;
-    input.device_label = timeline_labels(runtimes).device;
-    input.notes = result.notes;
-    write_summary(input, sink);
-    std::fflush(summary_out);
-  }
+  commit_outputs(run, commit_first);
+  if (opt.summary_to_stdout && summary_out) print_summary(run, summary_out);
   return result;
 }
 

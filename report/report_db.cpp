@@ -208,4 +208,9 @@ void RowFilter::bind(Statement& st) const {
   st.bind(2, sequence_range->second);
 }
 
+void add_drops(Database& db, std::map<std::string, int64_t>& drops) {
+  Statement st = db.prepare("SELECT cause, count FROM drops WHERE count <> 0 ORDER BY cause");
+  while (st.step()) drops[std::string(st.column_text(0))] += st.column_int(1);
+}
+
 }  // namespace prof::report

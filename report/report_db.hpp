@@ -2,6 +2,7 @@
 // read" into one clear line before any output file exists.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,10 @@ bool calls_numbered_by_id(Database& db);
 // The first and last number --index-range selects calls by (sequence, or correlation_id when the
 // calls are numbered by id) of a single process's db; nullopt when it holds no numbered call.
 std::optional<std::pair<int64_t, int64_t>> call_numbers(Database& db);
+
+// Adds the db's lost-event counts (its drops table) to `drops`, by cause: a merged report sums its
+// processes'.
+void add_drops(Database& db, std::map<std::string, int64_t>& drops);
 
 // Which rows a report covers. With a range, only the API calls whose sequence is in [first, last]
 // and the kernels and copies those calls enqueued (same correlation_id).

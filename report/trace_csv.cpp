@@ -4,6 +4,7 @@
 #include <map>
 
 #include "report/chrome_json_writer.hpp"
+#include "report/csv_columns.hpp"
 #include "report/csv_writer.hpp"
 #include "report/demangle.hpp"
 #include "report/text_put.hpp"
@@ -41,10 +42,7 @@ std::string bandwidth_text(int64_t bytes, int64_t ns) {
 }
 
 void write_kernel_trace_header(TextSink& out) {
-  CsvWriter(out).begin({"Kind", "Runtime", "Process_Id", "Thread_Id", "Device", "Stream_Id", "Correlation_Id",
-                        "Kernel_Name", "Start_Timestamp", "End_Timestamp", "Duration_Ns", "Grid_Dim_X", "Grid_Dim_Y",
-                        "Grid_Dim_Z", "Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z",
-                        "Shared_Memory_Bytes"});
+  CsvWriter(out).begin_columns(kKernelTraceColumns);
 }
 
 namespace {
@@ -147,8 +145,7 @@ void write_kernel_trace(Database& db, const RowFilter& filter, int64_t pid, Text
 }
 
 void write_copy_trace_header(TextSink& out) {
-  CsvWriter(out).begin({"Kind", "Runtime", "Process_Id", "Thread_Id", "Device", "Stream_Id", "Correlation_Id",
-                        "Direction", "Size", "Start_Timestamp", "End_Timestamp", "Duration_Ns", "Bandwidth_GBps"});
+  CsvWriter(out).begin_columns(kCopyTraceColumns);
 }
 
 CopyTraceWriter::CopyTraceWriter(Database& db, int64_t pid, TextSink& out) : out_(out), pid_(num(pid)) {
@@ -194,9 +191,7 @@ void write_copy_trace(Database& db, const RowFilter& filter, int64_t pid, TextSi
 }
 
 void write_api_trace_header(TextSink& out) {
-  CsvWriter(out).begin({"Domain", "Function", "Process_Id", "Thread_Id", "Correlation_Id", "Sequence",
-                        "Start_Timestamp", "End_Timestamp", "Duration_Ns", "Result", "Device", "Stream_Id",
-                        "Bytes"});
+  CsvWriter(out).begin_columns(kApiTraceColumns);
 }
 
 ApiTraceWriter::ApiTraceWriter(Database& db, int64_t pid, TextSink& out) : pid_(pid), out_(out) {
@@ -314,9 +309,7 @@ void write_copy_stats(const std::vector<CopyStats>& stats, TextSink& out) {
   int64_t grand = 0;
   for (const CopyStats& s : rows) grand += s.total_ns;
   CsvWriter csv(out);
-  // MedianNs and P95Ns come last: scripts keyed on the earlier columns keep working.
-  csv.begin({"Direction", "Calls", "TotalBytes", "TotalDurationNs", "AverageNs", "Percentage", "MinNs", "MaxNs",
-             "BandwidthGBps", "MedianNs", "P95Ns"});
+  csv.begin_columns(kCopyStatsColumns);
   for (const CopyStats& s : rows)
     csv.row({s.direction, num(s.calls), num(s.bytes), num(s.total_ns),
              num(s.timed_calls > 0 ? rounded_div(s.total_ns, s.timed_calls) : 0), percent_text(s.total_ns, grand),
