@@ -27,7 +27,8 @@ namespace prof::cli {
 
 int regenerate(const Options& given) {
   struct stat st;
-  if (stat(given.db.c_str(), &st) != 0) return fail(kExitNoInput, "--db " + given.db + ": no such file");
+  if (stat(given.db.c_str(), &st) != 0)
+    return fail(kExitNoInput, "--db " + given.db + ": no such file");
   // SQLite's opens do not follow symbolic links (db/sqlite_db.cpp, on purpose: the collector
   // writes into shared directories), so a db named through a link, or in a linked directory, failed
   // with "unable to open database file". The user's own db is opened at its real path; a link to
@@ -38,14 +39,16 @@ int regenerate(const Options& given) {
     return fail(kExitNoInput, "--db " + given.db + ": " + std::strerror(errno));
   if (std::filesystem::absolute(given.db).lexically_normal() != resolved) {
     if (st.st_uid != geteuid())
-      return fail(kExitBadInput, "--db " + given.db + ": a symbolic link to " + resolved +
-                                     ", which is another user's; not following it (name the file itself)");
+      return fail(kExitBadInput,
+                  "--db " + given.db + ": a symbolic link to " + resolved +
+                      ", which is another user's; not following it (name the file itself)");
     o.db = resolved;
   }
   std::string pid_part;
   std::smatch m;
   std::string file = given.db.substr(given.db.rfind('/') + 1);  // the name the user gave
-  // <runtime>-prof-<pid>.db (hip-prof-<pid>.db, musa-prof-<pid>.db) or prof-<pid>.db (several runtimes).
+  // <runtime>-prof-<pid>.db (hip-prof-<pid>.db, musa-prof-<pid>.db) or prof-<pid>.db (several
+  // runtimes).
   static const std::regex db_name(R"(^(?:[a-z0-9]+-)?prof-([0-9]+)\.db$)");
   const bool named_by_pid = std::regex_match(file, m, db_name);
   const std::string default_base =
@@ -57,19 +60,25 @@ int regenerate(const Options& given) {
     std::unique_ptr<Database> db = report::open_report_db(o.db);
     if (!report::meta_value(*db, "end_ns")) {
       const std::string what = o.db + " was not finished (its prof stopped while writing it)";
-      const std::string fix = "`prof --recover` completes it while its run directory is still there";
+      const std::string fix =
+          "`prof --recover` completes it while its run directory is still there";
       if (!o.index_range.empty())
-        return fail(kExitBadInput, "--index-range " + o.index_range + ": " + what + ", so its calls have no sequence "
-                                   "numbers; " + fix);
-      std::fprintf(stderr, "prof: %s: no sequence numbers, drop counts or end time; reported as it is (%s)\n",
-                   what.c_str(), fix.c_str());
+        return fail(kExitBadInput, "--index-range " + o.index_range + ": " + what +
+                                       ", so its calls have no sequence "
+                                       "numbers; " +
+                                       fix);
+      std::fprintf(
+          stderr,
+          "prof: %s: no sequence numbers, drop counts or end time; reported as it is (%s)\n",
+          what.c_str(), fix.c_str());
     } else if (const auto range = parse_range(o.index_range); range && !report::is_merged_db(*db)) {
       // A range that holds none of the db's calls wrote empty files without a word (issue 41).
       if (const auto calls = report::call_numbers(*db);
           calls && (range->second < calls->first || range->first > calls->second))
-        return fail(kExitEmptyRange, "--index-range " + o.index_range + ": " + o.db + " has calls " +
-                                    std::to_string(calls->first) + " to " + std::to_string(calls->second) +
-                                    " (numbered from 1); none is in that range");
+        return fail(kExitEmptyRange, "--index-range " + o.index_range + ": " + o.db +
+                                         " has calls " + std::to_string(calls->first) + " to " +
+                                         std::to_string(calls->second) +
+                                         " (numbered from 1); none is in that range");
     }
   } catch (const report::ReportError& e) {
     return fail(report_exit_code(e), e.what());
@@ -85,9 +94,11 @@ int regenerate(const Options& given) {
   const std::string base = place.name.empty() ? default_base : place.name;
   say_stale_temps_removed(out.output_dir, remove_stale_temps(out.output_dir));
   try {
-    const report::ReportResult written = report::write_reports(o.db, report_options(out, base), summary_stream(o));
+    const report::ReportResult written =
+        report::write_reports(o.db, report_options(out, base), summary_stream(o));
     print_warnings(written);
-    for (const std::string& failed : written.failed) std::fprintf(stderr, "prof: %s\n", failed.c_str());
+    for (const std::string& failed : written.failed)
+      std::fprintf(stderr, "prof: %s\n", failed.c_str());
     if (!written.failed.empty()) return kExitCannotWrite;
   } catch (const report::ReportError& e) {
     return fail(report_exit_code(e), e.what());
@@ -98,25 +109,33 @@ int regenerate(const Options& given) {
 int merge(const Options& o) {
   std::string message;
   struct stat st;
-  if (stat(o.db_merge.c_str(), &st) != 0) return fail(kExitNoInput, "--db-merge " + o.db_merge + ": no such directory");
-  if (!S_ISDIR(st.st_mode)) return fail(kExitBadInput, "--db-merge " + o.db_merge + ": not a directory");
+  if (stat(o.db_merge.c_str(), &st) != 0)
+    return fail(kExitNoInput, "--db-merge " + o.db_merge + ": no such directory");
+  if (!S_ISDIR(st.st_mode))
+    return fail(kExitBadInput, "--db-merge " + o.db_merge + ": not a directory");
   Options out = o;
   if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
   say_stale_temps_removed(out.output_dir, remove_stale_temps(out.output_dir));
-  return merge_databases({o.db_merge, o.recursive, PROF_VERSION, !o.strict},
-                         report_options(out, o.output_name.empty() ? "result_merged" : o.output_name),
-                         summary_stream(o));
+  return merge_databases(
+      {o.db_merge, o.recursive, PROF_VERSION, !o.strict},
+      report_options(out, o.output_name.empty() ? "result_merged" : o.output_name),
+      summary_stream(o));
 }
 
 int compare(const Options& o) {
   constexpr int kCompareError = 2, kCompareRegressed = 1;
   std::optional<double> threshold = parse_threshold(o.threshold);
-  if (!threshold) return fail(kCompareError, "--threshold " + o.threshold + ": expected a percentage such as 5%");
+  if (!threshold)
+    return fail(kCompareError, "--threshold " + o.threshold + ": expected a percentage such as 5%");
   std::optional<int64_t> min_time = parse_duration(o.min_time);
-  if (!min_time) return fail(kCompareError, "--min-time " + o.min_time + ": expected a duration such as 10us, 1ms, 0");
+  if (!min_time)
+    return fail(kCompareError,
+                "--min-time " + o.min_time + ": expected a duration such as 10us, 1ms, 0");
   static const std::pair<const char*, report::CompareFormat> formats[] = {
-      {"text", report::CompareFormat::kText}, {"csv", report::CompareFormat::kCsv},
-      {"json", report::CompareFormat::kJson}, {"markdown", report::CompareFormat::kMarkdown}};
+      {"text", report::CompareFormat::kText},
+      {"csv", report::CompareFormat::kCsv},
+      {"json", report::CompareFormat::kJson},
+      {"markdown", report::CompareFormat::kMarkdown}};
   const auto* format = std::find_if(std::begin(formats), std::end(formats),
                                     [&](const auto& f) { return o.format == f.first; });
   if (format == std::end(formats))
@@ -139,7 +158,8 @@ int compare(const Options& o) {
     std::fwrite(text.text().data(), 1, text.text().size(), stdout);
   } else {
     static const char* extensions[] = {".txt", ".csv", ".json", ".md"};
-    std::string path = report::join_path(o.output_dir, o.output_name + extensions[format - std::begin(formats)]);
+    std::string path =
+        report::join_path(o.output_dir, o.output_name + extensions[format - std::begin(formats)]);
     try {
       report::OutputFile file(path, "");
       file.write(text.text());
@@ -149,7 +169,8 @@ int compare(const Options& o) {
       return fail(kCompareError, e.what());
     }
     std::printf("prof: %s: %s\n", path.c_str(),
-                result.regressions ? (std::to_string(result.regressions) + " regression(s)").c_str() : "clean");
+                result.regressions ? (std::to_string(result.regressions) + " regression(s)").c_str()
+                                   : "clean");
   }
   std::fflush(stdout);
   return result.regressions ? kCompareRegressed : 0;

@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdint>
-#include <ctime>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <ctime>
 
 #include "cli/exit_codes.hpp"
 
@@ -54,7 +54,8 @@ void forward_signal(int sig, siginfo_t* info, void*) {
     const pid_t sender = info ? info->si_pid : 0;
     const int64_t now = monotonic_ns();
     LastForward& last = g_last[sig < 65 ? sig : 0];
-    const bool repeat = info && info->si_code != SI_KERNEL && last.sender == sender && now - last.at_ns < kBurstWindowNs;
+    const bool repeat = info && info->si_code != SI_KERNEL && last.sender == sender &&
+                        now - last.at_ns < kBurstWindowNs;
     if (!repeat) {
       // The group first (the program and whatever it started in it), the program itself if it
       // left its group (setsid, setpgid).
@@ -137,7 +138,9 @@ std::vector<std::string> build_environment(const LaunchOptions& options) {
     } else if (entry.rfind("LD_LIBRARY_PATH=", 0) == 0 && !options.sim_library_dir.empty()) {
       std::string theirs = entry.substr(16);
       if (!theirs.empty()) library_path += ":" + theirs;
-    } else if (entry.rfind("PROF_RUN_DIR=", 0) == 0 || entry.rfind("PROF_RUN_DIR_FALLBACK=", 0) == 0 || entry.rfind("PROF_DEVICE_TIMING=", 0) == 0 ||
+    } else if (entry.rfind("PROF_RUN_DIR=", 0) == 0 ||
+               entry.rfind("PROF_RUN_DIR_FALLBACK=", 0) == 0 ||
+               entry.rfind("PROF_DEVICE_TIMING=", 0) == 0 ||
                entry.rfind("PROF_RUNTIMES=", 0) == 0 || entry.rfind("PROF_CAPTURE", 0) == 0) {
       // set below
     } else {
@@ -147,11 +150,13 @@ std::vector<std::string> build_environment(const LaunchOptions& options) {
   env.push_back("LD_PRELOAD=" + preload);
   if (!options.sim_library_dir.empty()) env.push_back("LD_LIBRARY_PATH=" + library_path);
   env.push_back("PROF_RUN_DIR=" + options.run_dir);
-  if (!options.run_dir_fallback.empty()) env.push_back("PROF_RUN_DIR_FALLBACK=" + options.run_dir_fallback);
+  if (!options.run_dir_fallback.empty())
+    env.push_back("PROF_RUN_DIR_FALLBACK=" + options.run_dir_fallback);
   env.push_back(std::string("PROF_DEVICE_TIMING=") + (options.device_timing ? "1" : "0"));
   env.push_back("PROF_RUNTIMES=" + options.runtimes);
   if (options.capture_by_api) env.push_back("PROF_CAPTURE=api");
-  if (options.capture_delay_ns > 0) env.push_back("PROF_CAPTURE_DELAY_NS=" + std::to_string(options.capture_delay_ns));
+  if (options.capture_delay_ns > 0)
+    env.push_back("PROF_CAPTURE_DELAY_NS=" + std::to_string(options.capture_delay_ns));
   if (options.capture_duration_ns > 0)
     env.push_back("PROF_CAPTURE_DURATION_NS=" + std::to_string(options.capture_duration_ns));
   return env;
@@ -302,7 +307,8 @@ std::string resolve_program(const std::string& name, int& error_code, std::strin
   return {};
 }
 
-LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& program_path, std::string& message) {
+LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& program_path,
+                             std::string& message) {
   LaunchResult result;
   ExecArgs args;
   build_exec_args(options, program_path, args);

@@ -17,7 +17,8 @@ struct LaunchOptions {
   bool device_timing = true;
   bool sigpipe_ignored = false;  // how prof found SIGPIPE: the program starts with the same
   std::string runtimes;  // PROF_RUNTIMES: the runtimes recorded, comma-separated ("hip,musa")
-  // Capture control: PROF_CAPTURE=api (--trace-start off), PROF_CAPTURE_DELAY_NS, PROF_CAPTURE_DURATION_NS.
+  // Capture control: PROF_CAPTURE=api (--trace-start off), PROF_CAPTURE_DELAY_NS,
+  // PROF_CAPTURE_DURATION_NS.
   bool capture_by_api = false;
   int64_t capture_delay_ns = 0;
   int64_t capture_duration_ns = 0;
@@ -35,6 +36,7 @@ struct LaunchResult {
 std::string resolve_program(const std::string& name, int& error_code, std::string& message);
 
 // Starts the program; on failure to exec returns pid -1 with `message`.
-LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& program_path, std::string& message);
+LaunchResult launch_and_wait(const LaunchOptions& options, const std::string& program_path,
+                             std::string& message);
 
 }  // namespace prof::cli

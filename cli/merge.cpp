@@ -27,7 +27,8 @@ std::function<void(std::string_view, int64_t, int64_t)> terminal_progress() {
       std::fprintf(stderr, "\r\033[K");
       *last = -1;
     } else if (percent != *last) {
-      std::fprintf(stderr, "\rprof: %.*s %3d%%", static_cast<int>(stage.size()), stage.data(), percent);
+      std::fprintf(stderr, "\rprof: %.*s %3d%%", static_cast<int>(stage.size()), stage.data(),
+                   percent);
       *last = percent;
     }
     std::fflush(stderr);
@@ -35,14 +36,17 @@ std::function<void(std::string_view, int64_t, int64_t)> terminal_progress() {
 }
 
 void print_warnings(const report::ReportResult& result) {
-  for (const std::string& warning : result.warnings) std::fprintf(stderr, "prof: warning: %s\n", warning.c_str());
+  for (const std::string& warning : result.warnings)
+    std::fprintf(stderr, "prof: warning: %s\n", warning.c_str());
 }
 
-int merge_databases(const report::MergeOptions& merge, const report::ReportOptions& opt, std::FILE* summary_out) {
+int merge_databases(const report::MergeOptions& merge, const report::ReportOptions& opt,
+                    std::FILE* summary_out) {
   try {
     const report::ReportResult written = report::merge_reports(merge, opt, summary_out);
     print_warnings(written);
-    for (const std::string& failed : written.failed) std::fprintf(stderr, "prof: %s\n", failed.c_str());
+    for (const std::string& failed : written.failed)
+      std::fprintf(stderr, "prof: %s\n", failed.c_str());
     if (!written.failed.empty()) return kExitCannotWrite;
   } catch (const report::ReportError& e) {
     std::fprintf(stderr, "prof: %s\n", e.what());

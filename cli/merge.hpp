@@ -1,8 +1,8 @@
 // The cli side of the report commands (--db, --db-merge): exit codes for report errors, the
 // terminal progress line, warnings.
 #pragma once
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -22,6 +22,7 @@ std::function<void(std::string_view, int64_t, int64_t)> terminal_progress();
 void print_warnings(const report::ReportResult& result);
 
 // prof --db-merge DIR: `opt` already names the output; returns prof's exit status.
-int merge_databases(const report::MergeOptions& merge, const report::ReportOptions& opt, std::FILE* summary_out);
+int merge_databases(const report::MergeOptions& merge, const report::ReportOptions& opt,
+                    std::FILE* summary_out);
 
 }  // namespace prof::cli

@@ -2,9 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <climits>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <climits>
 
 #include <algorithm>
 #include <cctype>
@@ -58,7 +58,8 @@ bool prepare_output_dir(std::string& dir, std::string& message, const char* opti
       continue;
     }
     if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      message = std::string(option) + " " + dir + ": cannot create " + partial + " (" + std::strerror(errno) + ")";
+      message = std::string(option) + " " + dir + ": cannot create " + partial + " (" +
+                std::strerror(errno) + ")";
       return false;
     }
   }
@@ -96,7 +97,8 @@ int temp_owner_pid(const std::string& name) {
   if (at == std::string::npos || at + 5 >= name.size()) return 0;
   char* end = nullptr;
   const long pid = std::strtol(name.c_str() + at + 5, &end, 10);
-  return *end == '\0' && pid > 0 && pid <= INT_MAX && std::isdigit(static_cast<unsigned char>(name[at + 5]))
+  return *end == '\0' && pid > 0 && pid <= INT_MAX &&
+                 std::isdigit(static_cast<unsigned char>(name[at + 5]))
              ? static_cast<int>(pid)
              : 0;
 }
@@ -125,7 +127,8 @@ StaleTemps remove_stale_temps(const std::string& dir) {
     ++removed.files;
     removed.bytes += static_cast<uint64_t>(st.st_size);
     const int pid = temp_owner_pid(name);
-    if (std::find(removed.pids.begin(), removed.pids.end(), pid) == removed.pids.end()) removed.pids.push_back(pid);
+    if (std::find(removed.pids.begin(), removed.pids.end(), pid) == removed.pids.end())
+      removed.pids.push_back(pid);
   }
   closedir(d);
   return removed;
@@ -135,13 +138,15 @@ void say_stale_temps_removed(const std::string& dir, const StaleTemps& removed) 
   if (removed.files == 0) return;
   std::string pids;
   for (int pid : removed.pids) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
-  std::fprintf(stderr, "prof: %s\n",
-               terminal_escaped("removed " + std::to_string(removed.files) + " unfinished report file" +
-                              (removed.files == 1 ? "" : "s") + " (" + std::to_string(removed.bytes >> 20) +
-                              " MiB) in " + dir + " of a prof killed while writing its reports (pid " + pids +
-                              "); its databases are complete: `prof --recover` writes the reports of a killed run, "
-                              "`prof --db <db>` those of one database")
-                   .c_str());
+  std::fprintf(
+      stderr, "prof: %s\n",
+      terminal_escaped(
+          "removed " + std::to_string(removed.files) + " unfinished report file" +
+          (removed.files == 1 ? "" : "s") + " (" + std::to_string(removed.bytes >> 20) +
+          " MiB) in " + dir + " of a prof killed while writing its reports (pid " + pids +
+          "); its databases are complete: `prof --recover` writes the reports of a killed run, "
+          "`prof --db <db>` those of one database")
+          .c_str());
 }
 
 bool base_taken(const std::string& dir, const std::string& base) {
@@ -152,7 +157,8 @@ bool base_taken(const std::string& dir, const std::string& base) {
     const std::string name = entry->d_name;
     if (stale_temp(name)) continue;  // a killed prof's unfinished report holds no name
     if (name.size() > base.size() && name.compare(0, base.size(), base) == 0 &&
-        (name[base.size()] == '.' || name[base.size()] == '_') && name.rfind(".db") != name.size() - 3) {
+        (name[base.size()] == '.' || name[base.size()] == '_') &&
+        name.rfind(".db") != name.size() - 3) {
       taken = true;
       break;
     }
@@ -176,7 +182,8 @@ std::string output_format_error(const std::string& list) {
     for (const char* word : kOutputFormats) known = known || item == word;
     if (!known) {
       std::string words;
-      for (const char* word : kOutputFormats) words += (words.empty() ? "" : ", ") + std::string(word);
+      for (const char* word : kOutputFormats)
+        words += (words.empty() ? "" : ", ") + std::string(word);
       return "'" + item + "' is not an output; expected a comma list of " + words;
     }
     at = comma + 1;
@@ -227,7 +234,8 @@ std::optional<int64_t> parse_duration(const std::string& text) {
   if (!std::regex_match(text, m, pattern)) return std::nullopt;
   const std::string unit = m[3].str();
   const double scale = unit == "s" ? 1e9 : unit == "ms" ? 1e6 : unit == "us" ? 1e3 : 1;
-  if (unit.empty() && std::stod(m[1].str()) != 0) return std::nullopt;  // a bare number needs a unit
+  if (unit.empty() && std::stod(m[1].str()) != 0)
+    return std::nullopt;  // a bare number needs a unit
   return static_cast<int64_t>(std::llround(std::stod(m[1].str()) * scale));
 }
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "report/report.hpp"
-#include "runtimes/api_id.hpp"
 #include "report/timeline_parts.hpp"
+#include "runtimes/api_id.hpp"
 
 // Set by cli/CMakeLists.txt from the project version.
 #ifndef PROF_VERSION
@@ -21,10 +21,13 @@
 namespace prof::cli {
 
 // The words of --output-format, each an output (or a group of them) the db can give.
-inline constexpr const char* kOutputFormats[] = {"stats", "trace", "json", "pftrace", "html", "summary", "all"};
+inline constexpr const char* kOutputFormats[] = {"stats", "trace",   "json", "pftrace",
+                                                 "html",  "summary", "all"};
 // "" when `list` is a comma list of kOutputFormats, else why not (one word named).
 std::string output_format_error(const std::string& list);
-inline bool output_format_known(const std::string& list) { return output_format_error(list).empty(); }
+inline bool output_format_known(const std::string& list) {
+  return output_format_error(list).empty();
+}
 
 struct Options {
   // --<flag> of each runtime (runtimes/runtime_list.def), by RuntimeId. Runtimes that share a flag
@@ -76,8 +79,9 @@ int fail(int code, const std::string& message);
 std::optional<std::pair<int64_t, int64_t>> parse_range(const std::string& text);
 // The output directory: created when missing (with its parents, mode 0755 less the umask, as
 // rocprofv3 and nsys do), followed through symlinks like every other tool, and proved writable
-// before anything runs. `dir` becomes its canonical path: SQLite refuses a path with a symlink in it.
-// The longest db name prof makes in an output directory, "musa-prof-4194304.2.db" with room to spare.
+// before anything runs. `dir` becomes its canonical path: SQLite refuses a path with a symlink in
+// it. The longest db name prof makes in an output directory, "musa-prof-4194304.2.db" with room to
+// spare.
 inline constexpr size_t kDbNameRoom = 32;
 // It is also refused when a db in it would pass SQLite's path limit (sqlite_max_path_chars).
 bool prepare_output_dir(std::string& dir, std::string& message, const char* option = "-d");

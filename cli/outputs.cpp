@@ -15,9 +15,9 @@
 #include "cli/merge.hpp"
 #include "cli/output_place.hpp"
 #include "cli/path_pattern.hpp"
-#include "report/utf8.hpp"
 #include "report/report.hpp"
 #include "report/report_error.hpp"
+#include "report/utf8.hpp"
 
 namespace prof::cli {
 
@@ -30,7 +30,8 @@ void on_finish_interrupt(int sig) {
   g_finish_interrupts = g_finish_interrupts + 1;
   if (g_finish_interrupts == 1) {
     static const char note[] =
-        "\nprof: still writing the profile; interrupt again to stop now (`prof --recover` finishes it later)\n";
+        "\nprof: still writing the profile; interrupt again to stop now (`prof --recover` finishes "
+        "it later)\n";
     ssize_t ignored = write(STDERR_FILENO, note, sizeof note - 1);
     (void)ignored;
     return;
@@ -72,13 +73,16 @@ std::FILE* open_summary_file(const std::string& path, bool force, std::string& w
   }
   struct stat st {};
   std::string problem;
-  if (fstat(fd, &st) != 0) problem = std::strerror(errno);
-  else if (!S_ISREG(st.st_mode)) problem = "exists and is not a regular file; not writing it";
+  if (fstat(fd, &st) != 0)
+    problem = std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    problem = "exists and is not a regular file; not writing it";
   else if (!created && (st.st_uid != geteuid() || st.st_nlink != 1))
     problem = "exists and belongs to another user or has other names; not replacing it";
   else if (!created && st.st_size > 0 && !force)
     problem = "exists; not replacing it (--force replaces it, or name another file)";
-  if (problem.empty() && (ftruncate(fd, 0) != 0 || fcntl(fd, F_SETFL, O_WRONLY) != 0)) problem = std::strerror(errno);
+  if (problem.empty() && (ftruncate(fd, 0) != 0 || fcntl(fd, F_SETFL, O_WRONLY) != 0))
+    problem = std::strerror(errno);
   std::FILE* file = problem.empty() ? fdopen(fd, "w") : nullptr;
   if (file) return file;
   if (problem.empty()) problem = std::strerror(errno);
@@ -116,7 +120,7 @@ bool place_process(const Options& o, collector::CollectedProcess& db, bool launc
   // With %pid% in -d or -o every process has its own names already: no _<pid> suffix.
   const bool named_by_pid = pattern_names_pid(o.output_subdir) || pattern_names_pid(o.output_name);
   const std::string pid = std::to_string(db.pid);
-  const std::string wanted = place.name.empty()           ? "result_" + pid
+  const std::string wanted = place.name.empty()         ? "result_" + pid
                              : launched || named_by_pid ? place.name
                                                         : place.name + "_" + pid;
   base = wanted;
@@ -133,10 +137,11 @@ bool place_process(const Options& o, collector::CollectedProcess& db, bool launc
 
 }  // namespace
 
-int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs, int launched_pid, bool output_lost,
-                  int exit_status) {
+int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs, int launched_pid,
+                  bool output_lost, int exit_status) {
   // The launched process first, then its children, each under its own name.
-  std::stable_partition(dbs.begin(), dbs.end(), [&](const auto& d) { return d.pid == launched_pid; });
+  std::stable_partition(dbs.begin(), dbs.end(),
+                        [&](const auto& d) { return d.pid == launched_pid; });
   std::vector<std::string> lost;
   if (output_lost) lost.push_back("a database could not be written (above)");
   for (auto& db : dbs) {
@@ -158,7 +163,8 @@ int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs
       here.output_dir = place.dir;
       report::ReportOptions options = report_options(here, base);
       options.written_db = db.db_path;
-      const report::ReportResult written = report::write_reports(db.db_path, options, summary_stream(o));
+      const report::ReportResult written =
+          report::write_reports(db.db_path, options, summary_stream(o));
       print_warnings(written);
       for (const std::string& failed : written.failed) {
         std::fprintf(stderr, "prof: %s\n", terminal_escaped(failed).c_str());
@@ -183,7 +189,8 @@ int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs
     // A lost profile must not look like a good one to a script: prof's own "cannot write" status.
     std::string what;
     for (const std::string& l : lost) what += (what.empty() ? "" : "; ") + l;
-    std::fprintf(stderr, "prof: outputs incomplete (%s); exiting %d instead of the program's status %d\n",
+    std::fprintf(stderr,
+                 "prof: outputs incomplete (%s); exiting %d instead of the program's status %d\n",
                  what.c_str(), kExitCannotWrite, exit_status);
     return kExitCannotWrite;
   }

@@ -16,14 +16,15 @@ namespace prof::cli {
 void guard_the_finish();
 
 // The file named by --summary-output, opened once (no symlink followed, no FIFO waited on, no
-// file clobbered without --force): nullptr with `why` set to one line naming the file and the problem.
+// file clobbered without --force): nullptr with `why` set to one line naming the file and the
+// problem.
 std::FILE* summary_file(const Options& o, std::string* why = nullptr);
 
 // The reports of a finished run (or a recovered one): the launched process first, then its
 // children, each under its own name and in its own place when -d or -o is a pattern (its db moves
 // there: cli/output_place.hpp), then one summary over all. Returns the program's status, or
 // kExitCannotWrite when an output is lost.
-int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs, int launched_pid, bool output_lost,
-                  int exit_status);
+int write_outputs(const Options& o, std::vector<collector::CollectedProcess> dbs, int launched_pid,
+                  bool output_lost, int exit_status);
 
 }  // namespace prof::cli

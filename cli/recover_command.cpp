@@ -1,8 +1,8 @@
 // prof --recover: finishes the runs of a prof that was killed (docs/design-collector.md,
 // "Recovery").
 #include <dirent.h>
-#include <climits>
 #include <sys/stat.h>
+#include <climits>
 
 #include <algorithm>
 #include <cerrno>
@@ -50,7 +50,8 @@ Options options_from_manifest(const OrphanedRun& run) {
   o.no_pftrace = run.get("no_pftrace") == "1";
   // The reports the original command asked for; a value that is no list of outputs (an older or
   // an edited manifest) gives them all.
-  if (const std::string formats = run.get("output_format"); !formats.empty() && output_format_known(formats))
+  if (const std::string formats = run.get("output_format");
+      !formats.empty() && output_format_known(formats))
     o.output_format = formats;
   const std::string max_events = run.get("json_max_events");
   if (!max_events.empty()) o.json_max_events = std::strtoll(max_events.c_str(), nullptr, 10);
@@ -95,10 +96,10 @@ int journal_dir_lost(const OrphanedRun& run, const std::string& journal_dir) {
   const bool gone = errno == ENOENT;
   const std::string why =
       gone ? "is gone" : "cannot be read (" + std::string(std::strerror(errno)) + ")";
-  const int code = fail(kExitNoInput, "--recover " + run.run_dir() + ": its journal directory " +
-                                          journal_dir + " " + why +
-                                          ", and with it the recorded calls; nothing written" +
-                                          (gone ? ", the run removed" : ""));
+  const int code =
+      fail(kExitNoInput, "--recover " + run.run_dir() + ": its journal directory " + journal_dir +
+                             " " + why + ", and with it the recorded calls; nothing written" +
+                             (gone ? ", the run removed" : ""));
   if (!gone) return code;  // perhaps a file system not mounted now: the run stays for later
   remove_flat_dir(run.get("fallback_run_dir"));
   remove_flat_dir(run.run_dir());
@@ -137,7 +138,8 @@ std::vector<collector::CollectedProcess> databases_built(const std::string& jour
       moved_away = true;
       const std::string why = std::string(path) +
                               " is not there: the killed prof may have moved it to its "
-                              "process's directory under " + o.output_dir + " (" + o.output_subdir +
+                              "process's directory under " +
+                              o.output_dir + " (" + o.output_subdir +
                               "); `prof --db` on it writes its reports";
       std::fprintf(stderr, "prof: %s\n", terminal_escaped(why).c_str());
     }
@@ -177,7 +179,8 @@ int recover_run(const OrphanedRun& run) {
   std::string message;
   const std::string journal_dir = run.get("journal_dir");
   if (const int code = journal_dir_lost(run, journal_dir)) return code;
-  if (!prepare_output_dir(o.output_dir, message)) return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + message);
+  if (!prepare_output_dir(o.output_dir, message))
+    return fail(kExitCannotWrite, "--recover " + run.run_dir() + ": " + message);
   const std::string program_pid = run.get("program_pid");
   const int launched_pid = program_pid.empty() ? -1 : std::atoi(program_pid.c_str());
   announce_recovery(run, o, program_pid);
@@ -213,7 +216,9 @@ int recover(const Options& o) {
   if (!named)
     for (const OrphanFound& orphan : find_orphaned_runs()) dirs.push_back(orphan.run_dir);
   if (dirs.empty()) {
-    std::fprintf(stderr, "prof: nothing to recover (no run of a killed prof in /dev/shm, $TMPDIR or /tmp)\n");
+    std::fprintf(
+        stderr,
+        "prof: nothing to recover (no run of a killed prof in /dev/shm, $TMPDIR or /tmp)\n");
     return 0;
   }
   int result = 0;

@@ -57,11 +57,13 @@ bool owned_here(const std::string& path, bool directory, std::string& why) {
     why = path + ": " + std::strerror(errno);
     return false;
   }
-  if (S_ISLNK(st.st_mode)) why = path + ": is a symbolic link; not following it";
+  if (S_ISLNK(st.st_mode))
+    why = path + ": is a symbolic link; not following it";
   else if (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
     why = path + (directory ? ": not a directory" : ": not a regular file");
   else if (st.st_uid != geteuid())
-    why = path + ": owned by uid " + std::to_string(st.st_uid) + ", not by this user; not acting on it";
+    why = path + ": owned by uid " + std::to_string(st.st_uid) +
+          ", not by this user; not acting on it";
   else if (directory && (st.st_mode & (S_IWGRP | S_IWOTH)))
     why = path + ": writable by other users; not acting on it";
   else if (!directory && st.st_nlink != 1)
@@ -131,7 +133,8 @@ std::optional<OrphanedRun> OrphanedRun::take(const std::string& named_dir, std::
   // O_NONBLOCK: a FIFO in place of the manifest fails the type check below instead of hanging.
   const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    why = errno == ENOENT ? "not a prof run directory (no " + std::string(kManifestName) + ")" : path + ": " + std::strerror(errno);
+    why = errno == ENOENT ? "not a prof run directory (no " + std::string(kManifestName) + ")"
+                          : path + ": " + std::strerror(errno);
     return std::nullopt;
   }
   if (!owned_here(path, false, why)) {
@@ -140,7 +143,8 @@ std::optional<OrphanedRun> OrphanedRun::take(const std::string& named_dir, std::
   }
   // A moment's retry: another prof's scan for orphans (find_orphaned_runs) may hold it shared.
   bool locked = false;
-  for (int attempt = 0; attempt < 20 && !(locked = flock(fd, LOCK_EX | LOCK_NB) == 0); ++attempt) usleep(10000);
+  for (int attempt = 0; attempt < 20 && !(locked = flock(fd, LOCK_EX | LOCK_NB) == 0); ++attempt)
+    usleep(10000);
   if (!locked) {
     const Manifest m = parse(read_all(fd));
     const auto pid = m.find("prof_pid");
@@ -175,14 +179,15 @@ bool OrphanedRun::confined(std::string& why) const {
   const std::string manifest = run_dir_ + "/" + kManifestName;
   const std::string output_dir = without_trailing_slashes(get("output_dir"));
   if (output_dir.empty() || output_dir[0] != '/' || has_dot_dot(output_dir)) {
-    why = manifest + ": output_dir=" + output_dir + " is not an absolute path without '..'; refusing it";
+    why = manifest + ": output_dir=" + output_dir +
+          " is not an absolute path without '..'; refusing it";
     return false;
   }
   const std::string journal_dir = get("journal_dir");
   if (!journal_dir.empty()) {
     if (journal_dir != output_dir + "/." + base_name(run_dir_)) {
-      why = manifest + ": journal_dir=" + journal_dir + " is not this run's journal directory (" + output_dir + "/." +
-            base_name(run_dir_) + "); refusing it";
+      why = manifest + ": journal_dir=" + journal_dir + " is not this run's journal directory (" +
+            output_dir + "/." + base_name(run_dir_) + "); refusing it";
       return false;
     }
     struct stat st {};
@@ -193,8 +198,10 @@ bool OrphanedRun::confined(std::string& why) const {
   }
   const std::string fallback = get("fallback_run_dir");
   if (!fallback.empty()) {
-    if (fallback[0] != '/' || has_dot_dot(fallback) || base_name(fallback).rfind("prof-run-", 0) != 0) {
-      why = manifest + ": fallback_run_dir=" + fallback + " is not a prof run directory; refusing it";
+    if (fallback[0] != '/' || has_dot_dot(fallback) ||
+        base_name(fallback).rfind("prof-run-", 0) != 0) {
+      why =
+          manifest + ": fallback_run_dir=" + fallback + " is not a prof run directory; refusing it";
       return false;
     }
     struct stat st {};
@@ -203,7 +210,8 @@ bool OrphanedRun::confined(std::string& why) const {
   return true;
 }
 
-bool dbpath_notes_confined(const std::string& journal_dir, const std::string& output_dir, std::string& why) {
+bool dbpath_notes_confined(const std::string& journal_dir, const std::string& output_dir,
+                           std::string& why) {
   DIR* dir = opendir(journal_dir.c_str());
   if (!dir) return true;  // nothing to follow
   bool ok = true;
@@ -257,12 +265,14 @@ std::vector<OrphanFound> find_orphaned_runs() {
       if (std::strncmp(entry->d_name, "prof-run-", 9) != 0) continue;
       const std::string run_dir = base + "/" + entry->d_name;
       struct stat st {};
-      if (lstat(run_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) continue;
+      if (lstat(run_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        continue;
       bool dup = false;
       for (const auto& s : seen) dup = dup || (s.first == st.st_dev && s.second == st.st_ino);
       if (dup) continue;
       seen.emplace_back(st.st_dev, st.st_ino);
-      const int fd = ::open((run_dir + "/" + kManifestName).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      const int fd =
+          ::open((run_dir + "/" + kManifestName).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
       if (fd < 0) continue;
       // Free lock: nobody owns the run. (Taken and dropped at once: shared, so two scans never
       // make each other's run look alive.)

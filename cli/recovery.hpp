@@ -55,7 +55,8 @@ class OrphanedRun {
 
 // Every <pid>.dbpath note in `journal_dir` is this user's and names a .db file directly in
 // `output_dir` (which, if it exists, is this user's regular file): else false with `why`.
-bool dbpath_notes_confined(const std::string& journal_dir, const std::string& output_dir, std::string& why);
+bool dbpath_notes_confined(const std::string& journal_dir, const std::string& output_dir,
+                           std::string& why);
 
 struct OrphanFound {
   std::string run_dir;
@@ -66,7 +67,8 @@ struct OrphanFound {
 // $TMPDIR, /tmp). Nothing is locked: a caller takes each with OrphanedRun::take.
 std::vector<OrphanFound> find_orphaned_runs();
 
-// How many of them were writing their outputs into `output_dir` (the same directory, however named).
+// How many of them were writing their outputs into `output_dir` (the same directory, however
+// named).
 size_t count_orphaned_runs_into(const std::string& output_dir);
 
 }  // namespace prof::cli

@@ -26,21 +26,23 @@ bool BufferReader::open(const std::string& path) {
     ::close(fd);
     return false;
   }
-  const bool published =
-      std::atomic_ref<uint64_t>(static_cast<BufferHeader*>(head)->magic).load(std::memory_order_acquire) ==
-      kBufferMagic;
+  const bool published = std::atomic_ref<uint64_t>(static_cast<BufferHeader*>(head)->magic)
+                             .load(std::memory_order_acquire) == kBufferMagic;
   munmap(head, kBufferHeaderBytes);
   if (!published || fstat(fd, &st) != 0) {
     ::close(fd);
     return false;
   }
-  void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* map =
+      mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return false;
   auto* header = static_cast<BufferHeader*>(map);
-  const uint64_t capacity = std::atomic_ref<uint64_t>(header->capacity).load(std::memory_order_acquire);
+  const uint64_t capacity =
+      std::atomic_ref<uint64_t>(header->capacity).load(std::memory_order_acquire);
   bool ok = header->version == kBufferVersion && header->record_bytes == kRecordBytes && capacity &&
-            (capacity & (capacity - 1)) == 0 && buffer_file_bytes(capacity) <= static_cast<size_t>(st.st_size);
+            (capacity & (capacity - 1)) == 0 &&
+            buffer_file_bytes(capacity) <= static_cast<size_t>(st.st_size);
   if (!ok) {
     munmap(map, static_cast<size_t>(st.st_size));
     return false;

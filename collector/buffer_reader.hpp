@@ -28,10 +28,11 @@ class BufferReader {
   // every record up to it.
   uint64_t end() const {
     const uint64_t write = header_->write_index.load(std::memory_order_acquire);
-    const uint64_t capacity =
-        std::atomic_ref<uint64_t>(const_cast<uint64_t&>(header_->capacity)).load(std::memory_order_acquire);
+    const uint64_t capacity = std::atomic_ref<uint64_t>(const_cast<uint64_t&>(header_->capacity))
+                                  .load(std::memory_order_acquire);
     // Only a larger power of two that the mapping holds (the file has the ring's full size).
-    if (capacity > mask_ + 1 && (capacity & (capacity - 1)) == 0 && buffer_file_bytes(capacity) <= map_bytes_)
+    if (capacity > mask_ + 1 && (capacity & (capacity - 1)) == 0 &&
+        buffer_file_bytes(capacity) <= map_bytes_)
       mask_ = capacity - 1;
     return write;
   }
@@ -42,7 +43,8 @@ class BufferReader {
   void sync() { read_ = header_->read_index.load(std::memory_order_acquire); }
   void release(uint64_t index) {
     read_ = index;
-    header_->read_index.store(index, std::memory_order_release);  // the producer may reuse the slots
+    header_->read_index.store(index,
+                              std::memory_order_release);  // the producer may reuse the slots
   }
 
  private:

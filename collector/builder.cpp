@@ -6,9 +6,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,10 +16,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "common/clock.hpp"
-#include "runtimes/runtimes.hpp"
 #include "collector/process_info.hpp"
 #include "collector/run_files.hpp"
+#include "common/clock.hpp"
+#include "runtimes/runtimes.hpp"
 
 namespace prof::collector {
 
@@ -64,7 +64,8 @@ uint64_t take_string(const JournalReader& reader, uint64_t i, uint64_t end, DbWr
 
 // A marker record at `i` with the parts of its message: the records it takes, 0 while its message
 // is still being written (next cycle).
-uint64_t take_marker(const JournalReader& reader, uint64_t i, uint64_t end, DbWriter& db, uint32_t tid) {
+uint64_t take_marker(const JournalReader& reader, uint64_t i, uint64_t end, DbWriter& db,
+                     uint32_t tid) {
   const Record& rec = reader.record(i);
   const uint64_t chunk = sizeof(rec.string_data.text);
   const uint32_t length = std::min(rec.marker.length, kMarkerMessageMaxBytes);
@@ -175,11 +176,13 @@ Builder::Process* Builder::process(int pid, uint32_t first_runtime) {
   Process& proc = processes_[pid];
   if (proc.writer || proc.failed) return &proc;
   const RuntimeDescription* runtime = find_runtime(first_runtime);
-  if (!runtime) runtime = kRuntimeDescriptions[0];  // a newer preload library's runtime: never expected
+  if (!runtime)
+    runtime = kRuntimeDescriptions[0];  // a newer preload library's runtime: never expected
   proc.db_path.clear();
   if (options_.recovering) {
     // The database the killed prof had begun: rebuilt from the whole journal, at the same path.
-    if (std::FILE* f = std::fopen((options_.journal_dir + "/" + std::to_string(pid) + ".dbpath").c_str(), "r")) {
+    if (std::FILE* f = std::fopen(
+            (options_.journal_dir + "/" + std::to_string(pid) + ".dbpath").c_str(), "r")) {
       char path[4096] = {};
       if (std::fgets(path, sizeof path, f)) proc.db_path = path;
       std::fclose(f);
@@ -190,8 +193,9 @@ Builder::Process* Builder::process(int pid, uint32_t first_runtime) {
     }
   }
   if (proc.db_path.empty())
-    proc.db_path = free_name(options_.output_dir + "/" + std::string(runtime->name) + "-prof-" + std::to_string(pid),
-                             ".db", options_.replace_existing);
+    proc.db_path = free_name(
+        options_.output_dir + "/" + std::string(runtime->name) + "-prof-" + std::to_string(pid),
+        ".db", options_.replace_existing);
   try {
     note_db_path(pid, proc.db_path);
     proc.writer = std::make_unique<DbWriter>(proc.db_path, pid, options_.prof_version, runtime->id);
@@ -239,7 +243,8 @@ void Builder::scan_journals() {
     uint64_t image = 0;
     if (!parse_name(name, "jrnl", pid, image, &tid)) continue;
     auto source = std::make_unique<Source>();
-    if (!source->reader.open(options_.journal_dir + "/" + name)) continue;  // header not complete yet
+    if (!source->reader.open(options_.journal_dir + "/" + name))
+      continue;  // header not complete yet
     const JournalHeader& h = source->reader.header();
     Process* proc = process(pid, h.first_runtime);
     source->pid = pid;
@@ -269,18 +274,16 @@ std::optional<Builder::CallKey> Builder::next_call(const Source& source) {
     const uint64_t chunk = sizeof(rec.string_data.text);
     switch (static_cast<RecordType>(rec.type)) {
       case RecordType::kApi:
-        return CallKey{rec.api.begin_ns, reader.header().tid, source.correlation_base | rec.api.correlation_id};
-      case RecordType::kString:
-        i += 1 + (rec.string.length + chunk - 1) / chunk;
-        break;
+        return CallKey{rec.api.begin_ns, reader.header().tid,
+                       source.correlation_base | rec.api.correlation_id};
+      case RecordType::kString: i += 1 + (rec.string.length + chunk - 1) / chunk; break;
       case RecordType::kMarker: {
         const uint32_t length = std::min(rec.marker.length, kMarkerMessageMaxBytes);
-        i += 1 + (length > kMarkerInlineBytes ? length - kMarkerInlineBytes + chunk - 1 : 0) / chunk;
+        i +=
+            1 + (length > kMarkerInlineBytes ? length - kMarkerInlineBytes + chunk - 1 : 0) / chunk;
         break;
       }
-      default:
-        ++i;
-        break;
+      default: ++i; break;
     }
   }
   return std::nullopt;
@@ -321,10 +324,11 @@ uint64_t Builder::drain(Source& source, Process& proc, uint64_t calls) {
         ++i;
         break;
       case RecordType::kApi: {
-        const LaunchRecord* launch = source.has_pending_launch &&
-                                             source.pending_launch.correlation_id == rec.api.correlation_id
-                                         ? &source.pending_launch
-                                         : nullptr;
+        const LaunchRecord* launch =
+            source.has_pending_launch &&
+                    source.pending_launch.correlation_id == rec.api.correlation_id
+                ? &source.pending_launch
+                : nullptr;
         db.on_api(rec.api, tid, source.correlation_base, launch);
         source.has_pending_launch = false;
         source.last_call_begin = rec.api.begin_ns;
@@ -398,7 +402,8 @@ void Builder::keep_output_files() {
   for (auto& [pid, proc] : processes_) {
     struct stat st;
     if (!proc.writer || ::stat(proc.db_path.c_str(), &st) == 0) continue;
-    const int fd = ::open(proc.db_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    const int fd =
+        ::open(proc.db_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0) ::close(fd);
   }
 }
@@ -413,7 +418,8 @@ Builder::SourcesByProcess Builder::refresh_sources(bool final, uint64_t now, uin
     reader.refresh(/*settled=*/final);
     if (reader.broken() && !source->reported_broken) {
       source->reported_broken = true;
-      shared_.add_error(reader.path() + ": a block of the journal does not decode; the records after it are lost");
+      shared_.add_error(reader.path() +
+                        ": a block of the journal does not decode; the records after it are lost");
     }
     if (reader.end() != before || source->grew_ns == 0) source->grew_ns = now;
     Process& proc = processes_[source->pid];
@@ -431,8 +437,9 @@ Builder::SourcesByProcess Builder::refresh_sources(bool final, uint64_t now, uin
 // No call past what a thread may still bring: one whose journal goes on past the decoded
 // window, or (while the program runs) one inside a call, between calls, or (where the mover
 // does not say) one that made a call within the last second.
-uint64_t Builder::build_horizon(int pid, const std::vector<Source*>& sources, const CallBounds::Snapshot& bounds,
-                                bool final, uint64_t now) const {
+uint64_t Builder::build_horizon(int pid, const std::vector<Source*>& sources,
+                                const CallBounds::Snapshot& bounds, bool final,
+                                uint64_t now) const {
   uint64_t horizon = UINT64_MAX;
   if (!final) {
     // A thread the mover has not seen yet: its calls begin after the mover's last scan began.
@@ -463,8 +470,8 @@ uint64_t Builder::build_horizon(int pid, const std::vector<Source*>& sources, co
 }
 
 // The process's calls up to `horizon`, its threads merged in call order, into its open batch.
-void Builder::merge_calls(Process& proc, const std::vector<Source*>& sources, uint64_t horizon, bool final,
-                          uint32_t& since_wake_check) {
+void Builder::merge_calls(Process& proc, const std::vector<Source*>& sources, uint64_t horizon,
+                          bool final, uint32_t& since_wake_check) {
   try {
     proc.writer->begin_batch();
     auto later = [](const std::pair<CallKey, Source*>& a, const std::pair<CallKey, Source*>& b) {
@@ -472,7 +479,8 @@ void Builder::merge_calls(Process& proc, const std::vector<Source*>& sources, ui
     };
     std::vector<std::pair<CallKey, Source*>> heap;
     for (Source* source : sources)
-      if (auto key = next_call(*source); key && key->begin_ns <= horizon) heap.emplace_back(*key, source);
+      if (auto key = next_call(*source); key && key->begin_ns <= horizon)
+        heap.emplace_back(*key, source);
     std::make_heap(heap.begin(), heap.end(), later);
     while (!heap.empty()) {
       if (!final && ++since_wake_check == MoverWake::kWakeCheckCalls) {
@@ -514,8 +522,10 @@ void Builder::commit_batches(bool final) {
     if (!proc.writer) continue;
     try {
       // Held by a reader: the batch stays open, its records counted as in it, for the next cycle.
-      if (proc.writer->end_batch()) proc.batch_records = 0;
-      else spdlog::debug("{}: a reader holds the database; committing later", proc.writer->path());
+      if (proc.writer->end_batch())
+        proc.batch_records = 0;
+      else
+        spdlog::debug("{}: a reader holds the database; committing later", proc.writer->path());
     } catch (const std::exception& e) {
       fail_process(proc, e);
     }

@@ -41,7 +41,8 @@ class Builder {
   void build_rest();
   // Completes every database. `cut_short`: processes still running, whose databases are marked
   // incomplete; `unjournaled`: records the mover could not journal, by pid (Mover::unjournaled).
-  std::vector<CollectedProcess> finish(const std::vector<int>& cut_short, const std::map<int, uint64_t>& unjournaled);
+  std::vector<CollectedProcess> finish(const std::vector<int>& cut_short,
+                                       const std::map<int, uint64_t>& unjournaled);
   // The databases are complete: the journals have served.
   void close_journals();
   // Whether a process's database could not be created or written.
@@ -69,7 +70,9 @@ class Builder {
     uint32_t tid;
     uint64_t correlation;
     bool operator<(const CallKey& o) const {
-      return begin_ns != o.begin_ns ? begin_ns < o.begin_ns : tid != o.tid ? tid < o.tid : correlation < o.correlation;
+      return begin_ns != o.begin_ns ? begin_ns < o.begin_ns
+             : tid != o.tid         ? tid < o.tid
+                                    : correlation < o.correlation;
     }
   };
   struct Process {
@@ -97,8 +100,8 @@ class Builder {
   void keep_output_files();
   void scan_journals();
   SourcesByProcess refresh_sources(bool final, uint64_t now, uint64_t& built);
-  uint64_t build_horizon(int pid, const std::vector<Source*>& sources, const CallBounds::Snapshot& bounds,
-                         bool final, uint64_t now) const;
+  uint64_t build_horizon(int pid, const std::vector<Source*>& sources,
+                         const CallBounds::Snapshot& bounds, bool final, uint64_t now) const;
   void merge_calls(Process& proc, const std::vector<Source*>& sources, uint64_t horizon, bool final,
                    uint32_t& since_wake_check);
   void pause_if_testing_faults();
@@ -115,8 +118,8 @@ class Builder {
 
   // finish()'s steps (builder_finish.cpp).
   DropCounts drops_of(int pid, const std::vector<int>& cut_short, const LostTally& lost);
-  void finish_database(int pid, Process& proc, const DropCounts& drops, uint64_t exit_ns, uint64_t end_ns,
-                       std::vector<CollectedProcess>& done);
+  void finish_database(int pid, Process& proc, const DropCounts& drops, uint64_t exit_ns,
+                       uint64_t end_ns, std::vector<CollectedProcess>& done);
   void account_processes_without_db();
   LostTally lost_calls(int pid) const;
   // The error line for a process's unrecorded calls and threads, or "" when there are none.

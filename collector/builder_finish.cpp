@@ -12,8 +12,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "common/clock.hpp"
 #include "collector/run_files.hpp"
+#include "common/clock.hpp"
 
 namespace prof::collector {
 
@@ -89,8 +89,8 @@ std::vector<CollectedProcess> Builder::finish(const std::vector<int>& cut_short,
     if (proc.failed) {
       struct stat st;
       const bool kept = stat(proc.db_path.c_str(), &st) == 0;
-      shared_.add_error(proc.db_path + ": " + std::to_string(proc.records_not_written) + " records of process " +
-                        std::to_string(pid) + " not written" +
+      shared_.add_error(proc.db_path + ": " + std::to_string(proc.records_not_written) +
+                        " records of process " + std::to_string(pid) + " not written" +
                         (kept ? "; the database holds what was committed before the failure" : ""));
     }
     proc.writer.reset();
@@ -117,8 +117,8 @@ DropCounts Builder::drops_of(int pid, const std::vector<int>& cut_short, const L
   return drops;
 }
 
-void Builder::finish_database(int pid, Process& proc, const DropCounts& drops, uint64_t exit_ns, uint64_t end_ns,
-                              std::vector<CollectedProcess>& done) {
+void Builder::finish_database(int pid, Process& proc, const DropCounts& drops, uint64_t exit_ns,
+                              uint64_t end_ns, std::vector<CollectedProcess>& done) {
   try {
     set_clock_meta(*proc.writer, proc.maps_path);
     if (exit_ns) proc.writer->set_process_end(exit_ns);
@@ -130,10 +130,14 @@ void Builder::finish_database(int pid, Process& proc, const DropCounts& drops, u
     const bool several = proc.writer->runtimes_called() > 1;
     proc.writer.reset();  // closes the file before a rename
     const std::string stem = options_.output_dir + "/prof-" + std::to_string(pid);
-    if (several && proc.db_path.rfind(stem + ".", 0) != 0) {  // (a recovered one may have it already)
+    if (several &&
+        proc.db_path.rfind(stem + ".", 0) != 0) {  // (a recovered one may have it already)
       std::string renamed = free_name(stem, ".db", options_.replace_existing);
-      if (std::rename(proc.db_path.c_str(), renamed.c_str()) == 0) proc.db_path = renamed;
-      else shared_.add_error(proc.db_path + ": cannot rename to " + renamed + ": " + std::strerror(errno));
+      if (std::rename(proc.db_path.c_str(), renamed.c_str()) == 0)
+        proc.db_path = renamed;
+      else
+        shared_.add_error(proc.db_path + ": cannot rename to " + renamed + ": " +
+                          std::strerror(errno));
       note_db_path(pid, proc.db_path);
     }
     done.push_back({pid, proc.db_path});
@@ -163,7 +167,8 @@ void Builder::account_processes_without_db() {
 
 Builder::LostTally Builder::lost_calls(int pid) const {
   LostTally lost;
-  // A process whose run directory was full made its page in the fallback (interpose/thread_buffer.cpp).
+  // A process whose run directory was full made its page in the fallback
+  // (interpose/thread_buffer.cpp).
   for (const std::string* base : {&options_.run_dir, &options_.fallback_run_dir}) {
     DIR* dir = base->empty() ? nullptr : opendir(base->c_str());
     if (!dir) continue;
@@ -196,7 +201,8 @@ std::string Builder::unrecorded_message(const std::string& who, const LostTally&
   if (lost.crowded_calls || lost.crowded_threads)
     line += (line.empty() ? who : "; ") + std::to_string(lost.crowded_calls) + " calls on " +
             std::to_string(lost.crowded_threads) +
-            " threads not recorded: more than 4096 of its threads were alive at once, and prof records at most "
+            " threads not recorded: more than 4096 of its threads were alive at once, and prof "
+            "records at most "
             "4096 threads of a process at a time";
   return line;
 }
@@ -204,7 +210,8 @@ std::string Builder::unrecorded_message(const std::string& who, const LostTally&
 Builder::LostTally Builder::account_lost(int pid) {
   const LostTally lost = lost_calls(pid);
   unrecorded_calls_ += lost.calls + lost.crowded_calls;
-  if (std::string line = unrecorded_message("process " + std::to_string(pid) + ": ", lost); !line.empty())
+  if (std::string line = unrecorded_message("process " + std::to_string(pid) + ": ", lost);
+      !line.empty())
     shared_.add_error(line);
   return lost;
 }

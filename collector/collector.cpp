@@ -57,10 +57,11 @@ void Collector::account_unplaced() {
   const CollectorOptions& options = shared_.options();
   unplaced_calls_ += unplaced.calls;
   if (unplaced.calls || unplaced.threads)
-    shared_.add_error(std::to_string(unplaced.calls) + " calls on " + std::to_string(unplaced.threads) +
-                      " threads not recorded: no room for rings in " + options.run_dir +
-                      (options.fallback_run_dir.empty() ? "" : " or " + options.fallback_run_dir) +
-                      " (both full or not writable; free space there, or set TMPDIR to a file system with room)");
+    shared_.add_error(
+        std::to_string(unplaced.calls) + " calls on " + std::to_string(unplaced.threads) +
+        " threads not recorded: no room for rings in " + options.run_dir +
+        (options.fallback_run_dir.empty() ? "" : " or " + options.fallback_run_dir) +
+        " (both full or not writable; free space there, or set TMPDIR to a file system with room)");
 }
 
 // The databases are complete: the journals have served. A marker says so, for a recovery of a

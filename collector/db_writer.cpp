@@ -8,9 +8,9 @@
 
 #include <algorithm>
 
-#include "db/schema.hpp"
-#include "common/clock.hpp"
 #include "collector/symbol_resolver.hpp"
+#include "common/clock.hpp"
+#include "db/schema.hpp"
 #include "runtimes/runtimes.hpp"
 
 namespace prof::collector {
@@ -31,7 +31,8 @@ class RefusedPath : public DbError {
 void prepare_path(const std::string& path) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) return;
-  if (!S_ISREG(st.st_mode)) throw RefusedPath(path + ": exists and is not a regular file; not overwriting it");
+  if (!S_ISREG(st.st_mode))
+    throw RefusedPath(path + ": exists and is not a regular file; not overwriting it");
   bool ours = false;
   try {
     Database old(path, Database::Mode::kReadOnly);
@@ -69,37 +70,51 @@ std::string api_insert_sql(int rows) {
 // failed commit (disk full) leaves a valid database of everything before it, with no -wal file
 // that a full disk could not checkpoint. synchronous=OFF: the file protects against prof's own
 // failures, not against the machine losing power mid-run.
-DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_version, RuntimeId first_runtime) try
+DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_version,
+                   RuntimeId first_runtime) try
     : db_(prepared(path), Database::Mode::kCreate),
       // A reader may open the file as soon as it exists (the db of a running program): its lock
       // delays a statement by up to this before the statement hears of it.
       insert_api_((sqlite3_busy_timeout(db_.handle(), kBusyTimeoutMs),
                    db_.exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;"
-                           " PRAGMA cache_size=-16384; PRAGMA threads=2;"),
-                   db_.exec(schema::kCreateSql),
-                   db_.exec(schema::kCopyDirectionsSql), db_),
+                            " PRAGMA cache_size=-16384; PRAGMA threads=2;"),
+                   db_.exec(schema::kCreateSql), db_.exec(schema::kCopyDirectionsSql), db_),
                   api_insert_sql(1)),
       insert_api_rows_(db_, api_insert_sql(kApiRowsPerInsert)),
       insert_kernel_(db_,
-                     "INSERT INTO kernels (correlation_id, name_id, function_address, device, stream_index, grid_x,"
-                     " grid_y, grid_z, block_x, block_y, block_z, shared_mem_bytes, device_begin_ns, device_end_ns)"
+                     "INSERT INTO kernels (correlation_id, name_id, function_address, device, "
+                     "stream_index, grid_x,"
+                     " grid_y, grid_z, block_x, block_y, block_z, shared_mem_bytes, "
+                     "device_begin_ns, device_end_ns)"
                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"),
       insert_copy_(db_,
-                   "INSERT INTO copies (correlation_id, device, stream_index, direction, bytes, device_begin_ns,"
+                   "INSERT INTO copies (correlation_id, device, stream_index, direction, bytes, "
+                   "device_begin_ns,"
                    " device_end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
-      update_kernel_time_(db_, "UPDATE kernels SET device_begin_ns = ?2, device_end_ns = ?3 WHERE correlation_id = ?1"),
-      update_copy_time_(db_, "UPDATE copies SET device_begin_ns = ?2, device_end_ns = ?3 WHERE correlation_id = ?1"),
+      update_kernel_time_(
+          db_,
+          "UPDATE kernels SET device_begin_ns = ?2, device_end_ns = ?3 WHERE correlation_id = ?1"),
+      update_copy_time_(
+          db_,
+          "UPDATE copies SET device_begin_ns = ?2, device_end_ns = ?3 WHERE correlation_id = ?1"),
       insert_string_(db_, "INSERT INTO strings (value) VALUES (?1)"),
       find_string_(db_, "SELECT string_id FROM strings WHERE value = ?1"),
       insert_stream_(db_,
-                     "INSERT INTO streams (stream_index, stream_handle, device, runtime_id) VALUES (?1, ?2, ?3, ?4)"),
-      insert_thread_(db_, "INSERT OR IGNORE INTO threads (thread_id, thread_index, created_ns) VALUES (?1, ?2, ?3)"),
+                     "INSERT INTO streams (stream_index, stream_handle, device, runtime_id) VALUES "
+                     "(?1, ?2, ?3, ?4)"),
+      insert_thread_(db_,
+                     "INSERT OR IGNORE INTO threads (thread_id, thread_index, created_ns) VALUES "
+                     "(?1, ?2, ?3)"),
       upsert_meta_(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)"),
-      insert_args_(db_, "INSERT OR REPLACE INTO api_args (correlation_id, name, value) VALUES (?1, ?2, ?3)"),
-      insert_marker_(db_,
-                     "INSERT INTO markers (kind, message, source, thread_id, begin_ns, end_ns, level, range_id,"
-                     " end_thread_id, stream_handle) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
-      close_marker_(db_, "UPDATE markers SET end_ns = ?2, end_thread_id = ?3 WHERE marker_id = ?1") {
+      insert_args_(
+          db_, "INSERT OR REPLACE INTO api_args (correlation_id, name, value) VALUES (?1, ?2, ?3)"),
+      insert_marker_(
+          db_,
+          "INSERT INTO markers (kind, message, source, thread_id, begin_ns, end_ns, level, "
+          "range_id,"
+          " end_thread_id, stream_handle) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
+      close_marker_(db_,
+                    "UPDATE markers SET end_ns = ?2, end_thread_id = ?3 WHERE marker_id = ?1") {
   if (struct stat st; ::stat(db_.path().c_str(), &st) == 0) {
     db_device_ = st.st_dev;
     db_inode_ = st.st_ino;
@@ -108,7 +123,10 @@ DbWriter::DbWriter(const std::string& path, int pid, const std::string& prof_ver
   {
     Statement names(db_, "INSERT INTO api_names (api_id, name, runtime_id) VALUES (?1, ?2, ?3)");
     for (const ApiInfo& api : kApis)
-      names.bind(1, int64_t{api.id}).bind(2, api.name).bind(3, static_cast<int64_t>(api.runtime)).run();
+      names.bind(1, int64_t{api.id})
+          .bind(2, api.name)
+          .bind(3, static_cast<int64_t>(api.runtime))
+          .run();
   }
   set_meta("schema_version", std::to_string(schema::kSchemaVersion));
   set_meta("prof_version", prof_version);
@@ -169,15 +187,17 @@ void DbWriter::flush_api_rows() {
       for (int c = 0; c < kApiColumns; ++c) {
         if ((c == kStreamColumn && !row.has_stream) || (c == kSequenceColumn && !row.has_sequence))
           insert.bind_null(first + c);
-        else insert.bind(first + c, row.values[c]);
+        else
+          insert.bind(first + c, row.values[c]);
       }
     }
     insert.run();
     done += take;
   }
   if (!api_rows_.empty() && db_.last_insert_rowid() != next_id_ - 1)
-    throw DbError(db_.path() + ": api_calls ids out of step (" + std::to_string(db_.last_insert_rowid()) +
-                  ", expected " + std::to_string(next_id_ - 1) + ")");
+    throw DbError(db_.path() + ": api_calls ids out of step (" +
+                  std::to_string(db_.last_insert_rowid()) + ", expected " +
+                  std::to_string(next_id_ - 1) + ")");
   api_rows_.clear();
 }
 
@@ -235,7 +255,8 @@ int64_t DbWriter::stream_index(RuntimeId runtime, uint64_t handle, uint64_t devi
   int64_t index = next_stream_index_++;
   streams_[{runtime, handle}] = {index, created};
   // A default stream (handle 0) belongs to every device, as stream 0 does.
-  insert_stream_.bind(1, index).bind(2, handle).bind(3, handle == 0 ? int64_t{-1} : static_cast<int64_t>(device));
+  insert_stream_.bind(1, index).bind(2, handle).bind(
+      3, handle == 0 ? int64_t{-1} : static_cast<int64_t>(device));
   insert_stream_.bind(4, static_cast<int64_t>(runtime)).run();
   return index;
 }
@@ -255,14 +276,16 @@ void DbWriter::on_string(StringKind kind, uint64_t key, const std::string& text)
     const int64_t id = intern_kernel_name(text);
     kernel_names_[key] = id;
     // Launches drained before their registration get their name now.
-    Statement fix(db_, "UPDATE kernels SET name_id = ?1 WHERE name_id IS NULL AND function_address = ?2");
+    Statement fix(
+        db_, "UPDATE kernels SET name_id = ?1 WHERE name_id IS NULL AND function_address = ?2");
     fix.bind(1, id).bind(2, key).run();
   } else {
     intern(text);
   }
 }
 
-void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base, const LaunchRecord* launch) {
+void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base,
+                      const LaunchRecord* launch) {
   // The hook's id (thread index and the thread's count) finds the call's arguments and device
   // times; the db's id is the call's place in arrival order, which the builder makes call order.
   const uint64_t hook_corr = correlation_base | r.correlation_id;
@@ -275,8 +298,10 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
   const HookActivity activity = known ? api->activity : HookActivity::kNone;
   const bool has_stream = known && api->has_stream;
   std::optional<int64_t> stream;
-  if (known && r.result == 0 && creates_stream(r.api_id)) stream_index(api->runtime, r.aux, r.device, true);
-  if (has_stream) stream = stream_index(api->runtime, canonical_stream(*api, r.stream), r.device, false);
+  if (known && r.result == 0 && creates_stream(r.api_id))
+    stream_index(api->runtime, r.aux, r.device, true);
+  if (has_stream)
+    stream = stream_index(api->runtime, canonical_stream(*api, r.stream), r.device, false);
   add_api_row(r, tid, hook_corr, corr, stream);
 
   // The call's named arguments were recorded before it, on its thread.
@@ -288,7 +313,8 @@ void DbWriter::on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_bas
 
   // Work captured into a graph did not run: the graph's launches carry its device time.
   if (activity == HookActivity::kNone || r.result != 0 || (r.flags & kFlagCaptured) != 0) return;
-  // Work of a call without a stream argument (a blocking copy) runs on its runtime's default stream.
+  // Work of a call without a stream argument (a blocking copy) runs on its runtime's default
+  // stream.
   const int64_t stream_idx = stream ? *stream : stream_index(api->runtime, 0, r.device, false);
   insert_device_work(r, activity, stream_idx, hook_corr, corr, launch);
 }
@@ -316,16 +342,18 @@ void DbWriter::add_api_row(const ApiRecord& r, uint32_t tid, uint64_t hook_corr,
     last_key_ = key;
   } else {
     if (in_order_)
-      spdlog::debug("{}: call {} (thread {}, begin {}) arrived after one that began at {} (thread {}): renumbering at the end",
-                    db_.path(), corr, tid, r.begin_ns, std::get<0>(last_key_), std::get<1>(last_key_));
+      spdlog::debug(
+          "{}: call {} (thread {}, begin {}) arrived after one that began at {} (thread {}): "
+          "renumbering at the end",
+          db_.path(), corr, tid, r.begin_ns, std::get<0>(last_key_), std::get<1>(last_key_));
     in_order_ = false;
     row.values[kSequenceColumn] = 0;
   }
   if (api_rows_.size() == kApiRowsPerInsert) flush_api_rows();
 }
 
-void DbWriter::insert_device_work(const ApiRecord& r, HookActivity activity, int64_t stream_idx, uint64_t hook_corr,
-                                  int64_t corr, const LaunchRecord* launch) {
+void DbWriter::insert_device_work(const ApiRecord& r, HookActivity activity, int64_t stream_idx,
+                                  uint64_t hook_corr, int64_t corr, const LaunchRecord* launch) {
   std::optional<std::pair<uint64_t, uint64_t>> times;
   if (auto it = early_timings_.find(hook_corr); it != early_timings_.end()) {
     times = it->second;
@@ -334,14 +362,18 @@ void DbWriter::insert_device_work(const ApiRecord& r, HookActivity activity, int
     awaiting_timing_.emplace(hook_corr, corr);  // until its timing arrives
   }
   auto bind_times = [&](Statement& st, int first) {
-    if (times) st.bind(first, times->first).bind(first + 1, times->second);
-    else st.bind_null(first).bind_null(first + 1);
+    if (times)
+      st.bind(first, times->first).bind(first + 1, times->second);
+    else
+      st.bind_null(first).bind_null(first + 1);
   };
   if (activity == HookActivity::kKernel || activity == HookActivity::kKernelSync) {
     uint64_t function = launch ? launch->function : 0;
     insert_kernel_.bind(1, corr);
-    if (auto name = kernel_name_id(function)) insert_kernel_.bind(2, *name);
-    else insert_kernel_.bind_null(2);
+    if (auto name = kernel_name_id(function))
+      insert_kernel_.bind(2, *name);
+    else
+      insert_kernel_.bind_null(2);
     insert_kernel_.bind(3, function).bind(4, r.device).bind(5, stream_idx);
     for (int i = 0; i < 3; ++i) insert_kernel_.bind(6 + i, launch ? launch->grid[i] : 0u);
     for (int i = 0; i < 3; ++i) insert_kernel_.bind(9 + i, launch ? launch->block[i] : 0u);
@@ -349,7 +381,11 @@ void DbWriter::insert_device_work(const ApiRecord& r, HookActivity activity, int
     bind_times(insert_kernel_, 13);
     insert_kernel_.run();
   } else {
-    insert_copy_.bind(1, corr).bind(2, r.device).bind(3, stream_idx).bind(4, r.aux).bind(5, r.bytes);
+    insert_copy_.bind(1, corr)
+        .bind(2, r.device)
+        .bind(3, stream_idx)
+        .bind(4, r.aux)
+        .bind(5, r.bytes);
     bind_times(insert_copy_, 6);
     insert_copy_.run();
   }
@@ -360,14 +396,19 @@ void DbWriter::insert_device_work(const ApiRecord& r, HookActivity activity, int
 void DbWriter::note_runtime(RuntimeId id) {
   const RuntimeDescription& d = *kRuntimeDescriptions[static_cast<size_t>(id)];
   runtimes_called_[static_cast<size_t>(id)] = true;
-  Statement insert(db_,
-                   "INSERT OR IGNORE INTO runtimes (runtime_id, name, api_title, stream_label, device_label,"
-                   " api_csv_stem) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  insert.bind(1, static_cast<int64_t>(id)).bind(2, d.name).bind(3, d.api_title).bind(4, d.stream_label);
+  Statement insert(
+      db_,
+      "INSERT OR IGNORE INTO runtimes (runtime_id, name, api_title, stream_label, device_label,"
+      " api_csv_stem) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  insert.bind(1, static_cast<int64_t>(id))
+      .bind(2, d.name)
+      .bind(3, d.api_title)
+      .bind(4, d.stream_label);
   insert.bind(5, d.device_label).bind(6, d.api_csv_stem).run();
   std::string names;
   for (size_t i = 0; i < kRuntimeCount; ++i)
-    if (runtimes_called_[i]) names += (names.empty() ? "" : ",") + std::string(kRuntimeDescriptions[i]->name);
+    if (runtimes_called_[i])
+      names += (names.empty() ? "" : ",") + std::string(kRuntimeDescriptions[i]->name);
   set_meta("runtime", names);
 }
 
@@ -389,17 +430,25 @@ void DbWriter::insert_args(const ArgsRecord& r, int64_t corr) {
 
 void DbWriter::on_marker(const MarkerRecord& r, const std::string& message, uint32_t tid) {
   const ApiInfo* api = find_api(r.api_id);
-  const std::string source = api ? std::string(kRuntimeNames[static_cast<size_t>(api->runtime)]) : "unknown";
+  const std::string source =
+      api ? std::string(kRuntimeNames[static_cast<size_t>(api->runtime)]) : "unknown";
   last_ns_ = std::max(last_ns_, r.time_ns);
   if (r.time_ns < first_ns_) first_ns_ = r.time_ns;
-  auto insert = [&](std::string_view kind, bool closed, std::optional<int64_t> level, std::optional<int64_t> id) {
+  auto insert = [&](std::string_view kind, bool closed, std::optional<int64_t> level,
+                    std::optional<int64_t> id) {
     insert_marker_.bind(1, kind).bind(2, message).bind(3, source).bind(4, tid).bind(5, r.time_ns);
-    if (closed) insert_marker_.bind(6, r.time_ns).bind(9, tid);
-    else insert_marker_.bind_null(6).bind_null(9);
-    if (level) insert_marker_.bind(7, *level);
-    else insert_marker_.bind_null(7);
-    if (id) insert_marker_.bind(8, *id);
-    else insert_marker_.bind_null(8);
+    if (closed)
+      insert_marker_.bind(6, r.time_ns).bind(9, tid);
+    else
+      insert_marker_.bind_null(6).bind_null(9);
+    if (level)
+      insert_marker_.bind(7, *level);
+    else
+      insert_marker_.bind_null(7);
+    if (id)
+      insert_marker_.bind(8, *id);
+    else
+      insert_marker_.bind_null(8);
     insert_marker_.bind(10, r.stream).run();
     return db_.last_insert_rowid();
   };
@@ -408,9 +457,7 @@ void DbWriter::on_marker(const MarkerRecord& r, const std::string& message, uint
   };
   std::vector<OpenPush>& stack = push_stacks_[tid];
   switch (static_cast<MarkerKind>(r.kind)) {
-    case MarkerKind::kMark:
-      insert("mark", true, std::nullopt, std::nullopt);
-      break;
+    case MarkerKind::kMark: insert("mark", true, std::nullopt, std::nullopt); break;
     case MarkerKind::kPush: {
       // The level the runtime returned; the thread's own count if it returned an error.
       const int64_t level = r.value >= 0 ? r.value : static_cast<int64_t>(stack.size());
@@ -459,21 +506,31 @@ void DbWriter::set_capture_windows(std::vector<CaptureSwitch> switches) {
     }
     return "unknown";
   };
-  Statement insert(db_,
-                   "INSERT INTO capture_windows (window_index, begin_ns, end_ns, started_by, stopped_by)"
-                   " VALUES (?1, ?2, ?3, ?4, ?5)");
+  Statement insert(
+      db_,
+      "INSERT INTO capture_windows (window_index, begin_ns, end_ns, started_by, stopped_by)"
+      " VALUES (?1, ?2, ?3, ?4, ?5)");
   int64_t index = 0;
   std::optional<CaptureSwitch> open;
   for (const CaptureSwitch& s : switches) {
     if (s.on && !open) open = s;
     if (!s.on && open) {
-      insert.bind(1, index++).bind(2, open->time_ns).bind(3, s.time_ns).bind(4, cause(*open)).bind(5, cause(s)).run();
+      insert.bind(1, index++)
+          .bind(2, open->time_ns)
+          .bind(3, s.time_ns)
+          .bind(4, cause(*open))
+          .bind(5, cause(s))
+          .run();
       open.reset();
     }
   }
   if (open)
-    insert.bind(1, index++).bind(2, open->time_ns).bind(3, std::max(last_ns_, open->time_ns)).bind(4, cause(*open))
-        .bind(5, std::string_view("exit")).run();
+    insert.bind(1, index++)
+        .bind(2, open->time_ns)
+        .bind(3, std::max(last_ns_, open->time_ns))
+        .bind(4, cause(*open))
+        .bind(5, std::string_view("exit"))
+        .run();
 }
 
 void DbWriter::on_activity(const ActivityRecord& r, uint64_t correlation_base) {
@@ -485,7 +542,8 @@ void DbWriter::on_activity(const ActivityRecord& r, uint64_t correlation_base) {
     early_timings_[hook_corr] = {r.device_begin_ns, r.device_end_ns};
     return;
   }
-  Statement& update = r.activity == static_cast<uint8_t>(Activity::kKernel) ? update_kernel_time_ : update_copy_time_;
+  Statement& update = r.activity == static_cast<uint8_t>(Activity::kKernel) ? update_kernel_time_
+                                                                            : update_copy_time_;
   update.bind(1, call->second).bind(2, r.device_begin_ns).bind(3, r.device_end_ns).run();
   awaiting_timing_.erase(call);
 }
@@ -500,14 +558,16 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
     while (unnamed.step()) addresses.push_back(static_cast<uint64_t>(unnamed.column_int(0)));
     if (!addresses.empty()) {
       SymbolResolver resolver(read_maps(maps_path));
-      Statement fix(db_, "UPDATE kernels SET name_id = ?1 WHERE name_id IS NULL AND function_address = ?2");
+      Statement fix(
+          db_, "UPDATE kernels SET name_id = ?1 WHERE name_id IS NULL AND function_address = ?2");
       for (uint64_t address : addresses) {
         int64_t id = 0;
         if (auto symbol = resolver.lookup(address)) {
           id = intern_kernel_name(*symbol);
         } else {
           char text[64];
-          snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(address));
+          snprintf(text, sizeof text, "unknown kernel at 0x%llx",
+                   static_cast<unsigned long long>(address));
           id = intern(text);
         }
         fix.bind(1, id).bind(2, address).run();
@@ -516,13 +576,15 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
   }
   {
     // Ranges the program never ended: closed at the process's last recorded time, and flagged.
-    Statement close_open(db_,
-                         "UPDATE markers SET end_ns = MAX(?1, begin_ns), open_at_exit = 1 WHERE end_ns IS NULL");
+    Statement close_open(
+        db_,
+        "UPDATE markers SET end_ns = MAX(?1, begin_ns), open_at_exit = 1 WHERE end_ns IS NULL");
     close_open.bind(1, last_ns_).run();
   }
   // Numbered on insert when every call arrived in order (one thread, or a merge that kept up);
   // otherwise one ROW_NUMBER() pass, which rewrites every row.
-  spdlog::debug("{}: {} sequence numbers", db_.path(), in_order_ ? "kept the insert's" : "renumbering the");
+  spdlog::debug("{}: {} sequence numbers", db_.path(),
+                in_order_ ? "kept the insert's" : "renumbering the");
   const uint64_t index_start_ns = now_ns();
   if (!in_order_) {
     db_.exec(schema::kAssignSequenceSql);
@@ -543,7 +605,8 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
   add_drop("calls_without_ring", drops.unrecorded_calls);
   add_drop("calls_inside_a_traced_call", drops.nested_calls);
   add_drop("calls_on_threads_beyond_4096", drops.crowded_calls);
-  if (drops.cut_short) set_meta("incomplete", "the process was still running when prof stopped recording");
+  if (drops.cut_short)
+    set_meta("incomplete", "the process was still running when prof stopped recording");
   set_meta("ring_full_waits", std::to_string(drops.full_waits));
   set_meta("ring_self_moves", std::to_string(drops.self_moves));
   if (first_ns_ != UINT64_MAX) {
@@ -559,7 +622,8 @@ void DbWriter::finalize(const std::string& maps_path, const DropCounts& drops, u
   const bool here = ::stat(db_.path().c_str(), &st) == 0;
   if (db_inode_ != 0 && (!here || st.st_dev != db_device_ || st.st_ino != db_inode_)) {
     // (An empty file the collector put at the name meanwhile is one VACUUM INTO may fill.)
-    if (here && st.st_size != 0) throw DbError(db_.path() + ": another file took the database's name");
+    if (here && st.st_size != 0)
+      throw DbError(db_.path() + ": another file took the database's name");
     Statement copy(db_, "VACUUM INTO ?1");
     copy.bind(1, std::string_view(db_.path())).run();
   }

@@ -17,8 +17,8 @@
 
 #include "collector/process_info.hpp"
 #include "common/record.hpp"
-#include "runtimes/api_id.hpp"
 #include "db/sqlite_db.hpp"
+#include "runtimes/api_id.hpp"
 
 namespace prof::collector {
 
@@ -29,16 +29,19 @@ struct DropCounts {
   uint64_t full_waits = 0;  // not drops: times a producer waited for the collector (back-pressure)
   uint64_t self_moves = 0;  // not drops: times a producer moved its own records into the journal
   bool cut_short = false;
-  uint64_t nested_calls = 0;      // traced calls inside another's hook (signal handlers): LostCounts
+  uint64_t nested_calls = 0;  // traced calls inside another's hook (signal handlers): LostCounts
   uint64_t unrecorded_calls = 0;
-  uint64_t crowded_calls = 0;     // calls on threads beyond the 4096 a process records at once  // traced calls on threads that got no ring    // the process was still running when prof stopped recording
+  uint64_t crowded_calls =
+      0;  // calls on threads beyond the 4096 a process records at once  // traced calls on threads
+          // that got no ring    // the process was still running when prof stopped recording
 };
 
 class DbWriter {
  public:
   // Creates the database; an existing file is replaced only if it is a prof database.
   // `first_runtime`: the runtime of the process's first traced call (it names the database).
-  DbWriter(const std::string& path, int pid, const std::string& prof_version, RuntimeId first_runtime);
+  DbWriter(const std::string& path, int pid, const std::string& prof_version,
+           RuntimeId first_runtime);
   const std::string& path() const { return db_.path(); }
 
   void set_process_info(const ProcessInfo& info);
@@ -54,7 +57,8 @@ class DbWriter {
 
   void add_thread(uint32_t tid, uint64_t thread_index, uint64_t created_ns);
   // `correlation_base` separates program images that shared this pid (exec).
-  void on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base, const LaunchRecord* launch);
+  void on_api(const ApiRecord& r, uint32_t tid, uint64_t correlation_base,
+              const LaunchRecord* launch);
   void on_activity(const ActivityRecord& r, uint64_t correlation_base);
   // A call's named arguments (api_args), named by its runtime's description: they come before
   // the call's own record on its thread `tid`, and go in with it.
@@ -89,9 +93,10 @@ class DbWriter {
   void insert_args(const ArgsRecord& r, int64_t correlation_id);
   // on_api's two steps: the call's api_calls row (its sequence number while calls arrive in
   // order), and the kernel or copy it started on the device.
-  void add_api_row(const ApiRecord& r, uint32_t tid, uint64_t hook_corr, int64_t corr, std::optional<int64_t> stream);
-  void insert_device_work(const ApiRecord& r, HookActivity activity, int64_t stream_idx, uint64_t hook_corr,
-                          int64_t corr, const LaunchRecord* launch);
+  void add_api_row(const ApiRecord& r, uint32_t tid, uint64_t hook_corr, int64_t corr,
+                   std::optional<int64_t> stream);
+  void insert_device_work(const ApiRecord& r, HookActivity activity, int64_t stream_idx,
+                          uint64_t hook_corr, int64_t corr, const LaunchRecord* launch);
 
   std::array<bool, kRuntimeCount> runtimes_called_{};
 
@@ -100,7 +105,8 @@ class DbWriter {
   // anything reads api_calls and before every commit.
   static constexpr int kApiRowsPerInsert = 64;
   static constexpr int kApiColumns = 10;  // the id is the rowid SQLite gives (api_insert_sql)
-  static constexpr int kStreamColumn = 5, kSequenceColumn = 9;  // NULL unless has_stream / has_sequence
+  static constexpr int kStreamColumn = 5,
+                       kSequenceColumn = 9;  // NULL unless has_stream / has_sequence
   struct ApiRow {
     int64_t values[kApiColumns];  // in the statement's column order
     bool has_stream, has_sequence;
@@ -111,8 +117,10 @@ class DbWriter {
   dev_t db_device_ = 0;  // the database file as created: finalize() writes it back under its name
   ino_t db_inode_ = 0;   // if the name no longer leads to it (the output directory was removed)
   std::vector<ApiRow> api_rows_;
-  Statement insert_api_, insert_api_rows_, insert_kernel_, insert_copy_, update_kernel_time_, update_copy_time_;
-  Statement insert_string_, find_string_, insert_stream_, insert_thread_, upsert_meta_, insert_args_;
+  Statement insert_api_, insert_api_rows_, insert_kernel_, insert_copy_, update_kernel_time_,
+      update_copy_time_;
+  Statement insert_string_, find_string_, insert_stream_, insert_thread_, upsert_meta_,
+      insert_args_;
   std::unordered_map<std::string, int64_t> strings_;
   struct StreamEntry {
     int64_t index;
@@ -123,9 +131,12 @@ class DbWriter {
   std::unordered_map<uint64_t, int64_t> kernel_names_;  // function address / handle -> string id
   // Keyed by the hook's correlation id (correlation_base | the record's id), which only the
   // records know; the db's ids are numbered on insert (next_id_).
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> early_timings_;  // hook corr -> begin, end
-  std::unordered_map<uint64_t, int64_t> awaiting_timing_;  // hook corr -> db corr of a kernel or copy
-  std::unordered_map<uint32_t, std::vector<ArgsRecord>> pending_args_;  // by thread: its next call's
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>>
+      early_timings_;  // hook corr -> begin, end
+  std::unordered_map<uint64_t, int64_t>
+      awaiting_timing_;  // hook corr -> db corr of a kernel or copy
+  std::unordered_map<uint32_t, std::vector<ArgsRecord>>
+      pending_args_;  // by thread: its next call's
   int64_t next_id_ = 1;
   uint64_t first_ns_ = UINT64_MAX;
   uint64_t last_ns_ = 0;  // the latest time any record of the process holds: open ranges end here
@@ -135,11 +146,13 @@ class DbWriter {
     int64_t level;
     int64_t marker_id;
   };
-  std::unordered_map<uint32_t, std::vector<OpenPush>> push_stacks_;            // by thread
-  std::map<std::pair<std::string, int64_t>, int64_t> open_ranges_;             // (source, id) -> marker_id
-  std::map<std::pair<std::string, int64_t>, std::pair<uint64_t, uint32_t>> early_stops_;  // -> time, thread
+  std::unordered_map<uint32_t, std::vector<OpenPush>> push_stacks_;  // by thread
+  std::map<std::pair<std::string, int64_t>, int64_t> open_ranges_;   // (source, id) -> marker_id
+  std::map<std::pair<std::string, int64_t>, std::pair<uint64_t, uint32_t>>
+      early_stops_;  // -> time, thread
   bool in_batch_ = false;
-  // sequence numbers (the ids) given on insert while calls arrive in (begin, thread, correlation) order
+  // sequence numbers (the ids) given on insert while calls arrive in (begin, thread, correlation)
+  // order
   bool in_order_ = true;
   std::tuple<uint64_t, uint32_t, uint64_t> last_key_{};
 };

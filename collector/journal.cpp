@@ -25,11 +25,13 @@ constexpr uint64_t kWindowRecords = (uint64_t{4} << 20) / kRecordBytes;
 
 bool valid_block(const JournalBlock& block) {
   return block.records > 0 && block.records <= kJournalBlockRecords &&
-         block.payload_bytes >= kJournalMinRecordBytes * block.records && block.payload_bytes <= block.records * kJournalMaxRecordBytes;
+         block.payload_bytes >= kJournalMinRecordBytes * block.records &&
+         block.payload_bytes <= block.records * kJournalMaxRecordBytes;
 }
 
 void write_all_at(int fd, const void* data, size_t bytes, off_t offset, const std::string& path) {
-  if (!pwrite_all(fd, data, bytes, static_cast<uint64_t>(offset))) fail(path, "cannot write the journal");
+  if (!pwrite_all(fd, data, bytes, static_cast<uint64_t>(offset)))
+    fail(path, "cannot write the journal");
 }
 
 // The end of the last whole block of a journal `size` bytes long, and the records up to it.
@@ -37,7 +39,8 @@ uint64_t complete_blocks(int fd, uint64_t size, uint64_t* records) {
   uint64_t at = kJournalHeaderBytes;
   *records = 0;
   JournalBlock block{};
-  while (at + sizeof block <= size && pread(fd, &block, sizeof block, static_cast<off_t>(at)) == sizeof block &&
+  while (at + sizeof block <= size &&
+         pread(fd, &block, sizeof block, static_cast<off_t>(at)) == sizeof block &&
          valid_block(block) && at + sizeof block + block.payload_bytes <= size) {
     *records += block.records;
     at += sizeof block + block.payload_bytes;
@@ -49,7 +52,8 @@ uint64_t complete_blocks(int fd, uint64_t size, uint64_t* records) {
 
 }  // namespace prof::collector
 
-bool prof::decode_journal_block(const unsigned char* p, size_t bytes, uint32_t records, std::vector<Record>& out) {
+bool prof::decode_journal_block(const unsigned char* p, size_t bytes, uint32_t records,
+                                std::vector<Record>& out) {
   constexpr int kSlots = journal_codec::kTypeSlots;
   uint64_t prev[kSlots][8] = {};
   const unsigned char* const end = p + bytes;
@@ -62,7 +66,8 @@ bool prof::decode_journal_block(const unsigned char* p, size_t bytes, uint32_t r
       uint64_t* last = prev[type & (kSlots - 1)];
       const unsigned char previous_type = static_cast<unsigned char>(last[0]);
       if ((type & 0x60) != 0 || !journal_codec::plain_type(previous_type) ||
-          (previous_type & (kSlots - 1)) != (type & (kSlots - 1)) || end - p < static_cast<ptrdiff_t>(n2 + n3))
+          (previous_type & (kSlots - 1)) != (type & (kSlots - 1)) ||
+          end - p < static_cast<ptrdiff_t>(n2 + n3))
         return false;
       uint64_t z2 = p[0];
       if (n2 == 2) z2 |= uint64_t{p[1]} << 8;
@@ -114,13 +119,16 @@ bool prof::decode_journal_block(const unsigned char* p, size_t bytes, uint32_t r
 
 namespace prof::collector {
 
-JournalWriter::JournalWriter(const std::string& path, const BufferHeader& ring, uint64_t start_index) : path_(path) {
+JournalWriter::JournalWriter(const std::string& path, const BufferHeader& ring,
+                             uint64_t start_index)
+    : path_(path) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd_ < 0) fail(path, "cannot create the journal");
   struct stat st {};
   if (fstat(fd_, &st) != 0) fail(path, "cannot read the journal");
   if (static_cast<size_t>(st.st_size) >= kJournalHeaderBytes &&
-      pread(fd_, &header_, sizeof header_, 0) == static_cast<ssize_t>(sizeof header_) && is_journal_magic(header_.magic)) {
+      pread(fd_, &header_, sizeof header_, 0) == static_cast<ssize_t>(sizeof header_) &&
+      is_journal_magic(header_.magic)) {
     // Reopened (recovery): whole blocks only; what follows may use steps.
     if (header_.magic != kJournalMagic) {
       header_.magic = kJournalMagic;
@@ -128,7 +136,8 @@ JournalWriter::JournalWriter(const std::string& path, const BufferHeader& ring, 
     }
     uint64_t records = 0;
     const uint64_t end = complete_blocks(fd_, static_cast<uint64_t>(st.st_size), &records);
-    if (ftruncate(fd_, static_cast<off_t>(end)) != 0) fail(path, "cannot cut the journal's partial block");
+    if (ftruncate(fd_, static_cast<off_t>(end)) != 0)
+      fail(path, "cannot cut the journal's partial block");
     next_offset_ = end;
     next_index_ = header_.start_index + records;
     return;
@@ -157,7 +166,8 @@ void JournalWriter::append(const Record* a, uint64_t a_count, const Record* b, u
   append_at(next_offset_, a, a_count, b, b_count);
 }
 
-uint64_t JournalWriter::append_at(uint64_t offset, const Record* a, uint64_t a_count, const Record* b, uint64_t b_count) {
+uint64_t JournalWriter::append_at(uint64_t offset, const Record* a, uint64_t a_count,
+                                  const Record* b, uint64_t b_count) {
   encode(a, a_count, b, b_count);
   return write_encoded_at(offset);
 }
@@ -171,9 +181,9 @@ void JournalWriter::encode(const Record* a, uint64_t a_count, const Record* b, u
     buffer_bytes_ = bound;
   }
   uint64_t encoded = 0;
-  unsigned char* end = encode_journal_blocks(buffer_.get(), buffer_.get() + buffer_bytes_, count, kJournalBlockRecords,
-                                             [&](uint64_t i) -> const Record& { return i < a_count ? a[i] : b[i - a_count]; },
-                                             encoded);
+  unsigned char* end = encode_journal_blocks(
+      buffer_.get(), buffer_.get() + buffer_bytes_, count, kJournalBlockRecords,
+      [&](uint64_t i) -> const Record& { return i < a_count ? a[i] : b[i - a_count]; }, encoded);
   encoded_bytes_ = static_cast<size_t>(end - buffer_.get());
   encoded_records_ = count;
 }
@@ -195,14 +205,17 @@ uint64_t JournalWriter::write_encoded_at(uint64_t offset, bool cut_on_failure) {
 }
 
 void JournalWriter::cut_at(uint64_t offset) {
-  if (ftruncate(fd_, static_cast<off_t>(offset)) != 0) fail(path_, "cannot cut the journal's partial block");
+  if (ftruncate(fd_, static_cast<off_t>(offset)) != 0)
+    fail(path_, "cannot cut the journal's partial block");
   next_offset_ = offset;
 }
 
 void JournalWriter::update_counters(const BufferHeader& ring) {
-  if (const uint64_t self_moves = ring.self_moves.load(std::memory_order_relaxed); self_moves != header_.self_moves) {
+  if (const uint64_t self_moves = ring.self_moves.load(std::memory_order_relaxed);
+      self_moves != header_.self_moves) {
     header_.self_moves = self_moves;
-    write_all_at(fd_, &header_.self_moves, sizeof header_.self_moves, offsetof(JournalHeader, self_moves), path_);
+    write_all_at(fd_, &header_.self_moves, sizeof header_.self_moves,
+                 offsetof(JournalHeader, self_moves), path_);
   }
   const uint64_t dropped = ring.dropped.load(std::memory_order_relaxed);
   const uint64_t full_waits = ring.full_waits.load(std::memory_order_relaxed);
@@ -215,13 +228,14 @@ void JournalWriter::update_counters(const BufferHeader& ring) {
   header_.full_waits = full_waits;
   header_.timing_dropped = timing_dropped;
   written_counters_ = true;
-  write_all_at(fd_, &header_.dropped, 3 * sizeof(uint64_t), offsetof(JournalHeader, dropped), path_);
+  write_all_at(fd_, &header_.dropped, 3 * sizeof(uint64_t), offsetof(JournalHeader, dropped),
+               path_);
 }
 
 void JournalWriter::mark_thread_exited() {
   header_.thread_exited = 1;
-  write_all_at(fd_, &header_.thread_exited, sizeof header_.thread_exited, offsetof(JournalHeader, thread_exited),
-               path_);
+  write_all_at(fd_, &header_.thread_exited, sizeof header_.thread_exited,
+               offsetof(JournalHeader, thread_exited), path_);
 }
 
 JournalReader::~JournalReader() {
@@ -232,8 +246,8 @@ bool JournalReader::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
   JournalHeader header{};
-  if (pread(fd, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) || !is_journal_magic(header.magic) ||
-      header.record_bytes != kRecordBytes) {
+  if (pread(fd, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) ||
+      !is_journal_magic(header.magic) || header.record_bytes != kRecordBytes) {
     ::close(fd);
     return false;
   }
@@ -270,13 +284,15 @@ void JournalReader::refresh(bool settled) {
     }
     if (next_offset_ + sizeof block + block.payload_bytes > size) break;  // still being written
     payload_.resize(block.payload_bytes);
-    if (pread(fd_, payload_.data(), block.payload_bytes, static_cast<off_t>(next_offset_ + sizeof block)) !=
+    if (pread(fd_, payload_.data(), block.payload_bytes,
+              static_cast<off_t>(next_offset_ + sizeof block)) !=
         static_cast<ssize_t>(block.payload_bytes))
       break;
     // A journal past one block's worth takes the window's largest size in one step:
     // grown by doubling, each step's fresh pages were faulted in again (a thread's window went
     // through 16 MiB of new pages to reach 5), most of the live builder's time on a busy run.
-    if (const size_t need = window_.size() + block.records; need > window_.capacity() && need > kJournalBlockRecords)
+    if (const size_t need = window_.size() + block.records;
+        need > window_.capacity() && need > kJournalBlockRecords)
       window_.reserve(kWindowRecords + kJournalBlockRecords);
     const size_t before = window_.size();
     if (!decode_journal_block(payload_.data(), payload_.size(), block.records, window_)) {

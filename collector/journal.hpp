@@ -19,11 +19,14 @@
 
 namespace prof::collector {
 
-inline constexpr uint64_t kJournalMagic = 0x334e524a464f5250ull;  // "PROFJRN3": encoded blocks with steps
+inline constexpr uint64_t kJournalMagic =
+    0x334e524a464f5250ull;  // "PROFJRN3": encoded blocks with steps
 // An earlier prof's journal (no step form): its blocks decode as they are, so a run it left is
 // recovered; a journal reopened to append to becomes version 3.
 inline constexpr uint64_t kJournalMagicV2 = 0x324e524a464f5250ull;  // "PROFJRN2"
-inline bool is_journal_magic(uint64_t magic) { return magic == kJournalMagic || magic == kJournalMagicV2; }
+inline bool is_journal_magic(uint64_t magic) {
+  return magic == kJournalMagic || magic == kJournalMagicV2;
+}
 inline constexpr size_t kJournalHeaderBytes = 4096;
 
 struct JournalHeader {
@@ -67,7 +70,8 @@ class JournalWriter {
   void append(const Record* a, uint64_t a_count, const Record* b, uint64_t b_count);
   // The same at `offset` (the ring's journal_end: its producer may have appended since this
   // writer last did); returns the journal's new end.
-  uint64_t append_at(uint64_t offset, const Record* a, uint64_t a_count, const Record* b, uint64_t b_count);
+  uint64_t append_at(uint64_t offset, const Record* a, uint64_t a_count, const Record* b,
+                     uint64_t b_count);
   // append_at in two steps, for a span the ring's producer may take over (kMoverCollectorSpan):
   // encode the records (at most kJournalBlockRecords: one block, the bytes
   // encode_journal_block gives), then write them at `offset` and return the new end.
@@ -93,7 +97,7 @@ class JournalWriter {
   JournalHeader header_{};
   std::unique_ptr<unsigned char[]> buffer_;  // one append's blocks
   size_t buffer_bytes_ = 0;
-  size_t encoded_bytes_ = 0;     // of buffer_, by the last encode()
+  size_t encoded_bytes_ = 0;  // of buffer_, by the last encode()
   uint64_t encoded_records_ = 0;
 };
 

@@ -3,8 +3,8 @@
 // (docs/design-collector.md, "Journal, database, recovery").
 #include "collector/mover.hpp"
 
-#include <cerrno>
 #include <dirent.h>
+#include <cerrno>
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -26,9 +26,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/clock.hpp"
 #include "collector/process_info.hpp"
 #include "collector/run_files.hpp"
+#include "common/clock.hpp"
 #include "common/journal_codec.hpp"
 
 namespace prof::collector {
@@ -91,14 +91,16 @@ void flush_moved(const BufferReader& reader, uint64_t from, uint64_t to) {
 // the mover can be taken off the CPU anywhere, also here, and a thread whose ring fills meanwhile
 // writes the span itself instead of waiting. kTakenOver: it did, and holds the lock now.
 // Otherwise the lock is the collector's again (kMoverCollector) and the span is released.
-SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal, uint64_t from, uint64_t to,
-                   uint64_t shared_end) {
+SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal, uint64_t from,
+                   uint64_t to, uint64_t shared_end) {
   const uint64_t first = before_wrap(reader, from, to);
-  const uint32_t offered = kMoverCollectorSpan | static_cast<uint32_t>((to - from) << kMoverSpanShift);
+  const uint32_t offered =
+      kMoverCollectorSpan | static_cast<uint32_t>((to - from) << kMoverSpanShift);
   if (shared_end) h.mover.store(offered, std::memory_order_release);
   const auto take_back = [&] {
     uint32_t expected = offered;
-    return !shared_end || h.mover.compare_exchange_strong(expected, kMoverCollector, std::memory_order_acq_rel);
+    return !shared_end ||
+           h.mover.compare_exchange_strong(expected, kMoverCollector, std::memory_order_acq_rel);
   };
   uint64_t new_end = 0;
   try {
@@ -106,7 +108,8 @@ SpanMove move_span(BufferHeader& h, BufferReader& reader, JournalWriter& journal
     // The bytes are the span's only if its slots were not reused while they were read: a producer
     // reuses them only after taking the span over (seqlock-style: the reads, a fence, the check).
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (shared_end && h.mover.load(std::memory_order_relaxed) != offered) return SpanMove::kTakenOver;
+    if (shared_end && h.mover.load(std::memory_order_relaxed) != offered)
+      return SpanMove::kTakenOver;
     // Taken over while writing, the producer writes the same bytes here: a failed write is cut
     // only once the span is the collector's again.
     new_end = journal.write_encoded_at(shared_end ? shared_end : journal.end_offset(), !shared_end);
@@ -262,16 +265,19 @@ void Mover::run() {
     // and 1 ms (an eighth found, then not) and came too late after the long pauses.
     auto busy_pause = std::chrono::microseconds(fullest_ >= 0.125 || new_rings ? 200 : 1000);
     if (fastest_fill_ > 0)
-      busy_pause = std::clamp(std::chrono::microseconds(static_cast<int64_t>(125.0 / fastest_fill_)),
-                              std::chrono::microseconds(200), busy_pause);
+      busy_pause =
+          std::clamp(std::chrono::microseconds(static_cast<int64_t>(125.0 / fastest_fill_)),
+                     std::chrono::microseconds(200), busy_pause);
     pause = busy ? busy_pause : std::min(pause * 2, longest);
     if (doorbell_) {
       const int64_t ns = std::chrono::nanoseconds(pause).count();
-      const timespec wait{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-      doorbell_->mover_resting.store(pause > std::chrono::microseconds(1000) ? 1 : 0, std::memory_order_relaxed);
+      const timespec wait{static_cast<time_t>(ns / 1'000'000'000),
+                          static_cast<long>(ns % 1'000'000'000)};
+      doorbell_->mover_resting.store(pause > std::chrono::microseconds(1000) ? 1 : 0,
+                                     std::memory_order_relaxed);
       shared_.mover_wake().resting_until(now_ns() + static_cast<uint64_t>(ns));
-      const long woke = syscall(SYS_futex, reinterpret_cast<uint32_t*>(&doorbell_->rung), FUTEX_WAIT, rung, &wait,
-                                nullptr, 0);
+      const long woke = syscall(SYS_futex, reinterpret_cast<uint32_t*>(&doorbell_->rung),
+                                FUTEX_WAIT, rung, &wait, nullptr, 0);
       // 0: woken (the bell, or the builder when the pause was due); EAGAIN: rung before the wait.
       if (woke == 0 || errno == EAGAIN) bell_wakes_.fetch_add(1, std::memory_order_relaxed);
       shared_.mover_wake().resting_until(UINT64_MAX);
@@ -316,8 +322,10 @@ void Mover::scan_rings(const std::string& run_dir) {
     try {
       ring->reader.sync();
       shared_.keep_output_dir();  // a new journal needs its directory, even if someone removed it
-      ring->journal = std::make_unique<JournalWriter>(journal_path, ring->reader.header(), ring->reader.begin());
-      // Recovery: records the killed prof wrote but had not released yet are in the journal already.
+      ring->journal = std::make_unique<JournalWriter>(journal_path, ring->reader.header(),
+                                                      ring->reader.begin());
+      // Recovery: records the killed prof wrote but had not released yet are in the journal
+      // already.
       const uint64_t have = ring->journal->next_index();
       if (have > ring->reader.begin()) ring->reader.release(std::min(have, ring->reader.end()));
       // From now on the producer may move its own records too (unless the path does not fit).
@@ -344,14 +352,17 @@ void Mover::scan_rings(const std::string& run_dir) {
 bool Mover::claim_ring(Ring& ring, bool found_now) {
   BufferHeader& h = ring.reader.shared_header();
   uint32_t holder = kMoverNone;
-  if (h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire)) return true;
+  if (h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire))
+    return true;
   // A ring this collector has just found, held by a collector: the prof before it, killed while
   // moving (recovery). Whole blocks it wrote are counted when the journal is reopened.
   if (found_now && (holder == kMoverCollector || (holder & kMoverStateMask) == kMoverCollectorSpan))
     return h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire);
   if (holder != kMoverProducer) return false;
-  if (h.closed.load(std::memory_order_acquire) != kRingReleased && process_alive(ring.pid)) return false;
-  if (!h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire)) return false;
+  if (h.closed.load(std::memory_order_acquire) != kRingReleased && process_alive(ring.pid))
+    return false;
+  if (!h.mover.compare_exchange_strong(holder, kMoverCollector, std::memory_order_acquire))
+    return false;
   if (const uint64_t end = h.journal_end.load(std::memory_order_relaxed); end && ring.journal) {
     try {
       ring.journal->cut_at(end);
@@ -397,18 +408,20 @@ void Mover::scan_if_due(bool final) {
   // kRescanNs, which reads a directory only if its modification time says it has changed.
   const uint64_t scan_ns = now_ns();
   const uint32_t bell = doorbell_ ? doorbell_->rung.load(std::memory_order_acquire) : 0;
-  if (final || !doorbell_ || last_scan_ns_ == 0 || bell != scanned_bell_ || scan_ns - last_scan_ns_ >= kRescanNs) {
+  if (final || !doorbell_ || last_scan_ns_ == 0 || bell != scanned_bell_ ||
+      scan_ns - last_scan_ns_ >= kRescanNs) {
     // Unread only when neither directory has changed since a read that began well after its
     // last change: then every ring there is one this collector has found.
     const bool rang = bell != scanned_bell_;
     scanned_bell_ = bell;
     last_scan_ns_ = scan_ns;
-    const std::string* dirs[2] = {&options_.run_dir,
-                                  options_.fallback_run_dir.empty() ? nullptr : &options_.fallback_run_dir};
+    const std::string* dirs[2] = {&options_.run_dir, options_.fallback_run_dir.empty()
+                                                         ? nullptr
+                                                         : &options_.fallback_run_dir};
     const int64_t read_start = realtime_ns();
     int64_t mtimes[2] = {INT64_MIN, INT64_MIN};
-    bool unchanged =
-        !final && !rang && !ring_left_for_next_read_ && last_read_ns_ != 0 && scan_ns - last_read_ns_ < kReadAtLeastNs;
+    bool unchanged = !final && !rang && !ring_left_for_next_read_ && last_read_ns_ != 0 &&
+                     scan_ns - last_read_ns_ < kReadAtLeastNs;
     for (int d = 0; d < 2; ++d) {
       if (!dirs[d]) continue;
       mtimes[d] = dir_mtime_ns(*dirs[d]);  // before the read: a change during it is seen next time
@@ -431,7 +444,8 @@ void Mover::scan_if_due(bool final) {
         if (dirs[d]) scan_rings(*dirs[d]);
       }
       if (forced && rings_.size() > rings_before_read)
-        rings_found_by_forced_read_.fetch_add(rings_.size() - rings_before_read, std::memory_order_relaxed);
+        rings_found_by_forced_read_.fetch_add(rings_.size() - rings_before_read,
+                                              std::memory_order_relaxed);
     }
   }
 }
@@ -448,15 +462,20 @@ uint64_t Mover::move_ring(Ring& ring, bool final, bool& released) {
   bool journaled = true;  // every record published before the look is in the journal now
   const bool producers_own = observe(ring, look_ns, begin, end, final);
   uint64_t moved = 0;
-  if (producers_own && end > begin) journaled = false;
-  else if (end > begin) moved = move_spans(ring, begin, end, journaled);
+  if (producers_own && end > begin)
+    journaled = false;
+  else if (end > begin)
+    moved = move_spans(ring, begin, end, journaled);
   released = update_journal(ring);
   // An exited thread's entry goes (its journal says it has exited): the map follows the
   // threads alive, not every thread ever made.
   // (A ring without a journal brings the builder nothing: no bound.)
   // (A bound not renewed stays true: a call not in the journal now was not in it then.)
-  if (released || !ring.journal) pending_bounds_[ring.journal_name] = std::nullopt;
-  else if (journaled) pending_bounds_[ring.journal_name] = in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
+  if (released || !ring.journal)
+    pending_bounds_[ring.journal_name] = std::nullopt;
+  else if (journaled)
+    pending_bounds_[ring.journal_name] =
+        in_call ? in_call : look_ns - std::min(look_ns, kInCallMarginNs);
   return moved;
 }
 
@@ -475,7 +494,8 @@ bool Mover::observe(Ring& ring, uint64_t look_ns, uint64_t begin, uint64_t end, 
     if (ring.owned_since_ns == 0) ring.owned_since_ns = look_ns;
   }
   published_last_cycle_ += end - ring.seen_end;
-  const bool producers_own = !final && ring.owned_since_ns != 0 && look_ns - ring.owned_since_ns < kProducersOwnNs &&
+  const bool producers_own = !final && ring.owned_since_ns != 0 &&
+                             look_ns - ring.owned_since_ns < kProducersOwnNs &&
                              h.closed.load(std::memory_order_acquire) == 0;
   if (!producers_own) ring.owned_since_ns = 0;
   {
@@ -512,8 +532,8 @@ uint64_t Mover::move_spans(Ring& ring, uint64_t begin, uint64_t end, bool& journ
         journaled = false;  // the producer is moving them, or has: the next cycle takes the rest
         break;
       }
-      if (move_span(h, reader, *ring.journal, from, to, h.journal_end.load(std::memory_order_relaxed)) ==
-          SpanMove::kTakenOver) {
+      if (move_span(h, reader, *ring.journal, from, to,
+                    h.journal_end.load(std::memory_order_relaxed)) == SpanMove::kTakenOver) {
         claimed = false;  // the producer holds the lock and moves the span and what follows
         journaled = false;
         break;
@@ -547,7 +567,8 @@ bool Mover::update_journal(Ring& ring) {
   // records are all in the journal is released: unmapped here and its file unlinked, so memory
   // and run-directory space follow the threads alive, not the threads ever created. Its
   // counters stay in the journal's header.
-  const bool released = h.closed.load(std::memory_order_acquire) == kRingReleased && reader.begin() == reader.end();
+  const bool released =
+      h.closed.load(std::memory_order_acquire) == kRingReleased && reader.begin() == reader.end();
   if (ring.journal) {
     try {
       ring.journal->update_counters(h);
@@ -565,12 +586,13 @@ bool Mover::update_journal(Ring& ring) {
 
 // The cycle's bounds go to the builder together with the unseen rings' bound (only now are the
 // bounds of every ring this scan found in place). The builder runs at idle priority and copies the
-// map under the bounds' lock (CallBounds): preempted there beside busy processes, it held the lock for seconds, and
-// a mover that waited on it left new threads without a journal, their rings full. So while the
-// program runs the mover does not wait: it keeps the cycle's bounds and offers them again next
-// cycle (a bound not renewed stays true, so a late one only builds less, never wrongly).
+// map under the bounds' lock (CallBounds): preempted there beside busy processes, it held the lock
+// for seconds, and a mover that waited on it left new threads without a journal, their rings full.
+// So while the program runs the mover does not wait: it keeps the cycle's bounds and offers them
+// again next cycle (a bound not renewed stays true, so a late one only builds less, never wrongly).
 void Mover::publish_bounds(bool final) {
-  shared_.bounds().publish(pending_bounds_, last_scan_ns_ - std::min(last_scan_ns_, kInCallMarginNs), /*wait=*/final);
+  shared_.bounds().publish(
+      pending_bounds_, last_scan_ns_ - std::min(last_scan_ns_, kInCallMarginNs), /*wait=*/final);
 }
 
 }  // namespace prof::collector

@@ -39,7 +39,9 @@ class Mover {
   // Rests of the mover ended by the doorbell (or the builder) rather than by their timeout.
   uint64_t bell_wakes() const { return bell_wakes_.load(std::memory_order_relaxed); }
   // Rings the mover found only at the directory read it forces every second.
-  uint64_t rings_found_by_forced_read() const { return rings_found_by_forced_read_.load(std::memory_order_relaxed); }
+  uint64_t rings_found_by_forced_read() const {
+    return rings_found_by_forced_read_.load(std::memory_order_relaxed);
+  }
   // pid -> records the journal could not take (consumed all the same, so the producer never waits).
   std::map<int, uint64_t> unjournaled() const;
   // Calls and threads of processes that had no room even for their own count
@@ -56,10 +58,10 @@ class Mover {
     std::string journal_name;  // its journal's file name (the key of the published bounds)
     std::unique_ptr<JournalWriter> journal;
     int pid = 0;
-    uint64_t seen_end = 0;          // the producer's write index at the last cycle
-    uint64_t seen_ns = 0;           // when the last cycle looked at it
-    uint64_t seen_self_moves = 0;   // its count of self-moves at the last cycle
-    uint64_t owned_since_ns = 0;    // since when the ring is left to its producer (0: it is not)
+    uint64_t seen_end = 0;         // the producer's write index at the last cycle
+    uint64_t seen_ns = 0;          // when the last cycle looked at it
+    uint64_t seen_self_moves = 0;  // its count of self-moves at the last cycle
+    uint64_t owned_since_ns = 0;   // since when the ring is left to its producer (0: it is not)
   };
   void run();
   // move_once's steps: reads the run directories when a ring may have been made since the last
@@ -84,7 +86,7 @@ class Mover {
   std::thread thread_;
   mutable std::mutex move_mutex_;  // one cycle at a time: the thread's, or finish()'s final one
   std::map<std::string, std::unique_ptr<Ring>> rings_;  // by ring file name
-  std::map<int, uint64_t> unjournaled_;                  // pid -> records the journal could not take
+  std::map<int, uint64_t> unjournaled_;                 // pid -> records the journal could not take
   bool released_last_cycle_ = false;
   // The last scan of the run directories: when it began, and the doorbell's count read before it.
   // A ring made since rang the bell (or waits for the next periodic scan).
@@ -110,8 +112,10 @@ class Mover {
   // and the largest share of its ring a producer filled per ms since the cycle before
   double fastest_fill_ = 0;
   // The mover keeps off the CPUs its busiest producers run on (keep_off_busy_cpus()).
-  static constexpr double kBusyFillPerMs = 0.05;  // a producer filling this share of its ring a ms is busy
-  cpu_set_t busy_cpus_{};      // the last cycle: the CPUs of producers that filled kBusyFillPerMs or more
+  static constexpr double kBusyFillPerMs =
+      0.05;  // a producer filling this share of its ring a ms is busy
+  cpu_set_t
+      busy_cpus_{};  // the last cycle: the CPUs of producers that filled kBusyFillPerMs or more
   cpu_set_t mover_allowed_{};  // the mover's CPUs when it started (run())
   cpu_set_t mover_cpus_{};     // and the ones it runs on now
 };

@@ -36,12 +36,18 @@ std::optional<ProcessInfo> read_process_info(const std::string& path) {
       return info;
     }
     try {
-      if (key == "pid") info.pid = std::stoi(value);
-      else if (key == "ppid") info.ppid = std::stoi(value);
-      else if (key == "start_ns") info.start_ns = std::stoull(value);
-      else if (key == "wall_start_unix_ns") info.wall_start_unix_ns = std::stoull(value);
-      else if (key == "host_name") info.host_name = value;
-      else if (key == "rank") info.rank = std::stoi(value);
+      if (key == "pid")
+        info.pid = std::stoi(value);
+      else if (key == "ppid")
+        info.ppid = std::stoi(value);
+      else if (key == "start_ns")
+        info.start_ns = std::stoull(value);
+      else if (key == "wall_start_unix_ns")
+        info.wall_start_unix_ns = std::stoull(value);
+      else if (key == "host_name")
+        info.host_name = value;
+      else if (key == "rank")
+        info.rank = std::stoi(value);
     } catch (const std::exception&) {
       return std::nullopt;
     }
@@ -83,8 +89,10 @@ std::string join_command_line(const std::vector<std::string>& argv) {
     }
     out += '\'';
     for (char c : arg) {
-      if (c == '\'') out += "'\\''";
-      else out += c;
+      if (c == '\'')
+        out += "'\\''";
+      else
+        out += c;
     }
     out += '\'';
   }

@@ -6,7 +6,8 @@
 
 namespace prof::collector {
 
-// A mover or builder cycle that took at least this many records means some thread is making calls fast.
+// A mover or builder cycle that took at least this many records means some thread is making calls
+// fast.
 inline constexpr uint64_t kBusyRecords = 1024;
 
 // "<pid>.<image>.<thread index>.<suffix>" (tid given) or "<pid>.<image>.<suffix>": the names of a

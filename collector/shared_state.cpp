@@ -81,14 +81,18 @@ void SharedState::keep_output_dir() {
 
 // `wait` is false while the program runs: the idle-priority builder can hold this lock for seconds
 // (Mover::publish_bounds says why the mover must not wait for it then).
-bool CallBounds::publish(std::map<std::string, std::optional<uint64_t>>& pending, uint64_t unseen_rings,
-                         bool wait) {
+bool CallBounds::publish(std::map<std::string, std::optional<uint64_t>>& pending,
+                         uint64_t unseen_rings, bool wait) {
   std::unique_lock lock(mutex_, std::defer_lock);
-  if (wait) lock.lock();
-  else if (!lock.try_lock()) return false;
+  if (wait)
+    lock.lock();
+  else if (!lock.try_lock())
+    return false;
   for (auto& [name, bound] : pending) {
-    if (bound) bounds_.by_journal[name] = *bound;
-    else bounds_.by_journal.erase(name);
+    if (bound)
+      bounds_.by_journal[name] = *bound;
+    else
+      bounds_.by_journal.erase(name);
   }
   pending.clear();
   bounds_.unseen_rings = unseen_rings;

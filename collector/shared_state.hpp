@@ -1,7 +1,7 @@
 // What the collector's mover (collector/mover.hpp) and builder (collector/builder.hpp) share, and
-// nothing else: the options, the stop request, the errors and notes, the output directory both keep,
-// the calls' bounds the mover publishes for the builder, and the mover's wake-up the builder rings.
-// Each piece says which thread writes it and which lock guards it.
+// nothing else: the options, the stop request, the errors and notes, the output directory both
+// keep, the calls' bounds the mover publishes for the builder, and the mover's wake-up the builder
+// rings. Each piece says which thread writes it and which lock guards it.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -55,7 +55,8 @@ class CallBounds {
   // The mover: `pending` (nullopt: the entry goes) and the unseen rings' bound, applied and
   // `pending` cleared. `wait` false: when the builder holds the lock, nothing is applied and false
   // is returned (`pending` is offered again next cycle).
-  bool publish(std::map<std::string, std::optional<uint64_t>>& pending, uint64_t unseen_rings, bool wait);
+  bool publish(std::map<std::string, std::optional<uint64_t>>& pending, uint64_t unseen_rings,
+               bool wait);
   // The builder: a copy, taken before it reads the journals.
   Snapshot snapshot() const;
 

@@ -33,7 +33,8 @@ SymbolResolver::ElfFile& SymbolResolver::file(const std::string& path) {
     // .symtab when the file is not stripped, .dynsym otherwise.
     for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
       GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)) continue;
+      if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+        continue;
       Elf_Data* data = elf_getdata(scn, nullptr);
       if (!data || sh.sh_entsize == 0) continue;
       size_t count = sh.sh_size / sh.sh_entsize;
@@ -49,7 +50,8 @@ SymbolResolver::ElfFile& SymbolResolver::file(const std::string& path) {
     elf_end(elf);
   }
   close(fd);
-  std::sort(f.symbols.begin(), f.symbols.end(), [](const Symbol& a, const Symbol& b) { return a.value < b.value; });
+  std::sort(f.symbols.begin(), f.symbols.end(),
+            [](const Symbol& a, const Symbol& b) { return a.value < b.value; });
   return f;
 }
 

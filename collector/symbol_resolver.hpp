@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "db/demangle.hpp"
 #include "collector/process_info.hpp"
+#include "db/demangle.hpp"
 
 namespace prof::collector {
 

@@ -8,8 +8,9 @@
 namespace prof {
 
 // Test only: added to every reading, as if this process ran on a host whose clock is that far
-// ahead. The preload library sets it from PROF_TEST_CLOCK_SKEW=<rank>:<ns> (interpose/lifecycle.cpp)
-// so the MPI clock alignment can be tested on one host; 0 everywhere else.
+// ahead. The preload library sets it from PROF_TEST_CLOCK_SKEW=<rank>:<ns>
+// (interpose/lifecycle.cpp) so the MPI clock alignment can be tested on one host; 0 everywhere
+// else.
 inline int64_t g_test_clock_skew_ns = 0;
 
 inline uint64_t now_ns() noexcept {

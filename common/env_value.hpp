@@ -20,17 +20,20 @@ struct EnvNumber {
   const char* help;
 };
 
-// A ring of 2^28 records is 16 GiB: more than any run needs, and every ring location still halves it
-// to 1/64 of its free space (interpose/thread_buffer.cpp).
+// A ring of 2^28 records is 16 GiB: more than any run needs, and every ring location still halves
+// it to 1/64 of its free space (interpose/thread_buffer.cpp).
 inline constexpr EnvNumber kEnvBufferRecords{
     "PROF_BUFFER_RECORDS", 1, uint64_t{1} << 28, uint64_t{1} << 16,
     "the most records a thread's ring grows to, rounded up to a power of two"};
-inline constexpr EnvNumber kEnvBufferWaitMs{  // at most an hour
-    "PROF_BUFFER_WAIT_MS", 0, 3'600'000, 10'000, "how long a thread whose ring is full waits for prof, in ms"};
+inline constexpr EnvNumber kEnvBufferWaitMs{
+    // at most an hour
+    "PROF_BUFFER_WAIT_MS", 0, 3'600'000, 10'000,
+    "how long a thread whose ring is full waits for prof, in ms"};
 // --no-device-timing.
 inline constexpr EnvNumber kEnvDeviceTiming{"PROF_DEVICE_TIMING", 0, 1, 1, nullptr};
 inline constexpr EnvNumber kEnvSelfMove{
-    "PROF_SELF_MOVE", 0, 1, 1, "0: a thread whose ring is full waits for prof, not moving its records"};
+    "PROF_SELF_MOVE", 0, 1, 1,
+    "0: a thread whose ring is full waits for prof, not moving its records"};
 // 1: a runtime that reports each op's device times itself (HIP's activity callback; MUPTI, CNPAPI,
 // MSPTI) is timed by those reports; 0: by events around each call, as a runtime without them.
 inline constexpr EnvNumber kEnvDeviceActivity{
@@ -39,12 +42,14 @@ inline constexpr EnvNumber kEnvDeviceActivity{
 // Delays and windows up to 100 days, in ns: far from overflowing when added to a start time.
 // --delay and --duration.
 inline constexpr uint64_t kMaxCaptureNs = 8'640'000'000'000'000;
-inline constexpr EnvNumber kEnvCaptureDelayNs{"PROF_CAPTURE_DELAY_NS", 0, kMaxCaptureNs, 0, nullptr};
-inline constexpr EnvNumber kEnvCaptureDurationNs{"PROF_CAPTURE_DURATION_NS", 0, kMaxCaptureNs, 0, nullptr};
+inline constexpr EnvNumber kEnvCaptureDelayNs{"PROF_CAPTURE_DELAY_NS", 0, kMaxCaptureNs, 0,
+                                              nullptr};
+inline constexpr EnvNumber kEnvCaptureDurationNs{"PROF_CAPTURE_DURATION_NS", 0, kMaxCaptureNs, 0,
+                                                 nullptr};
 
-inline constexpr EnvNumber kEnvNumbers[] = {kEnvBufferRecords, kEnvBufferWaitMs,   kEnvDeviceTiming,
-                                            kEnvSelfMove,      kEnvCaptureDelayNs, kEnvCaptureDurationNs,
-                                            kEnvDeviceActivity};
+inline constexpr EnvNumber kEnvNumbers[] = {
+    kEnvBufferRecords,  kEnvBufferWaitMs,      kEnvDeviceTiming,  kEnvSelfMove,
+    kEnvCaptureDelayNs, kEnvCaptureDurationNs, kEnvDeviceActivity};
 
 // Variables with a fixed set of words ("" = unset or empty is always allowed).
 struct EnvWord {
@@ -54,7 +59,8 @@ struct EnvWord {
 };
 inline constexpr EnvWord kEnvWords[] = {
     {"PROF_CAPTURE", {"api", nullptr, nullptr}, nullptr},  // --trace-start off
-    {"PROF_HOOK_CLOCK", {"clock_gettime", nullptr, nullptr},
+    {"PROF_HOOK_CLOCK",
+     {"clock_gettime", nullptr, nullptr},
      "the hooks read clock_gettime instead of the CPU's time-stamp counter"},
 };
 
@@ -98,9 +104,11 @@ inline void escape_control(const char* text, char* out, size_t out_size) noexcep
   out[at] = '\0';
 }
 
-// Decimal digits only (no sign, no blanks, no suffix) within [min, max]. Unset or empty: the default,
-// true. Otherwise false with `why` set to one line naming the variable and what is wrong with it.
-inline bool read_env_number(const EnvNumber& v, const char* text, uint64_t& value, char* why, size_t why_size) noexcept {
+// Decimal digits only (no sign, no blanks, no suffix) within [min, max]. Unset or empty: the
+// default, true. Otherwise false with `why` set to one line naming the variable and what is wrong
+// with it.
+inline bool read_env_number(const EnvNumber& v, const char* text, uint64_t& value, char* why,
+                            size_t why_size) noexcept {
   value = v.fallback;
   if (text == nullptr || *text == '\0') return true;
   uint64_t x = 0;
@@ -138,12 +146,14 @@ inline bool read_env_word(const EnvWord& v, const char* text, char* why, size_t 
   }
   char shown[96];
   escape_control(text, shown, sizeof shown);
-  std::snprintf(why, why_size, "%s=%s: not a known value (expected %s, or unset)", v.name, shown, expected);
+  std::snprintf(why, why_size, "%s=%s: not a known value (expected %s, or unset)", v.name, shown,
+                expected);
   return false;
 }
 
 // PROF_TEST_CLOCK_SKEW=<rank>:<ns> (tests only): digits, a colon, an optionally signed number.
-inline bool read_env_clock_skew(const char* text, long& rank, long long& skew_ns, char* why, size_t why_size) noexcept {
+inline bool read_env_clock_skew(const char* text, long& rank, long long& skew_ns, char* why,
+                                size_t why_size) noexcept {
   rank = -1;
   skew_ns = 0;
   if (text == nullptr || *text == '\0') return true;
@@ -165,7 +175,8 @@ inline bool read_env_clock_skew(const char* text, long& rank, long long& skew_ns
   if (!ok) {
     char shown[96];
     escape_control(text, shown, sizeof shown);
-    std::snprintf(why, why_size, "PROF_TEST_CLOCK_SKEW=%s: expected <rank>:<ns> (|ns| under an hour)", shown);
+    std::snprintf(why, why_size,
+                  "PROF_TEST_CLOCK_SKEW=%s: expected <rank>:<ns> (|ns| under an hour)", shown);
     return false;
   }
   rank = r;

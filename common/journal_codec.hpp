@@ -36,9 +36,10 @@ struct JournalBlock {
   uint32_t payload_bytes;
   uint32_t records;
 };
-inline constexpr uint32_t kJournalBlockRecords = 16384;            // at most, per block
-inline constexpr size_t kJournalMaxRecordBytes = 3 + kRecordBytes;  // one record's worst case (escaped, raw)
-inline constexpr size_t kJournalMinRecordBytes = 3;                 // one record's least (a step)
+inline constexpr uint32_t kJournalBlockRecords = 16384;  // at most, per block
+inline constexpr size_t kJournalMaxRecordBytes =
+    3 + kRecordBytes;                                // one record's worst case (escaped, raw)
+inline constexpr size_t kJournalMinRecordBytes = 3;  // one record's least (a step)
 
 // Writes one block holding records `get(0) .. get(count - 1)` (count <= kJournalBlockRecords) at
 // `out`, which has room for journal_block_bound(count) bytes; returns the end of what it wrote.
@@ -51,10 +52,12 @@ inline constexpr size_t journal_block_bound(uint64_t count) {
 // blocks as fit their bound in [out, out_end): returns the end of what it wrote and sets `done` to
 // the records it encoded (the mover's and a thread's moves, and a journal's own appends).
 template <typename Get>
-unsigned char* encode_journal_blocks(unsigned char* out, const unsigned char* out_end, uint64_t count,
-                                     uint64_t block_records, Get get, uint64_t& done);
+unsigned char* encode_journal_blocks(unsigned char* out, const unsigned char* out_end,
+                                     uint64_t count, uint64_t block_records, Get get,
+                                     uint64_t& done);
 // Decodes one block's payload into `out` (appending); false if it is not a valid block.
-bool decode_journal_block(const unsigned char* payload, size_t bytes, uint32_t records, std::vector<Record>& out);
+bool decode_journal_block(const unsigned char* payload, size_t bytes, uint32_t records,
+                          std::vector<Record>& out);
 
 // ---- inline: the encoder runs on the mover, once per record ----
 
@@ -104,10 +107,15 @@ struct KeptWords {
   explicit KeptWords(const uint64_t* last)
       : w0(last[0])
 #if defined(__SSE2__)
-        , w45(_mm_loadu_si128(reinterpret_cast<const __m128i*>(last + 4))),
+        ,
+        w45(_mm_loadu_si128(reinterpret_cast<const __m128i*>(last + 4))),
         w67(_mm_loadu_si128(reinterpret_cast<const __m128i*>(last + 6)))
 #else
-        , w4(last[4]), w5(last[5]), w6(last[6]), w7(last[7])
+        ,
+        w4(last[4]),
+        w5(last[5]),
+        w6(last[6]),
+        w7(last[7])
 #endif
   {
   }
@@ -123,13 +131,13 @@ struct KeptWords {
 // taken by reference, the run of steps measured 0.1-0.2 ns a record slower (journal_codec_bench).
 inline uint64_t kept_words_differ(const unsigned char* raw, KeptWords kept) {
 #if defined(__SSE2__)
-  const __m128i same_hi =
-      _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(raw + 32)), kept.w45),
-                    _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(raw + 48)), kept.w67));
+  const __m128i same_hi = _mm_and_si128(
+      _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(raw + 32)), kept.w45),
+      _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(raw + 48)), kept.w67));
   return (word(raw, 0) ^ kept.w0) | static_cast<uint64_t>(_mm_movemask_epi8(same_hi) ^ 0xFFFF);
 #else
-  return (word(raw, 0) ^ kept.w0) | (word(raw, 4) ^ kept.w4) | (word(raw, 5) ^ kept.w5) | (word(raw, 6) ^ kept.w6) |
-         (word(raw, 7) ^ kept.w7);
+  return (word(raw, 0) ^ kept.w0) | (word(raw, 4) ^ kept.w4) | (word(raw, 5) ^ kept.w5) |
+         (word(raw, 6) ^ kept.w6) | (word(raw, 7) ^ kept.w7);
 #endif
 }
 
@@ -138,12 +146,15 @@ inline uint64_t kept_words_differ(const unsigned char* raw, KeptWords kept) {
 inline bool is_step(uint64_t others, uint64_t z2, uint64_t z3, uint64_t w1, uint64_t l1) {
   return (others | ((z2 | z3) >> 16) | ((w1 - l1) ^ 1)) == 0;
 }
-inline unsigned char step_tag(uint64_t type) { return static_cast<unsigned char>(0x80 | (type & 7)); }
+inline unsigned char step_tag(uint64_t type) {
+  return static_cast<unsigned char>(0x80 | (type & 7));
+}
 // A step's bytes at `p`: the tag with the differences' lengths, then the differences.
 inline unsigned char* put_step(unsigned char* p, unsigned char tag, uint64_t z2, uint64_t z3) {
   const unsigned b2 = z2 > 0xFF, b3 = z3 > 0xFF;
   p[0] = static_cast<unsigned char>(tag | b3 << 4 | b2 << 3);
-  store16(p + 1, z2);  // (a 1-byte difference's second byte is overwritten next, or lies past the end)
+  store16(p + 1,
+          z2);  // (a 1-byte difference's second byte is overwritten next, or lies past the end)
   p += 2 + b2;
   store16(p, z3);
   return p + 1 + b3;
@@ -174,7 +185,8 @@ inline unsigned char* put_type(unsigned char* p, unsigned char type) {
 // Writes one record: its type, the mask of the words that differ from the previous record of
 // its type (`last`), and their zigzag differences (or the raw record when all 8 differ); `last`
 // becomes the record. Word by word: the definition, and the encoder where SSE2 is missing.
-inline unsigned char* encode_record_portable(unsigned char* p, const unsigned char* raw, uint64_t* last) {
+inline unsigned char* encode_record_portable(unsigned char* p, const unsigned char* raw,
+                                             uint64_t* last) {
   uint64_t w[8];
   __builtin_memcpy(w, raw, sizeof w);
   unsigned mask = 0;
@@ -199,14 +211,16 @@ inline unsigned char* encode_record_portable(unsigned char* p, const unsigned ch
 // and differences 16 bytes at a time, kept in registers. The word loop of compares and shifts,
 // and reloading 8 bytes at a time what was just stored 16 bytes at a time, were most of the
 // mover's encoding time (docs/bench-data/performance-history.md, section 8).
-inline unsigned char* encode_record_sse2(unsigned char* p, const unsigned char* raw, uint64_t* last) {
+inline unsigned char* encode_record_sse2(unsigned char* p, const unsigned char* raw,
+                                         uint64_t* last) {
   __m128i zz[4];
   unsigned same32 = 0;  // bit j: 32-bit half j equal
   for (int v = 0; v < 4; ++v) {
     const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw) + v);
     __m128i* lastv = reinterpret_cast<__m128i*>(last) + v;
     const __m128i l = _mm_loadu_si128(lastv);
-    same32 |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(w, l)))) << (4 * v);
+    same32 |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(w, l))))
+              << (4 * v);
     const __m128i d = _mm_sub_epi64(w, l);
     // zigzag: (d << 1) ^ (d >> 63); the sign of each 64-bit lane from its high half.
     const __m128i sign = _mm_shuffle_epi32(_mm_srai_epi32(d, 31), _MM_SHUFFLE(3, 3, 1, 1));
@@ -227,14 +241,16 @@ inline unsigned char* encode_record_sse2(unsigned char* p, const unsigned char* 
   for (int v = 0; v < 4; ++v) {
     const unsigned pair = (mask >> (2 * v)) & 3;
     if (pair & 1) p = put_zigzag(p, static_cast<uint64_t>(_mm_cvtsi128_si64(zz[v])));
-    if (pair & 2) p = put_zigzag(p, static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(zz[v], zz[v]))));
+    if (pair & 2)
+      p = put_zigzag(p, static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(zz[v], zz[v]))));
   }
   return p;
 }
 #endif
 
 inline unsigned char* encode_record(unsigned char* p, const unsigned char* raw, uint64_t* last) {
-  if (unsigned char* end = encode_step(p, raw, last)) [[likely]] return end;
+  if (unsigned char* end = encode_step(p, raw, last)) [[likely]]
+    return end;
 #if defined(__SSE2__)
   return encode_record_sse2(p, raw, last);
 #else
@@ -249,7 +265,8 @@ inline unsigned char* encode_record(unsigned char* p, const unsigned char* raw, 
 // end. Returns the index of the first record that is not such a step (or `count`); `p` advances.
 template <typename Get>
 uint64_t encode_step_run(unsigned char*& p, uint64_t k, uint64_t count, Get& get, uint64_t* last) {
-  if (!plain_type(static_cast<unsigned char>(last[0]))) return k;  // escaped types take the mask form
+  if (!plain_type(static_cast<unsigned char>(last[0])))
+    return k;  // escaped types take the mask form
   const KeptWords kept(last);
   uint64_t l1 = last[1], l2 = last[2], l3 = last[3];
   const unsigned char tag = step_tag(kept.w0);
@@ -296,14 +313,16 @@ unsigned char* encode_journal_block(unsigned char* out, uint64_t count, Get get)
 }
 
 template <typename Get>
-unsigned char* encode_journal_blocks(unsigned char* out, const unsigned char* out_end, uint64_t count,
-                                     uint64_t block_records, Get get, uint64_t& done) {
+unsigned char* encode_journal_blocks(unsigned char* out, const unsigned char* out_end,
+                                     uint64_t count, uint64_t block_records, Get get,
+                                     uint64_t& done) {
   done = 0;
   while (done < count) {
     const uint64_t n = count - done < block_records ? count - done : block_records;
     if (static_cast<size_t>(out_end - out) < journal_block_bound(n)) break;
     const uint64_t first = done;
-    out = encode_journal_block(out, n, [&get, first](uint64_t k) -> const Record& { return get(first + k); });
+    out = encode_journal_block(
+        out, n, [&get, first](uint64_t k) -> const Record& { return get(first + k); });
     done += n;
   }
   return out;

@@ -19,7 +19,8 @@ class BlockAsyncSignals {
   BlockAsyncSignals() noexcept {
     sigset_t async;
     sigfillset(&async);
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT}) sigdelset(&async, sig);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT})
+      sigdelset(&async, sig);
     pthread_sigmask(SIG_BLOCK, &async, &previous_);
   }
   ~BlockAsyncSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }

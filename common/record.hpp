@@ -29,7 +29,8 @@ enum class RecordType : uint8_t {
   kString = 4,      // StringRecord header; `length` bytes of text follow in the next records
   kStringData = 5,  // raw text continuation (64 bytes each, last one padded)
   kArgs = 6,        // ArgsRecord: named integer arguments of the call whose ApiRecord follows it
-  kMarker = 7,      // MarkerRecord: a roctx/mstx mark or range end point; its text continues in kStringData records
+  kMarker = 7,      // MarkerRecord: a roctx/mstx mark or range end point; its text continues in
+                    // kStringData records
 };
 
 // What a MarkerRecord is: one end of a range, or a mark (an instant).
@@ -40,10 +41,12 @@ inline constexpr uint32_t kMarkerMessageMaxBytes = 256;
 inline constexpr uint32_t kMarkerInlineBytes = 24;
 
 enum class StringKind : uint8_t {
-  // key = host function address (__hipRegisterFunction, __musaRegisterFunction), text = mangled name
+  // key = host function address (__hipRegisterFunction, __musaRegisterFunction), text = mangled
+  // name
   kKernelSymbol = 1,
-  kModuleFunction = 2,  // key = module function (hipModuleGetFunction) or graph exec handle, text = name
-  kModulePath = 3,      // key = 0, text = path of a loaded module (hipModuleLoad)
+  kModuleFunction =
+      2,  // key = module function (hipModuleGetFunction) or graph exec handle, text = name
+  kModulePath = 3,  // key = 0, text = path of a loaded module (hipModuleLoad)
 };
 
 enum class Activity : uint8_t { kNone = 0, kKernel = 1, kCopy = 2, kMemset = 3 };
@@ -61,7 +64,8 @@ enum class CopyDirection : uint8_t {
 
 inline constexpr uint8_t kFlagDeviceTiming = 1;  // events were recorded around this call
 inline constexpr uint8_t kFlagNested = 2;        // reserved: call made by the runtime itself
-inline constexpr uint8_t kFlagCaptured = 4;      // enqueued into a stream capture: a graph node, not run
+inline constexpr uint8_t kFlagCaptured =
+    4;  // enqueued into a stream capture: a graph node, not run
 
 // Correlation ids are unique per process without an atomic read-modify-write on the hot path:
 // the thread's index (assigned once per thread) in the high bits, a thread-local count below.
@@ -77,7 +81,8 @@ struct ApiRecord {
   uint64_t end_ns;    // host clock at return
   uint64_t stream;    // stream handle the call acted on (0 = default stream)
   uint64_t bytes;
-  uint64_t aux;     // per-API value, see the `aux` column of the runtime's table (runtimes/<rt>/<rt>_api.def)
+  uint64_t aux;     // per-API value, see the `aux` column of the runtime's table
+                    // (runtimes/<rt>/<rt>_api.def)
   uint64_t device;  // the calling thread's current device
 };
 
@@ -119,13 +124,14 @@ struct ArgsRecord {
 // kMarkerInlineBytes of its message; the rest (up to kMarkerMessageMaxBytes) follows in
 // ceil((length - kMarkerInlineBytes) / 63) kStringData records.
 struct MarkerRecord {
-  uint8_t type;    // RecordType::kMarker
-  uint8_t kind;    // MarkerKind
-  uint16_t api_id;  // the marker call's row (roctx, mstx)
-  uint32_t length;  // bytes of message in all
+  uint8_t type;      // RecordType::kMarker
+  uint8_t kind;      // MarkerKind
+  uint16_t api_id;   // the marker call's row (roctx, mstx)
+  uint32_t length;   // bytes of message in all
   uint64_t time_ns;  // host clock: entry of a mark/push/start, return of a pop/stop
-  int64_t value;     // push: the level returned; pop: the level popped (<0 none); start: the range id; stop: the id
-  uint64_t stream;   // mstx's stream argument (0 for roctx)
+  int64_t value;  // push: the level returned; pop: the level popped (<0 none); start: the range id;
+                  // stop: the id
+  uint64_t stream;  // mstx's stream argument (0 for roctx)
   uint64_t reserved0;
   char text[kMarkerInlineBytes];
 };
@@ -177,10 +183,11 @@ struct alignas(64) BufferHeader {
   uint64_t created_ns;
   uint32_t first_runtime;  // RuntimeId of the call that created the buffer: names the process's db
   alignas(64) std::atomic<uint64_t> write_index;  // producer: records published so far
-  std::atomic<uint64_t> dropped;                  // producer: records it had to drop (ring full, no reader)
-  std::atomic<uint64_t> full_waits;               // producer: times it waited for the reader
-  std::atomic<uint64_t> timing_dropped;           // producer: device timings it could not request
-  std::atomic<uint32_t> closed;                   // producer: 1 process exiting, kRingReleased thread exited and unmapped its ring
+  std::atomic<uint64_t> dropped;         // producer: records it had to drop (ring full, no reader)
+  std::atomic<uint64_t> full_waits;      // producer: times it waited for the reader
+  std::atomic<uint64_t> timing_dropped;  // producer: device timings it could not request
+  std::atomic<uint32_t>
+      closed;  // producer: 1 process exiting, kRingReleased thread exited and unmapped its ring
   // producer: the begin time of the recorded call the thread is inside, 0 between calls, 1 while a
   // call starts (its begin not read yet). Its next call record can begin no earlier: the builder
   // numbers other threads' calls up to it.
@@ -189,7 +196,7 @@ struct alignas(64) BufferHeader {
   // producer: 1 + the CPU it ran on when it last took its slow path (about every quarter ring of a
   // busy thread); 0 when not known. The mover keeps off the CPUs of its busiest producers.
   std::atomic<uint32_t> cpu;
-  alignas(64) std::atomic<uint64_t> read_index;   // consumer: records consumed so far
+  alignas(64) std::atomic<uint64_t> read_index;  // consumer: records consumed so far
   // Moving the ring into its journal. The collector's mover does it, and so does the producer
   // when the mover has fallen half a ring behind (interpose/thread_buffer.cpp, move_own_records):
   // on a machine whose every CPU is busy with the program's threads, the mover's share of the CPU
@@ -231,7 +238,8 @@ struct LostCounts {
 struct Doorbell {
   // A futex the mover sleeps on between cycles. A producer rings it (adds one, wakes the mover)
   // when it makes a ring, and when its ring fills while the mover has not made the ring's journal
-  // yet: a busy new thread fills its 65,536 records in about 5 ms, an idle mover sleeps up to 250 ms.
+  // yet: a busy new thread fills its 65,536 records in about 5 ms, an idle mover sleeps up to 250
+  // ms.
   std::atomic<uint32_t> rung;
   // Wakes the mover from its wait on `rung` without adding to it (a bell adds one first).
   void wake_mover() noexcept {
@@ -279,17 +287,21 @@ struct CaptureSwitch {
   uint64_t time_ns;  // host clock
   uint8_t on;        // 1: recording from here on; 0: not
   uint8_t cause;     // CaptureCause
-  uint16_t api_id;   // the call that switched (hipProfilerStart, roctxProfilerPause, ...); 0 for the timer
+  uint16_t api_id;  // the call that switched (hipProfilerStart, roctxProfilerPause, ...); 0 for the
+                    // timer
   uint32_t written;  // 1 once the entry is complete (stored with release through atomic_ref)
 };
 inline constexpr uint32_t kCaptureLogEntries = 1023;
 struct CaptureLog {
-  std::atomic<uint32_t> claimed;  // entries claimed (may exceed kCaptureLogEntries: the excess is lost)
+  std::atomic<uint32_t>
+      claimed;  // entries claimed (may exceed kCaptureLogEntries: the excess is lost)
   uint32_t reserved[3];
   CaptureSwitch entries[kCaptureLogEntries];
 };
 static_assert(sizeof(CaptureSwitch) == 16);
 
-inline size_t buffer_file_bytes(uint64_t capacity) { return kBufferHeaderBytes + capacity * kRecordBytes; }
+inline size_t buffer_file_bytes(uint64_t capacity) {
+  return kBufferHeaderBytes + capacity * kRecordBytes;
+}
 
 }  // namespace prof

@@ -16,8 +16,8 @@ namespace prof {
 inline constexpr int kNotRegularFile = ENXIO;
 
 // open(2) with O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC added, then fstat: -1 with errno
-// kNotRegularFile unless a regular file was opened. O_NONBLOCK is cleared again afterwards (it means
-// nothing for a regular file, but the caller did not ask for it).
+// kNotRegularFile unless a regular file was opened. O_NONBLOCK is cleared again afterwards (it
+// means nothing for a regular file, but the caller did not ask for it).
 inline int open_regular(const char* path, int flags, mode_t mode = 0) noexcept {
   const int fd = ::open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
   if (fd < 0) return -1;

@@ -7,9 +7,10 @@
 
 namespace prof::schema {
 
-// 2: the runtimes table, api_names.runtime_id and streams.runtime_id (several runtimes per database).
-// 3: the api_args table (named integer arguments of a call: MPI's peer, tag, comm_size).
-// 4: the markers table (roctx/mstx marks and ranges, --hiptx-trace) and capture_windows (--trace-start
+// 2: the runtimes table, api_names.runtime_id and streams.runtime_id (several runtimes per
+// database). 3: the api_args table (named integer arguments of a call: MPI's peer, tag, comm_size).
+// 4: the markers table (roctx/mstx marks and ranges, --hiptx-trace) and capture_windows
+// (--trace-start
 //    off, --delay, --duration).
 // 5: api_calls.correlation_id numbered by the collector in arrival order (1, 2, ...), which is call
 //    order: sequence = correlation_id and no api_calls_sequence index, unless some call arrived out

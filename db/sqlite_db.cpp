@@ -26,9 +26,9 @@ int guarded_open(const char* path, int flags, int mode) {
   const int fd = ::open(path, flags | O_NOFOLLOW | O_NONBLOCK, static_cast<mode_t>(mode));
   if (fd < 0) return fd;
   struct stat st;
-  const bool allowed = ::fstat(fd, &st) == 0 &&
-                       (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
-                        (S_ISCHR(st.st_mode) && std::strcmp(path, "/dev/urandom") == 0));
+  const bool allowed =
+      ::fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+                                (S_ISCHR(st.st_mode) && std::strcmp(path, "/dev/urandom") == 0));
   if (!allowed) {
     ::close(fd);
     errno = kNotRegularFile;
@@ -49,7 +49,7 @@ int guarded_open(const char* path, int flags, int mode) {
 sqlite3_vfs* g_unix_vfs = nullptr;  // the default (unix) VFS as SQLite made it
 sqlite3_vfs g_prof_vfs;             // a copy with xOpen below, registered as the default
 constexpr int kMethodTables = 4;
-sqlite3_io_methods g_methods[kMethodTables];        // copies of the unix VFS's method tables
+sqlite3_io_methods g_methods[kMethodTables];          // copies of the unix VFS's method tables
 const sqlite3_io_methods* g_original[kMethodTables];  // and the tables they copy
 std::atomic<int> g_method_count{0};  // entries below it are complete (release/acquire)
 
@@ -103,7 +103,8 @@ bool configure_sqlite() {
   // The unix VFSes share one system-call table: one replacement covers them all.
   sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
   if (!(vfs && vfs->iVersion >= 3 && vfs->xSetSystemCall &&
-        vfs->xSetSystemCall(vfs, "open", reinterpret_cast<sqlite3_syscall_ptr>(&guarded_open)) == SQLITE_OK))
+        vfs->xSetSystemCall(vfs, "open", reinterpret_cast<sqlite3_syscall_ptr>(&guarded_open)) ==
+            SQLITE_OK))
     return false;
   g_unix_vfs = vfs;
   g_prof_vfs = *vfs;
@@ -126,7 +127,8 @@ int sqlite_max_path_chars() {
 }
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
-  if (!sqlite_opens_guarded()) throw DbError(path + ": cannot guard SQLite's file opens (no unix VFS)");
+  if (!sqlite_opens_guarded())
+    throw DbError(path + ": cannot guard SQLite's file opens (no unix VFS)");
   // NOMUTEX: every connection is used by one thread at a time, so SQLite's own per-call locking
   // (a quarter of the collector's time when measured) buys nothing.
   int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
@@ -174,7 +176,8 @@ bool Database::table_exists(std::string_view name) {
 }
 
 Statement::Statement(Database& db, std::string_view sql) : db_(&db) {
-  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+      SQLITE_OK)
     db.fail("cannot prepare '" + std::string(sql.substr(0, 60)) + "'");
 }
 
@@ -189,7 +192,8 @@ Statement& Statement::bind(int index, double value) {
   return *this;
 }
 Statement& Statement::bind(int index, std::string_view value) {
-  if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT) != SQLITE_OK)
+  if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                        SQLITE_TRANSIENT) != SQLITE_OK)
     db_->fail("bind");
   return *this;
 }
@@ -218,7 +222,8 @@ void Statement::reset() {
 
 std::string_view Statement::column_text(int index) const {
   auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, index));
-  return text ? std::string_view(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, index))) : std::string_view();
+  return text ? std::string_view(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, index)))
+              : std::string_view();
 }
 
 }  // namespace prof

@@ -35,7 +35,8 @@ class Database {
 
   void exec(std::string_view sql);  // statements without parameters or results
   // exec(), except that a lock another connection holds (SQLITE_BUSY, once the busy timeout has
-  // passed) returns false instead of throwing; a COMMIT that returns false leaves its transaction open.
+  // passed) returns false instead of throwing; a COMMIT that returns false leaves its transaction
+  // open.
   bool exec_unless_busy(std::string_view sql);
   Statement prepare(std::string_view sql);
   bool table_exists(std::string_view name);
@@ -53,7 +54,9 @@ class Statement {
  public:
   Statement(Database& db, std::string_view sql);
   ~Statement();
-  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+    other.stmt_ = nullptr;
+  }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
 

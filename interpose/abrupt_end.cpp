@@ -38,10 +38,12 @@ void install_end_handlers() noexcept {
   for (int sig : kEndSignals) {
     struct sigaction current = {};
     if (sigaction(sig, nullptr, &current) != 0) continue;
-    if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL) continue;  // the program's own
+    if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL)
+      continue;  // the program's own
     struct sigaction ours = {};
     ours.sa_handler = on_end_signal;
-    sigfillset(&ours.sa_mask);  // one at a time: a second fatal signal waits for the first to end us
+    sigfillset(
+        &ours.sa_mask);  // one at a time: a second fatal signal waits for the first to end us
     // On the program's alternate stack if it has one (a stack overflow's SIGSEGV); without one such
     // a handler cannot run and the kernel ends the program by SIGSEGV, as it would have.
     ours.sa_flags = SA_ONSTACK;

@@ -129,7 +129,8 @@ void arm() {
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     {
-      const BlockAsyncSignals quiet;  // the program's signals are the program's (common/quiet_thread.hpp)
+      const BlockAsyncSignals
+          quiet;  // the program's signals are the program's (common/quiet_thread.hpp)
       pthread_create(&thread, &attr, timer_main, nullptr);
     }
     pthread_attr_destroy(&attr);

@@ -11,7 +11,8 @@
 
 namespace prof::interpose {
 
-// true unless capture control holds recording off (initially off with --trace-start off or --delay).
+// true unless capture control holds recording off (initially off with --trace-start off or
+// --delay).
 extern std::atomic<bool> g_capture_on;
 // Set once at load: the program's start/stop calls switch recording (--trace-start off).
 extern bool g_capture_by_api;
@@ -21,13 +22,16 @@ inline bool capturing() noexcept { return g_capture_on.load(std::memory_order_re
 // --delay/--duration's timer thread is started by the process's first call, not at load
 // (capture_arm). Read only outside a window, and when a thread first records.
 extern std::atomic<bool> g_capture_timer_pending;
-// Starts the timer (once); a first call after the delay opens the window itself. Returns capturing().
+// Starts the timer (once); a first call after the delay opens the window itself. Returns
+// capturing().
 bool capture_arm() noexcept;
 
 // Whether the hook records this call: capturing(), and outside a window, the timer's start.
 inline bool recording_now() noexcept {
-  if (capturing()) [[likely]] return true;
-  if (g_capture_timer_pending.load(std::memory_order_relaxed)) [[unlikely]] return capture_arm();
+  if (capturing()) [[likely]]
+    return true;
+  if (g_capture_timer_pending.load(std::memory_order_relaxed)) [[unlikely]]
+    return capture_arm();
   return false;
 }
 

@@ -10,19 +10,22 @@
 namespace prof::interpose {
 
 struct Config {
-  bool enabled = false;          // PROF_RUN_DIR set and usable
-  bool device_timing = true;     // PROF_DEVICE_TIMING=0 turns off the injected events
-  bool device_activity = true;   // PROF_DEVICE_ACTIVITY=0: events even where the runtime reports per-op times
+  bool enabled = false;       // PROF_RUN_DIR set and usable
+  bool device_timing = true;  // PROF_DEVICE_TIMING=0 turns off the injected events
+  bool device_activity =
+      true;  // PROF_DEVICE_ACTIVITY=0: events even where the runtime reports per-op times
   bool traced[kRuntimeCount] = {};  // PROF_RUNTIMES=hip,musa: the runtimes whose calls are recorded
   uint64_t buffer_records = 1u << 16;  // PROF_BUFFER_RECORDS, rounded up to a power of two
-  uint64_t full_wait_ms = 10000;       // PROF_BUFFER_WAIT_MS: how long a producer waits for a reader
-  bool self_move = true;  // PROF_SELF_MOVE=0: a thread never moves its own records (it waits for the collector)
-  char run_dir[512] = {};        // PROF_RUN_DIR
-  char run_dir_fallback[512] = {};  // PROF_RUN_DIR_FALLBACK: for rings that do not fit in run_dir; may be empty
+  uint64_t full_wait_ms = 10000;  // PROF_BUFFER_WAIT_MS: how long a producer waits for a reader
+  bool self_move =
+      true;  // PROF_SELF_MOVE=0: a thread never moves its own records (it waits for the collector)
+  char run_dir[512] = {};  // PROF_RUN_DIR
+  char run_dir_fallback[512] =
+      {};  // PROF_RUN_DIR_FALLBACK: for rings that do not fit in run_dir; may be empty
   // The image's start (now_ns() at load, or at the fork in a child): the .info file's start_ns, and
   // what distinguishes program images that share a pid (exec) in their files' names.
   uint64_t image_token = 0;
-  int start_ppid = 0;            // the parent then (a process announced later may have been reparented)
+  int start_ppid = 0;  // the parent then (a process announced later may have been reparented)
 };
 
 // Process-wide, written once before any hook records (ensure_config_loaded) and after fork.

@@ -56,7 +56,7 @@ struct ThreadTiming {
   // (a burst of launches on a busy machine): a full ring there dropped 10-40% of a 20,000-launch
   // burst's device times in half the runs (test/e2e/test_idle.py).
   SpscChain<PendingOp, 4096, 16> pending;
-  SpscRing<PooledEvent, 8192> free;    // harvester -> app thread (the harvester is its only producer)
+  SpscRing<PooledEvent, 8192> free;  // harvester -> app thread (the harvester is its only producer)
   ThreadTiming* next = nullptr;
   // The thread's own pool, a stack (thread-private): events come back from `free` in the order the
   // harvester returned them and leave from the top, so the events in use are the few most
@@ -74,8 +74,8 @@ struct ThreadTiming {
   // (runtime << 8) | (device + 1). Written by the thread (relaxed), read by the harvester.
   alignas(64) std::atomic<uint64_t> stock_key{0};
   std::atomic<uint32_t> dry_count{0};
-  uint32_t dry_seen = 0;      // harvester only: the last request it stocked
-  uint32_t stocked = 0;       // harvester only: events it created for this thread in stocked_epoch
+  uint32_t dry_seen = 0;  // harvester only: the last request it stocked
+  uint32_t stocked = 0;   // harvester only: events it created for this thread in stocked_epoch
   uint32_t stocked_epoch = 0;
   // Thread-private: the thread's last timed op, whose end event the next op on the same stream
   // may take as its begin (timing_begin says when).
@@ -92,7 +92,8 @@ std::atomic<int> g_enqueue_threads{0};
 
 namespace {
 
-constexpr uint64_t kReanchorNs = 100'000'000;  // keep float ms elapsed times short: <= 8 ns rounding
+constexpr uint64_t kReanchorNs =
+    100'000'000;  // keep float ms elapsed times short: <= 8 ns rounding
 constexpr int kMaxDevices = 64;
 // Events the harvester adds to a thread's pool each time the thread found it dry (128 launches
 // or copies in flight), and at most in all per thread: beyond that, a thread that outruns the
@@ -103,7 +104,9 @@ constexpr uint32_t kStockLimit = 4096;
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTiming* t_timing = nullptr;
 __attribute__((tls_model("initial-exec"))) thread_local int t_device[kRuntimeCount] = {};
 
-const TimingAdapter& adapter_of(RuntimeId runtime) { return *kTimingAdapters[static_cast<size_t>(runtime)]; }
+const TimingAdapter& adapter_of(RuntimeId runtime) {
+  return *kTimingAdapters[static_cast<size_t>(runtime)];
+}
 
 std::atomic<ThreadTiming*> g_threads{nullptr};
 std::atomic<uint32_t> g_epoch{1};
@@ -114,11 +117,13 @@ std::atomic<bool> g_harvester_running{false};
 std::atomic<bool> g_stop{false};
 std::atomic<uint32_t> g_flush_request{0};
 std::atomic<uint32_t> g_flush_done{0};
-// The process is ending without its exit handlers (a fatal signal, _exit: interpose/abrupt_end.cpp):
-// a dying thread asks the harvester for one more round and waits, bounded, for it to be done.
+// The process is ending without its exit handlers (a fatal signal, _exit:
+// interpose/abrupt_end.cpp): a dying thread asks the harvester for one more round and waits,
+// bounded, for it to be done.
 std::atomic<uint32_t> g_end_request{0};
 std::atomic<uint32_t> g_end_done{0};
-pid_t g_harvester_pid = 0;  // the process whose harvester runs: not a vfork child sharing its memory
+pid_t g_harvester_pid =
+    0;  // the process whose harvester runs: not a vfork child sharing its memory
 // A device the application has chosen (set-device) or timed work on: the harvester calibrates it
 // as soon as it sees the request, usually while the application is still setting up.
 std::atomic<bool> g_calibration_wanted[kRuntimeCount][64];
@@ -174,8 +179,11 @@ uint8_t activity_state(const TimingAdapter& rt) noexcept {
 std::atomic<uint32_t> g_probe_misses[kRuntimeCount];
 void settle_probe(RuntimeId runtime, bool got_id) noexcept {
   std::atomic<uint8_t>& state = g_activity[static_cast<size_t>(runtime)];
-  if (got_id) state.store(kActivityOn, std::memory_order_release);
-  else if (g_probe_misses[static_cast<size_t>(runtime)].fetch_add(1, std::memory_order_relaxed) + 1 >= 16)
+  if (got_id)
+    state.store(kActivityOn, std::memory_order_release);
+  else if (g_probe_misses[static_cast<size_t>(runtime)].fetch_add(1, std::memory_order_relaxed) +
+               1 >=
+           16)
     state.store(kActivityOff, std::memory_order_release);
 }
 
@@ -206,7 +214,8 @@ pthread_mutex_t g_calibration_mutex = PTHREAD_MUTEX_INITIALIZER;
 // synchronous round trips) and their own timings are what they would be without prof.
 bool calibrate_device(const TimingAdapter& rt, int device, uint32_t epoch) noexcept {
   if (rt.set_device(device) != rt.success) return false;
-  void* mem = mmap(nullptr, sizeof(Anchor), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* mem =
+      mmap(nullptr, sizeof(Anchor), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return false;
   auto* a = new (mem) Anchor();
   if (rt.stream_create(&a->stream) != rt.success) return false;
@@ -240,7 +249,8 @@ const Anchor* calibration(const TimingAdapter& rt, int device, uint32_t epoch) n
   if (a && a->epoch == epoch) return a;
   pthread_mutex_lock(&g_calibration_mutex);
   a = slot.load(std::memory_order_acquire);
-  if (!(a && a->epoch == epoch) && calibrate_device(rt, device, epoch)) a = slot.load(std::memory_order_acquire);
+  if (!(a && a->epoch == epoch) && calibrate_device(rt, device, epoch))
+    a = slot.load(std::memory_order_acquire);
   pthread_mutex_unlock(&g_calibration_mutex);
   return a && a->epoch == epoch ? a : nullptr;
 }
@@ -248,10 +258,13 @@ const Anchor* calibration(const TimingAdapter& rt, int device, uint32_t epoch) n
 void harvester_start();
 
 ThreadTiming* thread_timing() noexcept {
-  if (t_timing) [[likely]] return t_timing;
-  void* mem = mmap(nullptr, sizeof(ThreadTiming), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (t_timing) [[likely]]
+    return t_timing;
+  void* mem = mmap(nullptr, sizeof(ThreadTiming), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return nullptr;
-  auto* tt = new (mem) ThreadTiming;  // default-initialised: the mapping is zeroed, nothing is written twice
+  auto* tt = new (mem)
+      ThreadTiming;  // default-initialised: the mapping is zeroed, nothing is written twice
   tt->next = g_threads.load(std::memory_order_relaxed);
   while (!g_threads.compare_exchange_weak(tt->next, tt, std::memory_order_acq_rel)) {
   }
@@ -260,7 +273,8 @@ ThreadTiming* thread_timing() noexcept {
 }
 
 constexpr uint64_t stock_key(uint32_t epoch, RuntimeId runtime, int device) {
-  return uint64_t{epoch} << 16 | uint64_t{static_cast<uint8_t>(runtime)} << 8 | static_cast<uint64_t>(device + 1);
+  return uint64_t{epoch} << 16 | uint64_t{static_cast<uint8_t>(runtime)} << 8 |
+         static_cast<uint64_t>(device + 1);
 }
 
 bool fits(const PooledEvent& e, uint32_t epoch, RuntimeId runtime, int device) {
@@ -271,8 +285,11 @@ bool fits(const PooledEvent& e, uint32_t epoch, RuntimeId runtime, int device) {
 // or runtime stays for when the thread switches back (a thread that alternates devices would
 // otherwise destroy and recreate its pool at every switch); one of an earlier epoch died in a
 // device reset and is forgotten.
-bool take_event(ThreadTiming* tt, const TimingAdapter& rt, uint32_t epoch, int device, PooledEvent& out) noexcept {
-  while (tt->spare_count < ThreadTiming::kSpareCapacity && tt->free.pop(tt->spare()[tt->spare_count])) ++tt->spare_count;
+bool take_event(ThreadTiming* tt, const TimingAdapter& rt, uint32_t epoch, int device,
+                PooledEvent& out) noexcept {
+  while (tt->spare_count < ThreadTiming::kSpareCapacity &&
+         tt->free.pop(tt->spare()[tt->spare_count]))
+    ++tt->spare_count;
   constexpr uint32_t kLook = 8;
   uint32_t looked = 0;
   for (uint32_t i = tt->spare_count; i > 0 && looked < kLook; --i) {
@@ -295,7 +312,8 @@ bool take_event(ThreadTiming* tt, const TimingAdapter& rt, uint32_t epoch, int d
   }
   // The pool is dry: ask the harvester to stock it for this kind, and make this one here.
   const uint64_t key = stock_key(epoch, rt.runtime, device);
-  if (tt->stock_key.load(std::memory_order_relaxed) != key) tt->stock_key.store(key, std::memory_order_relaxed);
+  if (tt->stock_key.load(std::memory_order_relaxed) != key)
+    tt->stock_key.store(key, std::memory_order_relaxed);
   tt->dry_count.store(tt->dry_count.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   if (rt.event_create(&out.event) != rt.success) return false;
   out.device = device;
@@ -307,8 +325,10 @@ bool take_event(ThreadTiming* tt, const TimingAdapter& rt, uint32_t epoch, int d
 // Application thread: an event taken and not used (or used by a call that failed).
 void give_back_own(ThreadTiming* tt, const PooledEvent& e) noexcept {
   if (e.epoch != g_epoch.load(std::memory_order_acquire)) return;  // died with a device reset
-  if (tt->spare_count < ThreadTiming::kSpareCapacity) tt->spare()[tt->spare_count++] = e;
-  else adapter_of(e.runtime).event_destroy(e.event);
+  if (tt->spare_count < ThreadTiming::kSpareCapacity)
+    tt->spare()[tt->spare_count++] = e;
+  else
+    adapter_of(e.runtime).event_destroy(e.event);
 }
 
 // Harvester thread: an event whose op is harvested goes back to its thread's pool.
@@ -388,7 +408,8 @@ class Harvester {
     const uint32_t epoch = g_epoch.load(std::memory_order_acquire);
     for (size_t r = 0; r < kRuntimeCount; ++r)
       for (int d = 0; d < kMaxDevices; ++d)
-        if (g_calibration_wanted[r][d].load(std::memory_order_relaxed)) calibration(*kTimingAdapters[r], d, epoch);
+        if (g_calibration_wanted[r][d].load(std::memory_order_relaxed))
+          calibration(*kTimingAdapters[r], d, epoch);
   }
 
   // Adds kStockEvents events to the pool of every thread that found its pool dry since the last
@@ -406,7 +427,8 @@ class Harvester {
       if (tt->stocked >= kStockLimit) continue;
       const auto runtime = static_cast<RuntimeId>((key >> 8) & 0xFF);
       const int device = static_cast<int>(key & 0xFF) - 1;
-      if (static_cast<size_t>(runtime) >= kRuntimeCount || device < 0 || device >= kMaxDevices) continue;
+      if (static_cast<size_t>(runtime) >= kRuntimeCount || device < 0 || device >= kMaxDevices)
+        continue;
       const TimingAdapter& rt = adapter_of(runtime);
       // Events belong to the creating thread's current device.
       if (rt.set_device(device) != rt.success) continue;
@@ -480,7 +502,8 @@ class Harvester {
       early_reports_.erase(it);
       return;
     }
-    if (awaiting_.emplace(key, op).second) ++awaiting_per_runtime_[static_cast<size_t>(op.end.runtime)];
+    if (awaiting_.emplace(key, op).second)
+      ++awaiting_per_runtime_[static_cast<size_t>(op.end.runtime)];
   }
 
   // Returns whether any op got its times.
@@ -489,7 +512,8 @@ class Harvester {
     // Runtimes that hold their records until flushed are asked while their ops wait.
     if (!awaiting_.empty())
       for (size_t r = 0; r < kRuntimeCount; ++r)
-        if (awaiting_per_runtime_[r] != 0 && kTimingAdapters[r]->activity_flush != nullptr) kTimingAdapters[r]->activity_flush();
+        if (awaiting_per_runtime_[r] != 0 && kTimingAdapters[r]->activity_flush != nullptr)
+          kTimingAdapters[r]->activity_flush();
     DeviceTime t;
     while (g_device_times.pop(t)) {
       const uint64_t key = report_key(t.runtime, t.runtime_id);
@@ -575,7 +599,8 @@ class Harvester {
       return queues_[last_queue_];
     size_t empty = queues_.size();
     for (size_t i = 0; i < queues_.size(); ++i) {
-      if (queues_[i].stream == op.stream && queues_[i].runtime == runtime) return queues_[last_queue_ = i];
+      if (queues_[i].stream == op.stream && queues_[i].runtime == runtime)
+        return queues_[last_queue_ = i];
       if (empty == queues_.size() && queues_[i].ops.empty()) empty = i;
     }
     // A new stream takes the place of one with nothing in flight (streams come and go).
@@ -591,10 +616,10 @@ class Harvester {
   struct Tail {
     ThreadTiming* owner = nullptr;  // nullptr: a free slot
     void* stream = nullptr;
-    PooledEvent end;                // end.event nullptr: the event is not the pool's (an anchor now)
+    PooledEvent end;  // end.event nullptr: the event is not the pool's (an anchor now)
     uint64_t id = 0;
     uint64_t end_ns = 0;
-    bool known = false;             // end_ns was converted
+    bool known = false;  // end_ns was converted
   };
   static constexpr size_t kTails = 64;
 
@@ -627,8 +652,10 @@ class Harvester {
       if (op.begin_borrowed) borrowed_begin_ns = tail->end_ns;
       known = to_host(op.end, end_ns);
       if (op.span && emit_span(op)) {
-      } else if (known && have_begin) emit(op, op.begin_borrowed, borrowed_begin_ns, end_ns);
-      else if (ThreadBuffer* b = ThreadBuffer::current(op.end.runtime)) b->count_timing_drop();
+      } else if (known && have_begin)
+        emit(op, op.begin_borrowed, borrowed_begin_ns, end_ns);
+      else if (ThreadBuffer* b = ThreadBuffer::current(op.end.runtime))
+        b->count_timing_drop();
     }
     // The previous tail's event goes back now (it was this op's begin if borrowed); this op's
     // end event becomes the tail unless it became the anchor.
@@ -676,7 +703,8 @@ class Harvester {
     const TimingAdapter& rt = adapter_of(e.runtime);
     float ms = 0;
     if (rt.event_elapsed_ms(&ms, a.event, e.event) != rt.success) return false;
-    host_ns = static_cast<uint64_t>(static_cast<int64_t>(a.host_ns) + std::llround(static_cast<double>(ms) * 1e6));
+    host_ns = static_cast<uint64_t>(static_cast<int64_t>(a.host_ns) +
+                                    std::llround(static_cast<double>(ms) * 1e6));
     return true;
   }
 
@@ -734,13 +762,15 @@ void* harvester_main(void*) {
 void want_calibration(RuntimeId runtime, int device) noexcept {
   if (device < 0 || device >= kMaxDevices) return;
   std::atomic<bool>& wanted = g_calibration_wanted[static_cast<size_t>(runtime)][device];
-  if (wanted.load(std::memory_order_relaxed) || wanted.exchange(true, std::memory_order_relaxed)) return;
+  if (wanted.load(std::memory_order_relaxed) || wanted.exchange(true, std::memory_order_relaxed))
+    return;
   sem_post(&g_wake);
 }
 
 void harvester_start() {
   sem_init(&g_wake, 0, 0);
-  const BlockAsyncSignals quiet;  // the application's signals are not ours (common/quiet_thread.hpp)
+  const BlockAsyncSignals
+      quiet;  // the application's signals are not ours (common/quiet_thread.hpp)
   g_harvester_pid = getpid();
   if (pthread_create(&g_harvester, nullptr, harvester_main, nullptr) == 0) {
     g_harvester_running.store(true, std::memory_order_release);
@@ -762,13 +792,14 @@ void timing_thread_started(RuntimeId runtime) noexcept {
   (void)stream_capture_tracked(adapter_of(runtime));
   // The harvester, at the process's first device-runtime call: not at load, where every process
   // of a launcher script would get a thread (and a program that must be single-threaded, as
-  // unshare(CLONE_NEWUSER) requires, failed under prof). Not in a forked child (no device timing there).
+  // unshare(CLONE_NEWUSER) requires, failed under prof). Not in a forked child (no device timing
+  // there).
   if (is_device_runtime(runtime) && !g_disabled.load(std::memory_order_relaxed))
     pthread_once(&g_start_once, harvester_start);
 }
 
-void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking, bool one_op,
-                  uint64_t correlation_id) noexcept {
+void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, bool blocking,
+                  bool one_op, uint64_t correlation_id) noexcept {
   if (!g_config.device_timing || g_disabled.load(std::memory_order_relaxed)) return;
   // Started by the first device-runtime call of a thread (timing_thread_started), or here: this
   // thread's first call was another runtime's (MPI_Init before any HIP call).
@@ -817,9 +848,10 @@ void timing_begin(TimingTicket& ticket, const TimingAdapter& rt, void* stream, b
   // recorded just before the call, that one says no more). "Nothing in between" is known only
   // when this thread made no call since that could enqueue device work (t_enqueues) and no other
   // thread ever did (g_enqueue_threads, checked again after the call in timing_end).
-  if (tt->lend_valid && !blocking && rt.every_export_hooked && !capture_possible && tt->lend_stream == stream &&
-      tt->lend_enqueues == t_enqueues &&
-      fits(tt->lend_end, epoch, rt.runtime, device) && g_enqueue_threads.load(std::memory_order_relaxed) == 1) {
+  if (tt->lend_valid && !blocking && rt.every_export_hooked && !capture_possible &&
+      tt->lend_stream == stream && tt->lend_enqueues == t_enqueues &&
+      fits(tt->lend_end, epoch, rt.runtime, device) &&
+      g_enqueue_threads.load(std::memory_order_relaxed) == 1) {
     if (!take_event(tt, rt, epoch, device, ticket.end)) return;
     ticket.begin = tt->lend_end;
     ticket.begin_borrowed = true;
@@ -870,7 +902,8 @@ namespace {
     if (ThreadBuffer* b = ThreadBuffer::current(runtime)) b->count_timing_drop();
     return false;
   }
-  if (g_harvester_asleep.load(std::memory_order_relaxed)) [[unlikely]] wake_harvester();
+  if (g_harvester_asleep.load(std::memory_order_relaxed)) [[unlikely]]
+    wake_harvester();
   return true;
 }
 
@@ -906,7 +939,8 @@ namespace {
 }  // namespace
 
 void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_t correlation_id,
-                Activity activity, bool blocking, uint64_t submit_ns, uint64_t api_end_ns) noexcept {
+                Activity activity, bool blocking, uint64_t submit_ns,
+                uint64_t api_end_ns) noexcept {
   ThreadTiming* tt = ticket.owner;
   if (!tt) return;
   const TimingAdapter& rt = adapter_of(ticket.end.runtime);
@@ -928,7 +962,8 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
     return;
   }
   // Another thread's first enqueue may have landed between the borrowed event and this call.
-  const bool begin_lost = ticket.begin_borrowed && g_enqueue_threads.load(std::memory_order_relaxed) != 1;
+  const bool begin_lost =
+      ticket.begin_borrowed && g_enqueue_threads.load(std::memory_order_relaxed) != 1;
   if (begin_lost || rt.event_record(ticket.end.event, stream) != rt.success) {
     if (begin_lost)
       if (ThreadBuffer* b = ThreadBuffer::current(rt.runtime)) b->count_timing_drop();
@@ -936,9 +971,20 @@ void timing_end(TimingTicket& ticket, bool call_succeeded, void* stream, uint64_
     if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
     return;
   }
-  PendingOp op{ticket.begin, ticket.end, stream,   ticket.begin_borrowed, ticket.predecessor_id, correlation_id,
-               submit_ns,    api_end_ns, tt,       activity,              blocking,              false,
-               0,            ticket.span};
+  PendingOp op{ticket.begin,
+               ticket.end,
+               stream,
+               ticket.begin_borrowed,
+               ticket.predecessor_id,
+               correlation_id,
+               submit_ns,
+               api_end_ns,
+               tt,
+               activity,
+               blocking,
+               false,
+               0,
+               ticket.span};
   if (!push_pending(tt, rt.runtime, op)) {
     if (!ticket.begin_borrowed) give_back_own(tt, ticket.begin);
     give_back_own(tt, ticket.end);
@@ -957,7 +1003,8 @@ void activity_note_id(uint64_t runtime_id) noexcept {
   if (t_activity_id == 0) t_activity_id = runtime_id;
 }
 
-void activity_deliver(RuntimeId runtime, uint64_t runtime_id, uint64_t begin_ns, uint64_t end_ns) noexcept {
+void activity_deliver(RuntimeId runtime, uint64_t runtime_id, uint64_t begin_ns,
+                      uint64_t end_ns) noexcept {
   if (g_disabled.load(std::memory_order_relaxed) || runtime_id == 0) return;
   (void)g_device_times.push(DeviceTime{runtime_id, begin_ns, end_ns, runtime});
 }
@@ -982,7 +1029,8 @@ void timing_before_device_reset() noexcept {
 }
 
 void timing_after_device_reset() noexcept {
-  // Events the harvester stocked between its flush and the reset died in it: a new epoch retires them.
+  // Events the harvester stocked between its flush and the reset died in it: a new epoch retires
+  // them.
   g_epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 

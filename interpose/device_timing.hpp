@@ -41,7 +41,8 @@ extern constinit __attribute__((tls_model("initial-exec"))) thread_local bool t_
 extern std::atomic<int> g_enqueue_threads;
 void note_enqueuer() noexcept;
 inline void note_enqueue() noexcept {
-  if (!t_enqueuer) [[unlikely]] note_enqueuer();
+  if (!t_enqueuer) [[unlikely]]
+    note_enqueuer();
   ++t_enqueues;
 }
 
@@ -65,10 +66,10 @@ void timing_set_current_device(RuntimeId runtime, int device) noexcept;
 // program's first timed call does not. (A runtime whose first call comes on a thread that already
 // made another runtime's calls is looked up at its first timed call, as before.) On this thread,
 // not the harvester's: a search there held the dynamic linker's lock while the program's thread
-// resolved its first calls. Nothing is called in the runtime (it may not be initialised yet: aclInit).
-// The process's first such call of a device runtime also starts the harvester thread, idle (it
-// makes no runtime call until there is work), so its start-up is in the program's set-up and
-// never competes with the program's first timed calls; a process that never calls a device
+// resolved its first calls. Nothing is called in the runtime (it may not be initialised yet:
+// aclInit). The process's first such call of a device runtime also starts the harvester thread,
+// idle (it makes no runtime call until there is work), so its start-up is in the program's set-up
+// and never competes with the program's first timed calls; a process that never calls a device
 // runtime (a launcher's shells, a tool it runs) gets no thread from prof. (A thread whose first
 // call was another runtime's, MPI_Init, starts it at its first timed call.)
 void timing_thread_started(RuntimeId runtime) noexcept;

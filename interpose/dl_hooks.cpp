@@ -20,7 +20,6 @@ namespace prof::interpose {
 
 namespace {
 
-
 // In the order of kApis (runtimes/api_id.hpp): the same generated rows.
 void (*const kHooks[kApiCount])() = {
 #define PROF_API_ROW(Enum, name, row, ...) &row,
@@ -35,14 +34,17 @@ struct NameIndex {
     for (size_t i = 0; i < kApiCount; ++i) slots[i] = static_cast<uint16_t>(i);
     // Insertion sort: a few hundred names, once.
     for (size_t i = 1; i < kApiCount; ++i)
-      for (size_t j = i; j > 0 && kApis[slots[j]].name < kApis[slots[j - 1]].name; --j) std::swap(slots[j], slots[j - 1]);
+      for (size_t j = i; j > 0 && kApis[slots[j]].name < kApis[slots[j - 1]].name; --j)
+        std::swap(slots[j], slots[j - 1]);
   }
   size_t find(std::string_view name) const {
     size_t lo = 0, hi = kApiCount;
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
-      if (kApis[slots[mid]].name < name) lo = mid + 1;
-      else hi = mid;
+      if (kApis[slots[mid]].name < name)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     return lo < kApiCount && kApis[slots[lo]].name == name ? slots[lo] : kApiCount;
   }
@@ -64,7 +66,8 @@ bool is_prof(const void* address) {
   return dladdr(address, &info) != 0 && info.dli_fbase == self;
 }
 
-// What a found runtime function is exchanged for: prof's hook, whose real function is the one found.
+// What a found runtime function is exchanged for: prof's hook, whose real function is the one
+// found.
 void* exchange(const char* name, void* found) noexcept {
   if (found == nullptr || name == nullptr) return found;
   const size_t slot = name_index().find(name);
@@ -79,7 +82,8 @@ void* exchange(const char* name, void* found) noexcept {
 
 extern "C" {
 // dlsym/dlvsym on a library handle: the real lookup, then the exchange.
-__attribute__((visibility("hidden"))) void* prof_dlsym_handle(void* handle, const char* name) noexcept {
+__attribute__((visibility("hidden"))) void* prof_dlsym_handle(void* handle,
+                                                              const char* name) noexcept {
   auto real = reinterpret_cast<prof::interpose::DlsymFn>(prof_real_dlsym_fn);
   return prof::interpose::exchange(name, real(handle, name));
 }
@@ -96,25 +100,30 @@ __attribute__((visibility("hidden"))) void* prof_dlvsym_handle(void* handle, con
 // meaning "after that library". Library handles go through prof_dl*_handle, where the caller does
 // not matter to glibc's lookup.
 #if defined(__x86_64__)
-#define PROF_DL_ENTRY(NAME, HANDLE_FN, REAL)                                  \
-  __asm__(".text\n"                                                           \
-          ".globl " #NAME "\n"                                                \
-          ".type " #NAME ",@function\n" #NAME ":\n"                           \
-          "  cmpq $0, " #REAL "(%rip)\n"                                      \
-          "  jne 1f\n"                                                        \
-          "  push %rdi\n  push %rsi\n  push %rdx\n"                           \
-          "  call prof_dl_init\n"                                             \
-          "  pop %rdx\n  pop %rsi\n  pop %rdi\n"                              \
-          "1:\n"                                                              \
-          "  test %rdi, %rdi\n"                                               \
-          "  je 2f\n"                                                         \
-          "  cmpq $-1, %rdi\n"                                                \
-          "  je 2f\n"                                                         \
-          "  jmp " #HANDLE_FN "\n"                                            \
-          "2:\n"                                                              \
-          "  jmp *" #REAL "(%rip)\n"                                          \
-          ".size " #NAME ", .-" #NAME "\n");
+#define PROF_DL_ENTRY(NAME, HANDLE_FN, REAL)    \
+  __asm__(                                      \
+      ".text\n"                                 \
+      ".globl " #NAME                           \
+      "\n"                                      \
+      ".type " #NAME ",@function\n" #NAME       \
+      ":\n"                                     \
+      "  cmpq $0, " #REAL                       \
+      "(%rip)\n"                                \
+      "  jne 1f\n"                              \
+      "  push %rdi\n  push %rsi\n  push %rdx\n" \
+      "  call prof_dl_init\n"                   \
+      "  pop %rdx\n  pop %rsi\n  pop %rdi\n"    \
+      "1:\n"                                    \
+      "  test %rdi, %rdi\n"                     \
+      "  je 2f\n"                               \
+      "  cmpq $-1, %rdi\n"                      \
+      "  je 2f\n"                               \
+      "  jmp " #HANDLE_FN                       \
+      "\n"                                      \
+      "2:\n"                                    \
+      "  jmp *" #REAL                           \
+      "(%rip)\n"                                \
+      ".size " #NAME ", .-" #NAME "\n");
 PROF_DL_ENTRY(dlsym, prof_dlsym_handle, prof_real_dlsym_fn)
 PROF_DL_ENTRY(dlvsym, prof_dlvsym_handle, prof_real_dlvsym_fn)
 #endif
-

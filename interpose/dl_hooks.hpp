@@ -1,6 +1,7 @@
-// dlsym and dlvsym, hooked: a program that reaches a runtime through dlopen + dlsym(handle, "hipMalloc")
-// (Triton's driver, ctypes, many Python frameworks) gets prof's hook, as a linked call does, for
-// every runtime in the tables. prof's own lookups use the real functions (real_dlsym, real_dlvsym).
+// dlsym and dlvsym, hooked: a program that reaches a runtime through dlopen + dlsym(handle,
+// "hipMalloc") (Triton's driver, ctypes, many Python frameworks) gets prof's hook, as a linked call
+// does, for every runtime in the tables. prof's own lookups use the real functions (real_dlsym,
+// real_dlvsym).
 #pragma once
 
 extern "C" {

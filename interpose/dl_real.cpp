@@ -54,11 +54,13 @@ PROF_NO_SANITIZE void* find_in_libc(const char* name) {
     for (uint32_t b = 0; b < nbuckets; ++b) count = buckets[b] > count ? buckets[b] : count;
     if (count >= symoffset)
       while ((chain[count - symoffset] & 1) == 0) ++count;
-    // The first defined function of that name (dlsym and dlvsym each have two versions at one address).
+    // The first defined function of that name (dlsym and dlvsym each have two versions at one
+    // address).
     for (uint32_t i = 0; i <= count; ++i) {
       const ElfW(Sym)& sym = symtab[i];
       if (sym.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym.st_info) != STT_FUNC) continue;
-      if (same_name(strtab + sym.st_name, name)) return reinterpret_cast<void*>(map->l_addr + sym.st_value);
+      if (same_name(strtab + sym.st_name, name))
+        return reinterpret_cast<void*>(map->l_addr + sym.st_value);
     }
     return nullptr;
   }
@@ -79,7 +81,8 @@ __attribute__((visibility("hidden"))) void* prof_real_dlvsym_fn = nullptr;
 
 __attribute__((visibility("hidden"))) PROF_NO_SANITIZE void prof_dl_init() noexcept {
   if (prof_real_dlsym_fn == nullptr) prof_real_dlsym_fn = prof::interpose::libc_function("dlsym");
-  if (prof_real_dlvsym_fn == nullptr) prof_real_dlvsym_fn = prof::interpose::libc_function("dlvsym");
+  if (prof_real_dlvsym_fn == nullptr)
+    prof_real_dlvsym_fn = prof::interpose::libc_function("dlvsym");
 }
 }
 
@@ -92,7 +95,9 @@ void* real_dlsym(void* handle, const char* name) noexcept {
 
 void* real_dlvsym(void* handle, const char* name, const char* version) noexcept {
   if (prof_real_dlvsym_fn == nullptr) prof_dl_init();
-  return prof_real_dlvsym_fn ? reinterpret_cast<DlvsymFn>(prof_real_dlvsym_fn)(handle, name, version) : nullptr;
+  return prof_real_dlvsym_fn
+             ? reinterpret_cast<DlvsymFn>(prof_real_dlvsym_fn)(handle, name, version)
+             : nullptr;
 }
 
 }  // namespace prof::interpose

@@ -16,7 +16,8 @@ namespace {
 constexpr uint64_t kFirstSegmentAfterNs = 10'000'000;  // the slope is measured over at least this
 constexpr uint64_t kSegmentNs = 10'000'000;
 constexpr uint64_t kTightPairCounts = 2000;  // counts around one clock_gettime with no interruption
-constexpr int64_t kLargestSteerNs = 20'000;  // beyond this the reading jumps (never seen with a sound counter)
+constexpr int64_t kLargestSteerNs =
+    20'000;  // beyond this the reading jumps (never seen with a sound counter)
 
 uint64_t g_base_tsc = 0, g_base_ns = 0;  // the load's reading: the slope's baseline
 
@@ -25,8 +26,10 @@ uint64_t g_base_tsc = 0, g_base_ns = 0;  // the load's reading: the slope's base
 bool counter_is_the_clock_source() noexcept {
 #if defined(__x86_64__)
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) || !(edx & (1u << 8))) return false;  // invariant TSC
-  const int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
+  if (!__get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) || !(edx & (1u << 8)))
+    return false;  // invariant TSC
+  const int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                      O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   char text[32] = {};
   const ssize_t n = read(fd, text, sizeof text - 1);
@@ -65,10 +68,10 @@ void start_segment() noexcept {
   read_pair(pair_tsc, real_ns);
   const uint64_t tsc_span = pair_tsc - g_base_tsc;
   // Nanoseconds per count, from the load on: the longer the baseline, the better the slope.
-  const uint64_t slope =
-      static_cast<uint64_t>((static_cast<unsigned __int128>(real_ns - g_base_ns) << 32) / (tsc_span ? tsc_span : 1));
-  const uint64_t segment_tsc =
-      static_cast<uint64_t>((static_cast<unsigned __int128>(kSegmentNs) << 32) / (slope ? slope : 1));
+  const uint64_t slope = static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(real_ns - g_base_ns) << 32) / (tsc_span ? tsc_span : 1));
+  const uint64_t segment_tsc = static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(kSegmentNs) << 32) / (slope ? slope : 1));
   uint64_t start_ns = real_ns, mult = slope;
   if (g_hook_clock.end_tsc.load(std::memory_order_relaxed) != 0 && segment_tsc != 0) {
     // Where the current segment has got to: the next one starts there (no reading jumps) and
@@ -79,14 +82,16 @@ void start_segment() noexcept {
     const int64_t behind = static_cast<int64_t>(real_ns - reached);
     if (behind > -kLargestSteerNs && behind < kLargestSteerNs) {
       start_ns = reached;
-      mult = static_cast<uint64_t>((static_cast<__int128>(kSegmentNs + behind) << 32) / segment_tsc);
+      mult =
+          static_cast<uint64_t>((static_cast<__int128>(kSegmentNs + behind) << 32) / segment_tsc);
     }
   }
   g_hook_clock.tsc0.store(pair_tsc, std::memory_order_relaxed);
   g_hook_clock.ns0.store(start_ns, std::memory_order_relaxed);
   g_hook_clock.mult.store(mult, std::memory_order_relaxed);
   // Due after one length; read up to two (a program quiet for longer pays for it in a reading).
-  g_hook_clock.end_tsc.store(pair_tsc + 2 * (segment_tsc ? segment_tsc : 1), std::memory_order_relaxed);
+  g_hook_clock.end_tsc.store(pair_tsc + 2 * (segment_tsc ? segment_tsc : 1),
+                             std::memory_order_relaxed);
   g_hook_clock.due_ns.store(start_ns + kSegmentNs, std::memory_order_relaxed);
 }
 
@@ -104,7 +109,8 @@ void new_baseline() noexcept {
 
 void hook_clock_init() noexcept {
   const char* mode = std::getenv("PROF_HOOK_CLOCK");
-  g_hook_clock.counter = !(mode && std::strcmp(mode, "clock_gettime") == 0) && counter_is_the_clock_source();
+  g_hook_clock.counter =
+      !(mode && std::strcmp(mode, "clock_gettime") == 0) && counter_is_the_clock_source();
   new_baseline();
 }
 
@@ -112,7 +118,9 @@ void hook_clock_after_fork() noexcept { new_baseline(); }
 
 void hook_clock_advance() noexcept {
   uint32_t seq = g_hook_clock.seq.load(std::memory_order_relaxed);
-  if ((seq & 1) || !g_hook_clock.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
+  if ((seq & 1) ||
+      !g_hook_clock.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire))
+    return;
   std::atomic_thread_fence(std::memory_order_release);
   // (Re-checked under the seq: another thread may have begun it since this one looked.)
   if (now_ns() >= g_hook_clock.due_ns.load(std::memory_order_relaxed)) start_segment();

@@ -26,7 +26,7 @@ struct alignas(64) HookClock {
   std::atomic<uint64_t> tsc0{0};
   std::atomic<uint64_t> ns0{0};
   std::atomic<uint64_t> mult{0};
-  std::atomic<uint64_t> end_tsc{0};  // readings extrapolate to here; 0: not calibrated yet
+  std::atomic<uint64_t> end_tsc{0};          // readings extrapolate to here; 0: not calibrated yet
   std::atomic<uint64_t> due_ns{UINT64_MAX};  // the next segment is begun after a call ending here
   bool counter = false;                      // the counter may be used at all
 };
@@ -46,12 +46,14 @@ void hook_clock_advance() noexcept;
 // readings inside calls almost never pay for it (a segment may be read one length past its due
 // time before a reading must begin it itself).
 [[gnu::always_inline]] inline void hook_clock_maintain(uint64_t end_ns) noexcept {
-  if (end_ns >= g_hook_clock.due_ns.load(std::memory_order_relaxed)) [[unlikely]] hook_clock_advance();
+  if (end_ns >= g_hook_clock.due_ns.load(std::memory_order_relaxed)) [[unlikely]]
+    hook_clock_advance();
 }
 
 // A segment's line at `tsc`. Signed: the counter read may come from just before the segment another
 // thread began.
-[[gnu::always_inline]] inline uint64_t segment_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0, uint64_t mult) noexcept {
+[[gnu::always_inline]] inline uint64_t segment_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
+                                                  uint64_t mult) noexcept {
   const __int128 delta = static_cast<__int128>(static_cast<int64_t>(tsc - tsc0)) * mult;
   return ns0 + static_cast<uint64_t>(static_cast<int64_t>(delta >> 32));
 }
@@ -64,7 +66,8 @@ void hook_clock_advance() noexcept;
   const uint64_t mult = g_hook_clock.mult.load(std::memory_order_relaxed);
   const uint64_t end_tsc = g_hook_clock.end_tsc.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
-  if ((seq & 1) || tsc >= end_tsc || g_hook_clock.seq.load(std::memory_order_relaxed) != seq) return false;
+  if ((seq & 1) || tsc >= end_tsc || g_hook_clock.seq.load(std::memory_order_relaxed) != seq)
+    return false;
   ns = segment_ns(tsc, tsc0, ns0, mult);
   return true;
 }
@@ -74,7 +77,8 @@ void hook_clock_advance() noexcept;
   if (g_hook_clock.counter) [[likely]] {
     const uint64_t tsc = __rdtsc();
     uint64_t ns;
-    if (hook_clock_read(tsc, ns)) [[likely]] return ns;
+    if (hook_clock_read(tsc, ns)) [[likely]]
+      return ns;
     return hook_clock_slow(tsc);
   }
 #endif

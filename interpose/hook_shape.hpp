@@ -1,5 +1,6 @@
 // The one hook shape, for every runtime: each runtime's hooks TU (interpose/hooks_<runtime>.cpp)
-// instantiates it once per row of its table with its adapter (runtimes/<runtime>/<runtime>_adapter.hpp):
+// instantiates it once per row of its table with its adapter
+// (runtimes/<runtime>/<runtime>_adapter.hpp):
 //   pass through when profiling (or this runtime) is off, or the runtime is calling itself;
 //   record device-timing events around work-enqueuing calls;
 //   read the clock, call the real function, read the clock;
@@ -26,19 +27,22 @@
 namespace prof::interpose {
 
 // Depth of hooked calls on this thread, all runtimes together: a runtime that calls its own
-// public functions (hipMemcpyPeer -> hipMemcpy in libamdhip64 5.2) is recorded once, as the outer call.
+// public functions (hipMemcpyPeer -> hipMemcpy in libamdhip64 5.2) is recorded once, as the outer
+// call.
 extern constinit __attribute__((tls_model("initial-exec"))) thread_local int t_depth;
 // The device each runtime's set-device call last selected on this thread.
-extern constinit __attribute__((tls_model("initial-exec"))) thread_local int t_current_device[kRuntimeCount];
+extern constinit
+    __attribute__((tls_model("initial-exec"))) thread_local int t_current_device[kRuntimeCount];
 
 struct DepthGuard {
   DepthGuard() noexcept { ++t_depth; }
   ~DepthGuard() { --t_depth; }
 };
 
-[[gnu::always_inline]] inline void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags, int32_t result,
-                                              uint64_t corr, uint64_t begin_ns, uint64_t end_ns, uint64_t stream,
-                                              uint64_t bytes, uint64_t aux, uint64_t device) noexcept {
+[[gnu::always_inline]] inline void commit_api(ThreadBuffer* buffer, uint16_t api_id, uint8_t flags,
+                                              int32_t result, uint64_t corr, uint64_t begin_ns,
+                                              uint64_t end_ns, uint64_t stream, uint64_t bytes,
+                                              uint64_t aux, uint64_t device) noexcept {
   Record* r = buffer->reserve();
   if (!r) return;
   ApiRecord& a = r->api;
@@ -72,24 +76,33 @@ struct Captured {
 inline constexpr ApiId kNoApi = static_cast<ApiId>(0xFFFF);
 template <typename Adapter>
 constexpr ApiId profiler_start_api() {
-  if constexpr (requires { Adapter::kProfilerStart; }) return Adapter::kProfilerStart;
-  else return kNoApi;
+  if constexpr (requires { Adapter::kProfilerStart; })
+    return Adapter::kProfilerStart;
+  else
+    return kNoApi;
 }
 template <typename Adapter>
 constexpr ApiId profiler_stop_api() {
-  if constexpr (requires { Adapter::kProfilerStop; }) return Adapter::kProfilerStop;
-  else return kNoApi;
+  if constexpr (requires { Adapter::kProfilerStop; })
+    return Adapter::kProfilerStop;
+  else
+    return kNoApi;
 }
-// Stream capture: the runtime's begin and end calls, from its adapter (interpose/stream_capture.hpp).
+// Stream capture: the runtime's begin and end calls, from its adapter
+// (interpose/stream_capture.hpp).
 template <typename Adapter>
 constexpr ApiId capture_begin_api() {
-  if constexpr (requires { Adapter::kCaptureBegin; }) return Adapter::kCaptureBegin;
-  else return kNoApi;
+  if constexpr (requires { Adapter::kCaptureBegin; })
+    return Adapter::kCaptureBegin;
+  else
+    return kNoApi;
 }
 template <typename Adapter>
 constexpr ApiId capture_end_api() {
-  if constexpr (requires { Adapter::kCaptureEnd; }) return Adapter::kCaptureEnd;
-  else return kNoApi;
+  if constexpr (requires { Adapter::kCaptureEnd; })
+    return Adapter::kCaptureEnd;
+  else
+    return kNoApi;
 }
 // Whether a call may enqueue device work (or make a stream wait): device timing then lets no op
 // borrow the previous op's end event across it (timing_begin). By name, conservatively: a call of
@@ -103,12 +116,15 @@ consteval bool contains_any(std::string_view name, std::initializer_list<std::st
 consteval bool may_enqueue(RuntimeId runtime, HookActivity activity, std::string_view name) {
   if (!is_device_runtime(runtime)) return false;  // MPI and the marker APIs enqueue no device work
   if (activity != HookActivity::kNone) return true;
-  if (contains_any(name, {"Async", "Record", "Wait", "Launch", "Signal", "Write", "Callback", "HostFunc", "Memcpy",
-                          "Memset", "Prefetch", "Capture", "Graph", "Notifier", "Map", "Reset", "Execute", "Invoke"}))
+  if (contains_any(name, {"Async", "Record", "Wait", "Launch", "Signal", "Write", "Callback",
+                          "HostFunc", "Memcpy", "Memset", "Prefetch", "Capture", "Graph",
+                          "Notifier", "Map", "Reset", "Execute", "Invoke"}))
     return true;
-  // Not Destroy: a stream destroyed and another created at its address must not look like one stream.
-  return !contains_any(name, {"Get", "Query", "Synchronize", "ElapsedTime", "PeekAt", "Create", "Malloc", "Free",
-                              "SetDevice", "Register", "Attribute", "Version", "Count", "Profiler"});
+  // Not Destroy: a stream destroyed and another created at its address must not look like one
+  // stream.
+  return !contains_any(
+      name, {"Get", "Query", "Synchronize", "ElapsedTime", "PeekAt", "Create", "Malloc", "Free",
+             "SetDevice", "Register", "Attribute", "Version", "Count", "Profiler"});
 }
 
 // The real call, counted in the capture state when it begins or ends a capture, and in the
@@ -136,8 +152,9 @@ inline auto real_call(Call& call) {
 // the current device): outside a capture window they still run it, but record no call. Every
 // other row outside a window is one relaxed load and the real call.
 consteval bool keeps_state(std::string_view post) {
-  for (std::string_view word : {"prof_on_register_function", "prof_on_module_get_function", "prof_on_module_load",
-                                "prof_on_graph_instantiate", "prof_on_model_load", "prof_on_set_device"})
+  for (std::string_view word :
+       {"prof_on_register_function", "prof_on_module_get_function", "prof_on_module_load",
+        "prof_on_graph_instantiate", "prof_on_model_load", "prof_on_set_device"})
     if (post.find(word) != std::string_view::npos) return true;
   return false;
 }
@@ -145,9 +162,12 @@ consteval bool keeps_state(std::string_view post) {
 // What a hook returns when no loaded library defines its function.
 template <typename Adapter, typename Ret>
 [[gnu::always_inline]] inline Ret no_library_result() noexcept {
-  if constexpr (std::is_same_v<Ret, typename Adapter::Status>) return Adapter::kNoLibrary;
-  else if constexpr (!std::is_void_v<Ret>) return Ret{};
-  else return;
+  if constexpr (std::is_same_v<Ret, typename Adapter::Status>)
+    return Adapter::kNoLibrary;
+  else if constexpr (!std::is_void_v<Ret>)
+    return Ret{};
+  else
+    return;
 }
 
 // A call that gets no record although its runtime is traced.
@@ -158,7 +178,8 @@ template <typename Adapter>
     if (wanted) count_unrecorded_call();  // no ring fitted: counted
     // Inside another traced call: the runtime's own call passes unseen; any other (a signal
     // handler's that interrupted the hook) is counted.
-    else if (!in_runtime_library(caller)) count_nested_call();
+    else if (!in_runtime_library(caller))
+      count_nested_call();
   }
 }
 
@@ -193,10 +214,10 @@ template <typename Adapter, ApiId kId, HookActivity kActivity, typename Capture,
 // `call` invokes the real function; `capture` reads the row's stream, bytes and aux expressions
 // after the call; `post` runs the row's extra statement. The steps it calls are always inlined:
 // this is every hooked call's path, and it compiles to the same work as one function.
-template <typename Adapter, ApiId kId, HookActivity kActivity, bool kKeepsState = false, typename Real,
-          typename RealCall, typename Capture, typename Post>
-inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall real_only, Capture capture, Post post,
-                     const void* caller) {
+template <typename Adapter, ApiId kId, HookActivity kActivity, bool kKeepsState = false,
+          typename Real, typename RealCall, typename Capture, typename Post>
+inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall real_only,
+                     Capture capture, Post post, const void* caller) {
   auto call = [&]() { return real_call<Adapter, kId, kActivity>(real_only); };
   using Ret = decltype(call());
   using Status = typename Adapter::Status;
@@ -204,11 +225,14 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   if (!real_fn) [[unlikely]]
     return no_library_result<Adapter, Ret>();
   // A call before prof's constructor ran (a library's constructor): read the configuration now.
-  if (!g_config_loaded.load(std::memory_order_acquire)) [[unlikely]] ensure_config_loaded();
+  if (!g_config_loaded.load(std::memory_order_acquire)) [[unlikely]]
+    ensure_config_loaded();
   if constexpr (kId == profiler_start_api<Adapter>())
-    if (g_capture_by_api && t_depth == 0) capture_switch(true, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), hook_now_ns());
+    if (g_capture_by_api && t_depth == 0)
+      capture_switch(true, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), hook_now_ns());
   // Outside a capture window: the real call, nothing else (rows that keep state go on, unrecorded).
-  constexpr bool kStateful = kKeepsState || kId == Adapter::kDeviceReset || kId == Adapter::kFinalize;
+  constexpr bool kStateful =
+      kKeepsState || kId == Adapter::kDeviceReset || kId == Adapter::kFinalize;
   const bool recording = recording_now();
   if constexpr (!kStateful)
     if (!recording) return call();
@@ -219,12 +243,14 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
     return call();
   }
   DepthGuard depth_guard;
-  if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize) timing_before_device_reset();
+  if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize)
+    timing_before_device_reset();
   const uint64_t corr = buffer->next_correlation_id();
   const HookContext ctx{buffer, corr, static_cast<uint16_t>(kId)};
   TimingTicket ticket;
   if constexpr (kActivity != HookActivity::kNone)
-    timing_begin(ticket, Adapter::kTiming, stream, is_blocking(kActivity), !enqueues_several_ops(kId), corr);
+    timing_begin(ticket, Adapter::kTiming, stream, is_blocking(kActivity),
+                 !enqueues_several_ops(kId), corr);
   buffer->enter_call_starting();
   const uint64_t begin_ns = hook_now_ns();
   buffer->enter_call(begin_ns);
@@ -238,7 +264,8 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
   } else {
     Ret ret = call();
     const uint64_t end_ns = std::max(hook_now_ns(), begin_ns);
-    if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize) timing_after_device_reset();
+    if constexpr (kId == Adapter::kDeviceReset || kId == Adapter::kFinalize)
+      timing_after_device_reset();
     Status status = Adapter::kSuccess;
     if constexpr (std::is_same_v<Ret, Status>) status = ret;
     finish_call<Adapter, kId, kActivity>(buffer, ctx, corr, ticket, stream, status,
@@ -246,7 +273,8 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
                                          begin_ns, end_ns, device, recording, capture, post);
     // The stop call is the window's last recorded call.
     if constexpr (kId == profiler_stop_api<Adapter>())
-      if (g_capture_by_api) capture_switch(false, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), end_ns);
+      if (g_capture_by_api)
+        capture_switch(false, CaptureCause::kProfilerApi, static_cast<uint16_t>(kId), end_ns);
     return ret;
   }
 }
@@ -257,7 +285,8 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
 #define prof_on_set_device(device, ret) on_set_device<Adapter>(device, ret)
 #define prof_on_register_function(...) on_register_function(ctx, __VA_ARGS__)
 #define prof_on_module_get_function(function, name, ret) \
-  if ((ret) == Adapter::kSuccess && (function)) on_module_get_function(ctx, to_u64(*(function)), name)
+  if ((ret) == Adapter::kSuccess && (function))          \
+  on_module_get_function(ctx, to_u64(*(function)), name)
 #define prof_on_module_load(path, ret) \
   if ((ret) == Adapter::kSuccess) on_module_load(ctx, path)
 #define prof_on_launch(...) on_launch(ctx, __VA_ARGS__)
@@ -270,13 +299,16 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
 #define prof_on_model_launch(id) on_model_launch(ctx, id)
 
 // One exported hook from one table row. ADAPTER is the runtime's adapter type.
-#define PROF_DEFINE_HOOK(ADAPTER, NAME, RET, PARAMS, ARGS, ACTIVITY, STREAM, BYTES, AUX, POST)                 \
-  extern "C" PROF_EXPORT RET NAME PARAMS {                                                                    \
-    using Adapter = ADAPTER;                                                                                  \
-    using Status = Adapter::Status;                                                                           \
-    return run_hook<Adapter, ApiId::NAME, HookActivity::ACTIVITY, keeps_state(#POST)>(                        \
-        real<ApiId::NAME>(), (Adapter::Stream)(STREAM), [&]() { return real<ApiId::NAME>() ARGS; },           \
-        [&]([[maybe_unused]] Status ret) { return Captured{to_u64(STREAM), to_u64(BYTES), to_u64(AUX)}; },     \
-        [&]([[maybe_unused]] const HookContext& ctx, [[maybe_unused]] Status ret) { POST },                   \
-        __builtin_return_address(0));                                                                         \
+#define PROF_DEFINE_HOOK(ADAPTER, NAME, RET, PARAMS, ARGS, ACTIVITY, STREAM, BYTES, AUX, POST) \
+  extern "C" PROF_EXPORT RET NAME PARAMS {                                                     \
+    using Adapter = ADAPTER;                                                                   \
+    using Status = Adapter::Status;                                                            \
+    return run_hook<Adapter, ApiId::NAME, HookActivity::ACTIVITY, keeps_state(#POST)>(         \
+        real<ApiId::NAME>(), (Adapter::Stream)(STREAM),                                        \
+        [&]() { return real<ApiId::NAME>() ARGS; },                                            \
+        [&]([[maybe_unused]] Status ret) {                                                     \
+          return Captured{to_u64(STREAM), to_u64(BYTES), to_u64(AUX)};                         \
+        },                                                                                     \
+        [&]([[maybe_unused]] const HookContext& ctx, [[maybe_unused]] Status ret) { POST },    \
+        __builtin_return_address(0));                                                          \
   }

@@ -13,14 +13,16 @@ namespace prof::interpose {
 __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
 __attribute__((tls_model("initial-exec"))) thread_local int t_current_device[kRuntimeCount] = {};
 
-
-void on_register_function(const HookContext& ctx, const void* host_function, const char* device_name) noexcept {
+void on_register_function(const HookContext& ctx, const void* host_function,
+                          const char* device_name) noexcept {
   // Registration happens once per kernel at start-up: the name is copied into the buffer here
   // so that launches carry only the address; demangling happens in the collector.
-  emit_string(*ctx.buffer, StringKind::kKernelSymbol, reinterpret_cast<uintptr_t>(host_function), device_name);
+  emit_string(*ctx.buffer, StringKind::kKernelSymbol, reinterpret_cast<uintptr_t>(host_function),
+              device_name);
 }
 
-void on_module_get_function(const HookContext& ctx, uint64_t function_handle, const char* name) noexcept {
+void on_module_get_function(const HookContext& ctx, uint64_t function_handle,
+                            const char* name) noexcept {
   emit_string(*ctx.buffer, StringKind::kModuleFunction, function_handle, name);
 }
 
@@ -29,7 +31,8 @@ void on_module_load(const HookContext& ctx, const char* path) noexcept {
   write_maps_snapshot();  // a module may bring code the ELF fallback should see
 }
 
-void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 block, size_t shared_mem_bytes) noexcept {
+void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 block,
+               size_t shared_mem_bytes) noexcept {
   // Published just before the call's ApiRecord, which carries the same correlation id.
   Record* r = ctx.buffer->reserve();
   if (!r) return;

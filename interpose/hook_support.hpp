@@ -4,8 +4,8 @@
 // what is its own (copy-kind numbering). All noexcept and allocation-free; those that emit
 // strings run only at registration time.
 #pragma once
-#include <initializer_list>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 #include "common/record.hpp"
@@ -32,11 +32,13 @@ constexpr Activity to_activity(HookActivity a) {
 // external correlation, else what events around the call give (timing_begin's `one_op`).
 constexpr bool enqueues_several_ops(ApiId id) {
   const std::string_view name = kApis[api_slot(id)].name;
-  return name.find("GraphLaunch") != std::string_view::npos || name.find("MultiDevice") != std::string_view::npos ||
+  return name.find("GraphLaunch") != std::string_view::npos ||
+         name.find("MultiDevice") != std::string_view::npos ||
          name.rfind("aclmdlExecute", 0) == 0 || name.rfind("aclmdlRIExecute", 0) == 0;
 }
 constexpr bool is_blocking(HookActivity a) {
-  return a == HookActivity::kCopySync || a == HookActivity::kMemsetSync || a == HookActivity::kKernelSync;
+  return a == HookActivity::kCopySync || a == HookActivity::kMemsetSync ||
+         a == HookActivity::kKernelSync;
 }
 
 // An out-parameter's value after a successful call, as a record field; 0 when the call failed
@@ -69,10 +71,13 @@ struct HookContext {
   uint16_t api_id;
 };
 
-void on_register_function(const HookContext& ctx, const void* host_function, const char* device_name) noexcept;
-void on_module_get_function(const HookContext& ctx, uint64_t function_handle, const char* name) noexcept;
+void on_register_function(const HookContext& ctx, const void* host_function,
+                          const char* device_name) noexcept;
+void on_module_get_function(const HookContext& ctx, uint64_t function_handle,
+                            const char* name) noexcept;
 void on_module_load(const HookContext& ctx, const char* path) noexcept;
-void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 block, size_t shared_mem_bytes) noexcept;
+void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 block,
+               size_t shared_mem_bytes) noexcept;
 // The call's named integer arguments (its runtime's arg_names), published before its ApiRecord.
 void on_args(const HookContext& ctx, std::initializer_list<int64_t> values) noexcept;
 // Graph launches are kernels named kGraphLaunchName, keyed by their executable graph's handle.

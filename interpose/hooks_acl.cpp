@@ -1,6 +1,6 @@
 // The ACL hooks: one per row of runtimes/acl/acl_api.def, all of the one shape (hook_shape.hpp).
-#include "interpose/hook_shape.hpp"
 #include "interpose/adapters/acl_adapter.hpp"
+#include "interpose/hook_shape.hpp"
 
 using namespace prof;
 using namespace prof::interpose;

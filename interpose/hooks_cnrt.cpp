@@ -1,6 +1,6 @@
 // The CNRT hooks: one per row of runtimes/cnrt/cnrt_api.def, all of the one shape (hook_shape.hpp).
-#include "interpose/hook_shape.hpp"
 #include "interpose/adapters/cnrt_adapter.hpp"
+#include "interpose/hook_shape.hpp"
 
 using namespace prof;
 using namespace prof::interpose;

@@ -1,8 +1,8 @@
 // The MPI hooks (--mpi-trace): one per row of runtimes/mpi/mpi_api.def, all of the one shape
 // (hook_shape.hpp), but MPI_Finalize (kHandWritten), which first measures the clock offset to
 // rank 0 while the job can still communicate.
-#include "interpose/hook_shape.hpp"
 #include "interpose/adapters/mpi_adapter.hpp"
+#include "interpose/hook_shape.hpp"
 
 using namespace prof;
 using namespace prof::interpose;
@@ -21,6 +21,8 @@ extern "C" PROF_EXPORT int MPI_Finalize(void) {
     mpi_clock_exchange("finalize");
   return run_hook<MpiAdapter, ApiId::MPI_Finalize, HookActivity::kNone>(
       real<ApiId::MPI_Finalize>(), MPI_Comm{}, []() { return real<ApiId::MPI_Finalize>()(); },
-      [](int) { return Captured{0, 0, static_cast<uint64_t>(-1)}; }, [](const HookContext&, int) {},
-      __builtin_return_address(0));
+      [](int) {
+        return Captured{0, 0, static_cast<uint64_t>(-1)};
+      },
+      [](const HookContext&, int) {}, __builtin_return_address(0));
 }

@@ -5,8 +5,7 @@
 using namespace prof;
 using namespace prof::interpose;
 
-#define PROF_MSTX_API(NAME, RET, PARAMS, ARGS, ACTIVITY, STREAM, MARKER, MESSAGE, VALUE, \
-                       EVIDENCE)                                                        \
+#define PROF_MSTX_API(NAME, RET, PARAMS, ARGS, ACTIVITY, STREAM, MARKER, MESSAGE, VALUE, EVIDENCE) \
   PROF_DEFINE_MARKER_HOOK(kMstx, kAcl, NAME, RET, PARAMS, ARGS, STREAM, MARKER, MESSAGE, VALUE)
 #include "runtimes/acl/mstx_api.def"
 #undef PROF_MSTX_API

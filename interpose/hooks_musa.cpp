@@ -1,6 +1,6 @@
 // The MUSA hooks: one per row of runtimes/musa/musa_api.def, all of the one shape (hook_shape.hpp).
-#include "interpose/hook_shape.hpp"
 #include "interpose/adapters/musa_adapter.hpp"
+#include "interpose/hook_shape.hpp"
 
 using namespace prof;
 using namespace prof::interpose;

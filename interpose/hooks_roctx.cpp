@@ -6,7 +6,7 @@ using namespace prof;
 using namespace prof::interpose;
 
 #define PROF_ROCTX_API(NAME, RET, PARAMS, ARGS, ACTIVITY, STREAM, MARKER, MESSAGE, VALUE, \
-                       EVIDENCE)                                                        \
+                       EVIDENCE)                                                          \
   PROF_DEFINE_MARKER_HOOK(kRoctx, kHip, NAME, RET, PARAMS, ARGS, STREAM, MARKER, MESSAGE, VALUE)
 #include "runtimes/roctx/roctx_api.def"
 #undef PROF_ROCTX_API

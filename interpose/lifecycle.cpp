@@ -11,8 +11,8 @@
 #include "common/env_value.hpp"
 #include "interpose/capture.hpp"
 #include "interpose/config.hpp"
-#include "interpose/hook_clock.hpp"
 #include "interpose/device_timing.hpp"
+#include "interpose/hook_clock.hpp"
 #include "interpose/process_files.hpp"
 #include "interpose/thread_buffer.hpp"
 
@@ -75,19 +75,22 @@ uint64_t env_number(const EnvNumber& v) noexcept {
 void load_config() noexcept {
   const char* dir = getenv("PROF_RUN_DIR");
   struct stat st;
-  if (!dir || strlen(dir) >= sizeof(g_config.run_dir) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+  if (!dir || strlen(dir) >= sizeof(g_config.run_dir) || stat(dir, &st) != 0 ||
+      !S_ISDIR(st.st_mode)) {
     g_config.enabled = false;  // not launched by prof (or the run is over): pass everything through
     return;
   }
   strcpy(g_config.run_dir, dir);
   const char* fallback = getenv("PROF_RUN_DIR_FALLBACK");
-  if (fallback && strlen(fallback) < sizeof(g_config.run_dir_fallback) && stat(fallback, &st) == 0 && S_ISDIR(st.st_mode))
+  if (fallback && strlen(fallback) < sizeof(g_config.run_dir_fallback) &&
+      stat(fallback, &st) == 0 && S_ISDIR(st.st_mode))
     strcpy(g_config.run_dir_fallback, fallback);
   g_config.device_timing = env_number(kEnvDeviceTiming) != 0;
   g_config.device_activity = env_number(kEnvDeviceActivity) != 0;
   // A comma-separated list of runtime names; unset means every runtime.
   const char* runtimes = getenv("PROF_RUNTIMES");
-  for (size_t i = 0; i < kRuntimeCount; ++i) g_config.traced[i] = !runtimes || list_has(runtimes, kRuntimeNames[i]);
+  for (size_t i = 0; i < kRuntimeCount; ++i)
+    g_config.traced[i] = !runtimes || list_has(runtimes, kRuntimeNames[i]);
   const uint64_t records = env_number(kEnvBufferRecords);
   uint64_t pow2 = 1024;
   while (pow2 < records) pow2 <<= 1;  // records <= 2^28: no overflow
@@ -99,12 +102,14 @@ void load_config() noexcept {
     if (!read_env_word(word, getenv(word.name), why, sizeof why)) warn_bad_env(why);
   }
   g_config.enabled = true;
-  // Test only: PROF_TEST_CLOCK_SKEW=<rank>:<ns> runs that rank's clock <ns> ahead (common/clock.hpp).
+  // Test only: PROF_TEST_CLOCK_SKEW=<rank>:<ns> runs that rank's clock <ns> ahead
+  // (common/clock.hpp).
   {
     long rank = -1;
     long long skew_ns = 0;
     char why[256];
-    if (!read_env_clock_skew(getenv("PROF_TEST_CLOCK_SKEW"), rank, skew_ns, why, sizeof why)) warn_bad_env(why);
+    if (!read_env_clock_skew(getenv("PROF_TEST_CLOCK_SKEW"), rank, skew_ns, why, sizeof why))
+      warn_bad_env(why);
     if (rank >= 0 && rank == mpi_rank()) g_test_clock_skew_ns = skew_ns;
   }
   // After the skew, as the calls' times: the start is on the same clock.

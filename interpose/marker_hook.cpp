@@ -6,8 +6,8 @@
 
 namespace prof::interpose {
 
-void emit_marker(ThreadBuffer& buffer, MarkerKind kind, uint16_t api_id, uint64_t time_ns, int64_t value,
-                 uint64_t stream, const char* message) noexcept {
+void emit_marker(ThreadBuffer& buffer, MarkerKind kind, uint16_t api_id, uint64_t time_ns,
+                 int64_t value, uint64_t stream, const char* message) noexcept {
   // strnlen: never reads past the bound, so a message without a terminator costs at most that.
   const size_t length = message ? strnlen(message, kMarkerMessageMaxBytes) : 0;
   Record* r = buffer.reserve();
@@ -29,7 +29,8 @@ void emit_marker(ThreadBuffer& buffer, MarkerKind kind, uint16_t api_id, uint64_
     r = buffer.reserve();
     if (!r) return;
     r->string_data.type = static_cast<uint8_t>(RecordType::kStringData);
-    const size_t n = length - off < sizeof(r->string_data.text) ? length - off : sizeof(r->string_data.text);
+    const size_t n =
+        length - off < sizeof(r->string_data.text) ? length - off : sizeof(r->string_data.text);
     memcpy(r->string_data.text, message + off, n);
     buffer.commit();
   }

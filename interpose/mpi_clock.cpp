@@ -16,9 +16,9 @@
 #include <utility>
 
 #include "common/clock.hpp"
+#include "interpose/adapters/mpi_adapter.hpp"
 #include "interpose/dl_hooks.hpp"
 #include "interpose/process_files.hpp"
-#include "interpose/adapters/mpi_adapter.hpp"
 
 namespace prof::interpose {
 
@@ -50,8 +50,10 @@ void write_results() {
   int n = 0;
   for (const auto& [when, m] : {std::pair{"init", &g_init}, std::pair{"finalize", &g_finalize}}) {
     if (!m->done) continue;
-    n += snprintf(text + n, sizeof text - static_cast<size_t>(n), "clock_offset_%s_ns=%lld\nclock_uncertainty_%s_ns=%lld\n",
-                  when, static_cast<long long>(m->offset_ns), when, static_cast<long long>(m->uncertainty_ns));
+    n += snprintf(text + n, sizeof text - static_cast<size_t>(n),
+                  "clock_offset_%s_ns=%lld\nclock_uncertainty_%s_ns=%lld\n", when,
+                  static_cast<long long>(m->offset_ns), when,
+                  static_cast<long long>(m->uncertainty_ns));
   }
   write_clock_file(text);
 }
@@ -67,7 +69,8 @@ void mpi_clock_exchange(const char* when) noexcept {
   auto comm_size = pmpi<CommRank>("PMPI_Comm_size");
   auto send = pmpi<Send>("PMPI_Send");
   auto recv = pmpi<Recv>("PMPI_Recv");
-  if (!world || !byte || !comm_dup || !comm_free || !comm_rank || !comm_size || !send || !recv) return;
+  if (!world || !byte || !comm_dup || !comm_free || !comm_rank || !comm_size || !send || !recv)
+    return;
   MPI_Comm comm = nullptr;
   if (comm_dup(world, &comm) != MPI_SUCCESS) return;
   int rank = 0, size = 1;

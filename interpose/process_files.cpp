@@ -41,8 +41,10 @@ void write_file(const char* suffix, Fill fill) {
   if (fd < 0) return;
   bool ok = fill(fd);
   ok = close(fd) == 0 && ok;
-  if (ok) rename(tmp, path);
-  else unlink(tmp);
+  if (ok)
+    rename(tmp, path);
+  else
+    unlink(tmp);
 }
 
 bool copy_file(int out, const char* from) {
@@ -79,14 +81,18 @@ void write_info_file() {
     // The wall clock of the start: now's, less the monotonic time since.
     const uint64_t since = now_ns() - g_config.image_token;
     const unsigned long long wall_ns =
-        static_cast<unsigned long long>(wall.tv_sec) * 1000000000ull + static_cast<unsigned long long>(wall.tv_nsec) - since;
+        static_cast<unsigned long long>(wall.tv_sec) * 1000000000ull +
+        static_cast<unsigned long long>(wall.tv_nsec) - since;
     char text[1024];
-    int n = snprintf(text, sizeof text,
-                     "pid=%d\nppid=%d\nstart_ns=%llu\nwall_start_unix_ns=%llu\nhost_name=%s\nrank=%d\ncmdline=\n",
-                     static_cast<int>(getpid()), g_config.start_ppid, static_cast<unsigned long long>(g_config.image_token),
-                     wall_ns, host, mpi_rank());
+    int n =
+        snprintf(text, sizeof text,
+                 "pid=%d\nppid=%d\nstart_ns=%llu\nwall_start_unix_ns=%llu\nhost_name=%s\nrank=%"
+                 "d\ncmdline=\n",
+                 static_cast<int>(getpid()), g_config.start_ppid,
+                 static_cast<unsigned long long>(g_config.image_token), wall_ns, host, mpi_rank());
     // The command line follows as /proc/self/cmdline has it: arguments separated by NUL bytes.
-    return n > 0 && write_all(fd, text, static_cast<size_t>(n)) && copy_file(fd, "/proc/self/cmdline");
+    return n > 0 && write_all(fd, text, static_cast<size_t>(n)) &&
+           copy_file(fd, "/proc/self/cmdline");
   });
 }
 
@@ -122,7 +128,8 @@ void announce_after_fork() noexcept {
 // The process's rank in an MPI job, from the variables the launchers set (Open MPI, MPICH/PMI,
 // PMIx, MVAPICH, Slurm); -1 outside a job. Digits only: anything else is not a rank.
 int mpi_rank() noexcept {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
     const char* value = getenv(name);
     if (value == nullptr || *value == '\0' || strlen(value) > 9) continue;
     int rank = 0;

@@ -34,10 +34,12 @@ bool is_self(const void* address, const void* self_base) {
 // dlsym(handle) searches that object and its dependencies, which is that local scope.
 int search_object(dl_phdr_info* info, size_t, void* data) {
   auto* search = static_cast<Search*>(data);
-  if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;  // the program: in the global scope
+  if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0')
+    return 0;  // the program: in the global scope
   void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
   if (handle == nullptr) return 0;
-  void* p = real_dlsym(handle, search->name);  // not the hooked dlsym: that would answer with prof's hook
+  void* p =
+      real_dlsym(handle, search->name);  // not the hooked dlsym: that would answer with prof's hook
   dlclose(handle);
   if (p == nullptr || is_self(p, search->self_base)) return 0;
   search->found = p;
@@ -46,7 +48,8 @@ int search_object(dl_phdr_info* info, size_t, void* data) {
 
 const void* self_base() {
   Dl_info info;
-  return dladdr(reinterpret_cast<const void*>(&resolve_real), &info) != 0 ? info.dli_fbase : nullptr;
+  return dladdr(reinterpret_cast<const void*>(&resolve_real), &info) != 0 ? info.dli_fbase
+                                                                          : nullptr;
 }
 
 }  // namespace
@@ -110,7 +113,8 @@ bool in_runtime_library(const void* address) noexcept {
   const auto a = reinterpret_cast<uintptr_t>(address);
   const int n = g_objects.load(std::memory_order_acquire);
   for (int i = 0; i < n; ++i)
-    if (a >= g_object_lo[i].load(std::memory_order_relaxed) && a < g_object_hi[i].load(std::memory_order_relaxed))
+    if (a >= g_object_lo[i].load(std::memory_order_relaxed) &&
+        a < g_object_hi[i].load(std::memory_order_relaxed))
       return true;
   return false;
 }

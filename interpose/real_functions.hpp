@@ -1,6 +1,6 @@
-// The runtime's own functions, found on first use (RTLD_NEXT, else the local scope of whichever loaded
-// library reaches the runtime: see real_functions.cpp) and cached. prof's own
-// calls into the runtime (device timing) go through here, never through its hooks.
+// The runtime's own functions, found on first use (RTLD_NEXT, else the local scope of whichever
+// loaded library reaches the runtime: see real_functions.cpp) and cached. prof's own calls into the
+// runtime (device timing) go through here, never through its hooks.
 #pragma once
 #include <atomic>
 
@@ -21,10 +21,10 @@ struct ApiTraits;
   };
 // C++-linkage rows (hip_api.def's PROF_HIP_API_CXX) are looked up by their mangled symbol.
 #define PROF_API_ROW_CXX(Enum, name, row, symbol, qualified, ret, params, ...) \
-  template <>                                                                \
-  struct ApiTraits<ApiId::row> {                                             \
-    using Fn = ret(*) params;                                                \
-    static constexpr const char* kName = symbol;                             \
+  template <>                                                                  \
+  struct ApiTraits<ApiId::row> {                                               \
+    using Fn = ret(*) params;                                                  \
+    static constexpr const char* kName = symbol;                               \
   };
 #include "runtimes/runtime_rows.def"
 #undef PROF_API_ROW
@@ -37,8 +37,8 @@ void* resolve_real(ApiId id, const char* name) noexcept;
 void* find_real_symbol(const char* name) noexcept;
 // Whether `address` is code of a library that defines a real function prof has resolved (a
 // runtime), or of prof's own: a traced call made from there, inside another traced call, is the
-// runtime's own (its hipEventCreate calling its exported hipEventCreateWithFlags), not the program's.
-// Async-signal-safe: reads the ranges resolve_real recorded.
+// runtime's own (its hipEventCreate calling its exported hipEventCreateWithFlags), not the
+// program's. Async-signal-safe: reads the ranges resolve_real recorded.
 bool in_runtime_library(const void* address) noexcept;
 
 // nullptr when no loaded library defines the function.

@@ -33,7 +33,9 @@ class SpscRing {
     tail_.store(tail + 1, std::memory_order_release);  // the slot may be reused after this
     return true;
   }
-  void clear() noexcept { tail_.store(head_.load(std::memory_order_acquire), std::memory_order_release); }
+  void clear() noexcept {
+    tail_.store(head_.load(std::memory_order_acquire), std::memory_order_release);
+  }
 
  private:
   alignas(64) std::atomic<size_t> head_{0};
@@ -59,8 +61,8 @@ class SpscChain {
 
   struct Segment {
     alignas(64) std::atomic<size_t> written{0};  // items published in this segment (producer)
-    std::atomic<Segment*> next{nullptr};         // the producer's next segment, once this one is full
-    bool mapped = false;                         // mmap'd by push(): unmapped when it is retired
+    std::atomic<Segment*> next{nullptr};  // the producer's next segment, once this one is full
+    bool mapped = false;                  // mmap'd by push(): unmapped when it is retired
     // Raw bytes (see SpscRing): a slot is written before it is read.
     alignas(64) unsigned char items[N * sizeof(T)];
   };
@@ -81,7 +83,8 @@ class SpscChain {
     if (segments_.load(std::memory_order_relaxed) >= kMaxSegments) return false;
     Segment* fresh = spare_.exchange(nullptr, std::memory_order_acquire);
     if (fresh == nullptr) {
-      void* mem = mmap(nullptr, sizeof(Segment), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      void* mem = mmap(nullptr, sizeof(Segment), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (mem == MAP_FAILED) return false;
       fresh = new (mem) Segment;
       fresh->mapped = true;
@@ -123,9 +126,9 @@ class SpscChain {
     if (displaced != nullptr && displaced->mapped) munmap(displaced, sizeof(Segment));
   }
 
-  Segment* tail_;                              // producer only
-  alignas(64) Segment* head_;                  // consumer only
-  size_t read_ = 0;                            // consumer only: items taken from head_
+  Segment* tail_;              // producer only
+  alignas(64) Segment* head_;  // consumer only
+  size_t read_ = 0;            // consumer only: items taken from head_
   alignas(64) std::atomic<size_t> segments_{1};
   std::atomic<Segment*> spare_{nullptr};
   Segment first_;

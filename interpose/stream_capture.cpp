@@ -20,7 +20,9 @@ std::atomic<int> g_tracked[kRuntimeCount];
 
 void stream_capture_begin() noexcept { g_stream_captures.fetch_add(1, std::memory_order_seq_cst); }
 
-void stream_capture_begin_failed() noexcept { g_stream_captures.fetch_sub(1, std::memory_order_acq_rel); }
+void stream_capture_begin_failed() noexcept {
+  g_stream_captures.fetch_sub(1, std::memory_order_acq_rel);
+}
 
 void stream_capture_ended() noexcept {
   int n = g_stream_captures.load(std::memory_order_relaxed);
@@ -29,13 +31,15 @@ void stream_capture_ended() noexcept {
       g_stream_captures.store(kCountLost, std::memory_order_relaxed);
       return;
     }
-  } while (!g_stream_captures.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel, std::memory_order_relaxed));
+  } while (!g_stream_captures.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel,
+                                                    std::memory_order_relaxed));
 }
 
 bool stream_capture_tracked(const TimingAdapter& rt) noexcept {
   std::atomic<int>& state = g_tracked[static_cast<size_t>(rt.runtime)];
   int s = state.load(std::memory_order_relaxed);
-  if (s != kUnknown) [[likely]] return s == kTracked;
+  if (s != kUnknown) [[likely]]
+    return s == kTracked;
   // Once per runtime, on the first timed call (the runtime is loaded by then: the hook called it).
   // Two threads may both look; they reach the same answer.
   bool tracked = rt.capture_hooked;

@@ -7,8 +7,8 @@
 // call that certainly ended it (success, or the runtime's "invalidated" answer, which also ends
 // it); any other outcome leaves it counted. A runtime whose capture calls prof does not all hook
 // (CNRT's table has none; a HIP or MUSA library of a later version, which exports a begin variant
-// the table lacks, such as hipStreamBeginCapture_spt) is always asked, as is every runtime once the count has
-// gone wrong (an end without a begin). Counting too much only costs the query.
+// the table lacks, such as hipStreamBeginCapture_spt) is always asked, as is every runtime once the
+// count has gone wrong (an end without a begin). Counting too much only costs the query.
 #pragma once
 #include <atomic>
 

@@ -88,7 +88,8 @@ std::atomic<uint32_t> g_storage_used{0};
 // close_all() never touches it half-way.
 ThreadBuffer* ThreadBuffer::reuse_released() noexcept {
   for (ThreadBuffer* b = g_all_buffers.load(std::memory_order_acquire); b; b = b->next_) {
-    if (!b->reusable_.load(std::memory_order_relaxed) || !b->reusable_.exchange(false, std::memory_order_acq_rel))
+    if (!b->reusable_.load(std::memory_order_relaxed) ||
+        !b->reusable_.exchange(false, std::memory_order_acq_rel))
       continue;
     b->header_ = nullptr;
     b->map_bytes_ = 0;
@@ -142,7 +143,8 @@ ThreadBuffer* ThreadBuffer::create_current(RuntimeId runtime) noexcept {
   ring_doorbell();  // a new ring for the mover to find
   timing_thread_started(runtime);
   // --duration alone: the window is open from the start; its timer starts with the first call.
-  if (g_capture_timer_pending.load(std::memory_order_relaxed)) [[unlikely]] capture_arm();
+  if (g_capture_timer_pending.load(std::memory_order_relaxed)) [[unlikely]]
+    capture_arm();
   return buffer;
 }
 
@@ -155,7 +157,8 @@ uint64_t affordable_in(const char* dir, uint64_t full) noexcept {
   struct statvfs fs;
   if (statvfs(dir, &fs) == 0) {
     const uint64_t available = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
-    while (affordable / 2 >= kMinRingRecords && buffer_file_bytes(affordable) > available / kRingShareOfFree)
+    while (affordable / 2 >= kMinRingRecords &&
+           buffer_file_bytes(affordable) > available / kRingShareOfFree)
       affordable /= 2;
   }
   return affordable;
@@ -170,7 +173,8 @@ bool ThreadBuffer::open(uint64_t thread_index, RuntimeId runtime) noexcept {
   const uint64_t here = affordable_in(g_config.run_dir, full);
   if (here < full && g_config.run_dir_fallback[0] != '\0') {
     const uint64_t there = affordable_in(g_config.run_dir_fallback, full);
-    if (there > here && open_in(g_config.run_dir_fallback, there, true, thread_index, runtime)) return true;
+    if (there > here && open_in(g_config.run_dir_fallback, there, true, thread_index, runtime))
+      return true;
   }
   return open_in(g_config.run_dir, here, true, thread_index, runtime);
 }
@@ -215,7 +219,8 @@ bool ThreadBuffer::open_in(const char* dir, uint64_t capacity, bool shrink, uint
   }
   // Every page of the first lap is allocated and mapped now, instead of one page fault (several
   // microseconds in a VM) per 64 records on the hot path.
-  void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (growing ? 0 : MAP_POPULATE), fd, 0);
+  void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | (growing ? 0 : MAP_POPULATE), fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) {
     unlink(path);
@@ -265,7 +270,8 @@ std::atomic<bool> g_collector_dead{false};
 // thread may be ringing it).
 struct DoorbellMapping {
   // Written under g_doorbell_lock; read without it for a look at Doorbell::mover_resting (a bell
-  // of an earlier run, in the collector's tests, only makes a producer ring once more than it needs to).
+  // of an earlier run, in the collector's tests, only makes a producer ring once more than it needs
+  // to).
   std::atomic<Doorbell*> bell{nullptr};
   dev_t device = 0;
   ino_t inode = 0;
@@ -283,16 +289,18 @@ Doorbell* doorbell() noexcept {
   // mapping takes tens of us) before giving up; a bound, not a wait, since the holder may be
   // this very thread, interrupted by a signal whose handler made a call.
   for (int tries = 0; g_doorbell_lock.test_and_set(std::memory_order_acquire); ++tries) {
-    if (tries == 64) return nullptr;  // not rung this time: the mover's periodic scan finds the ring
+    if (tries == 64)
+      return nullptr;  // not rung this time: the mover's periodic scan finds the ring
     sched_yield();
   }
   if (!g_doorbell.bell.load(std::memory_order_relaxed) || g_doorbell.device != st.st_dev ||
       g_doorbell.inode != st.st_ino) {
     const int fd = ::open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     struct stat opened {};
-    void* map = fd >= 0 && fstat(fd, &opened) == 0 && static_cast<size_t>(opened.st_size) >= kDoorbellBytes
-                    ? mmap(nullptr, kDoorbellBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-                    : MAP_FAILED;
+    void* map =
+        fd >= 0 && fstat(fd, &opened) == 0 && static_cast<size_t>(opened.st_size) >= kDoorbellBytes
+            ? mmap(nullptr, kDoorbellBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+            : MAP_FAILED;
     if (fd >= 0) ::close(fd);
     if (map != MAP_FAILED) {
       g_doorbell.device = opened.st_dev;
@@ -308,7 +316,8 @@ Doorbell* doorbell() noexcept {
 // Wakes the mover now instead of at the end of its pause. Slow path only: a new ring, or a ring
 // that filled before the collector had made its journal.
 void ring_doorbell() noexcept {
-  if (g_collector_dead.load(std::memory_order_relaxed)) return;  // no mover to wake (a stat each time)
+  if (g_collector_dead.load(std::memory_order_relaxed))
+    return;  // no mover to wake (a stat each time)
   const int saved_errno = errno;
   if (Doorbell* bell = doorbell()) {
     bell->rung.fetch_add(1, std::memory_order_release);
@@ -322,7 +331,8 @@ void ring_doorbell() noexcept {
 constexpr uint64_t kMoveBlockRecords = 2048;
 constexpr size_t kMoveBufferBytes = size_t{1} << 20;
 static_assert(journal_block_bound(kMoveBlockRecords) <= kMoveBufferBytes);
-static_assert(journal_block_bound(kMoverSpanRecords) <= kMoveBufferBytes, "a collector's span fits");
+static_assert(journal_block_bound(kMoverSpanRecords) <= kMoveBufferBytes,
+              "a collector's span fits");
 
 // Whether the prof that owns the run has died (SIGKILL, OOM): it holds an exclusive lock on the
 // run manifest (cli/recovery.hpp) for as long as it lives, and a prof --recover holds it while it
@@ -342,9 +352,9 @@ bool collector_gone() noexcept {
 
 bool ThreadBuffer::wait_for_space() noexcept {
   // The ring is full: the collector is behind. Waiting (never dropping silently) keeps every
-  // record; only a reader that makes no progress for full_wait_ms costs records, and those are counted.
-  // A reader that has not moved since the last wait ran out (prof gone, its database failed
-  // hard) is not waited for again: one wait per stall, not one per call.
+  // record; only a reader that makes no progress for full_wait_ms costs records, and those are
+  // counted. A reader that has not moved since the last wait ran out (prof gone, its database
+  // failed hard) is not waited for again: one wait per stall, not one per call.
   if (cached_read_ == stalled_read_) return false;
   // prof removes the run directory when it ends: with no collector left, waiting would only
   // stall the program (slow path only: one access() per full ring).
@@ -367,7 +377,8 @@ bool ThreadBuffer::wait_for_space() noexcept {
     if (may_move_own_records() && header_->journal_end.load(std::memory_order_acquire) != 0 &&
         move_own_records(/*take_over=*/true) && write_ - cached_read_ <= mask_)
       return true;
-    if (now_ns() > deadline || access(g_config.run_dir, F_OK) != 0 || (spins % 200 == 0 && collector_gone())) {
+    if (now_ns() > deadline || access(g_config.run_dir, F_OK) != 0 ||
+        (spins % 200 == 0 && collector_gone())) {
       stalled_read_ = cached_read_;
       return false;
     }
@@ -394,14 +405,17 @@ void ThreadBuffer::grow() noexcept {
   }
 }
 
-bool ThreadBuffer::may_move_own_records() const noexcept { return g_config.self_move && !self_move_failed_; }
+bool ThreadBuffer::may_move_own_records() const noexcept {
+  return g_config.self_move && !self_move_failed_;
+}
 
 void ThreadBuffer::set_limit() noexcept {
   const uint64_t capacity = mask_ + 1;
   const uint64_t used = write_ - cached_read_;
   const bool at_half = may_move_own_records() && used < capacity / 2;
   uint64_t room = at_half ? capacity / 2 : capacity;
-  if (at_half && used < capacity / 4) room = capacity / 4;  // a late mover is woken there (reserve_slow)
+  if (at_half && used < capacity / 4)
+    room = capacity / 4;  // a late mover is woken there (reserve_slow)
   limit_ = cached_read_ + room < grow_at_ ? cached_read_ + room : grow_at_;
 }
 
@@ -426,11 +440,14 @@ bool ThreadBuffer::move_own_records(bool take_over) noexcept {
   }
   uint32_t holder = kMoverNone;
   uint64_t collector_span = 0;
-  if (!h.mover.compare_exchange_strong(holder, kMoverProducer, std::memory_order_acquire, std::memory_order_relaxed)) {
+  if (!h.mover.compare_exchange_strong(holder, kMoverProducer, std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
     if (!take_over || (holder & kMoverStateMask) != kMoverCollectorSpan ||
-        !h.mover.compare_exchange_strong(holder, kMoverProducer, std::memory_order_acq_rel, std::memory_order_relaxed))
+        !h.mover.compare_exchange_strong(holder, kMoverProducer, std::memory_order_acq_rel,
+                                         std::memory_order_relaxed))
       return false;
-    collector_span = holder >> kMoverSpanShift;  // the records at read_index it had encoded, or was encoding
+    collector_span =
+        holder >> kMoverSpanShift;  // the records at read_index it had encoded, or was encoding
   }
   const int saved_errno = errno;
   int cancel_state = 0;
@@ -441,17 +458,21 @@ bool ThreadBuffer::move_own_records(bool take_over) noexcept {
   bool moved = false;
   if (journal_end != 0 && end > begin && collector_span <= end - begin) {
     if (!move_buffer_) {
-      void* map = mmap(nullptr, kMoveBufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      void* map = mmap(nullptr, kMoveBufferBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       move_buffer_ = map == MAP_FAILED ? nullptr : static_cast<unsigned char*>(map);
     }
     const int fd = move_buffer_ ? ::open(h.journal_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
     if (fd >= 0) {
       uint64_t at = journal_end;
       bool ok = true;
-      const auto record = [this](uint64_t index) -> const Record& { return records_[index & mask_]; };
+      const auto record = [this](uint64_t index) -> const Record& {
+        return records_[index & mask_];
+      };
       if (collector_span) {
         const unsigned char* p = encode_journal_block(
-            move_buffer_, collector_span, [&record, begin](uint64_t k) -> const Record& { return record(begin + k); });
+            move_buffer_, collector_span,
+            [&record, begin](uint64_t k) -> const Record& { return record(begin + k); });
         ok = pwrite_all(fd, move_buffer_, static_cast<size_t>(p - move_buffer_), at);
         at += static_cast<uint64_t>(p - move_buffer_);
       }
@@ -467,10 +488,12 @@ bool ThreadBuffer::move_own_records(bool take_over) noexcept {
       if (ok) {
         h.journal_end.store(at, std::memory_order_relaxed);
         h.read_index.store(end, std::memory_order_release);
-        h.self_moves.store(h.self_moves.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        h.self_moves.store(h.self_moves.load(std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
         moved = true;
       } else {
-        (void)ftruncate(fd, static_cast<off_t>(journal_end));  // whole blocks only; the mover goes on from there
+        (void)ftruncate(fd, static_cast<off_t>(
+                                journal_end));  // whole blocks only; the mover goes on from there
       }
       ::close(fd);
     }
@@ -489,12 +512,14 @@ Record* ThreadBuffer::reserve_slow() noexcept {
   {
     const int saved_errno = errno;
     // Where this thread runs, for the mover to keep off (collector/mover.cpp, keep_off_busy_cpus).
-    if (const int cpu = sched_getcpu(); cpu >= 0) header_->cpu.store(static_cast<uint32_t>(cpu) + 1, std::memory_order_relaxed);
+    if (const int cpu = sched_getcpu(); cpu >= 0)
+      header_->cpu.store(static_cast<uint32_t>(cpu) + 1, std::memory_order_relaxed);
     // A quarter of the ring waits for the mover: it is late (a wake-up queued behind a busy thread,
     // a long pause as the thread turned busy). Woken now, it comes before this thread reaches half
     // its ring and moves its records itself. Not counted in the bell: a mover awake anyway does
     // not read the run directories again for it.
-    if (const uint64_t used = write_ - cached_read_; used >= (mask_ + 1) / 4 && used <= mask_ / 2 && may_move_own_records())
+    if (const uint64_t used = write_ - cached_read_;
+        used >= (mask_ + 1) / 4 && used <= mask_ / 2 && may_move_own_records())
       if (Doorbell* bell = g_doorbell.bell.load(std::memory_order_relaxed)) bell->wake_mover();
     errno = saved_errno;
   }
@@ -555,7 +580,8 @@ void emit_string(ThreadBuffer& buffer, StringKind kind, uint64_t key, const char
     r = buffer.reserve();
     if (!r) return;
     r->string_data.type = static_cast<uint8_t>(RecordType::kStringData);
-    size_t n = length - off < sizeof(r->string_data.text) ? length - off : sizeof(r->string_data.text);
+    size_t n =
+        length - off < sizeof(r->string_data.text) ? length - off : sizeof(r->string_data.text);
     memcpy(r->string_data.text, text + off, n);
     buffer.commit();
   }
@@ -566,7 +592,8 @@ void note_process_exit(uint64_t time_ns) noexcept {
 }
 
 void count_unrecorded_call() noexcept {
-  if (g_lost) (t_crowded ? g_lost->crowded_calls : g_lost->calls).fetch_add(1, std::memory_order_relaxed);
+  if (g_lost)
+    (t_crowded ? g_lost->crowded_calls : g_lost->calls).fetch_add(1, std::memory_order_relaxed);
 }
 
 void count_nested_call() noexcept {

@@ -27,7 +27,8 @@ class alignas(64) ThreadBuffer {
   // Inline: after the first call this is one TLS load in the hook.
   // `runtime`: the runtime of the call asking (recorded in the header if this creates the buffer).
   static ThreadBuffer* current(RuntimeId runtime) noexcept {
-    if (t_buffer) [[likely]] return t_buffer;
+    if (t_buffer) [[likely]]
+      return t_buffer;
     return create_current(runtime);
   }
   // After fork(): the child starts with no buffers and fresh thread indices.
@@ -42,10 +43,12 @@ class alignas(64) ThreadBuffer {
   // A slot for one record, or nullptr if the ring stayed full past the configured wait
   // (then the record is dropped and counted in the header).
   Record* reserve() noexcept {
-    if (write_ >= limit_) [[unlikely]] return reserve_slow();
+    if (write_ >= limit_) [[unlikely]]
+      return reserve_slow();
     return &records_[write_ & mask_];
   }
-  // Publishes the record obtained from the last reserve(): release pairs with the collector's acquire.
+  // Publishes the record obtained from the last reserve(): release pairs with the collector's
+  // acquire.
   void commit() noexcept {
     ++write_;
     header_->write_index.store(write_, std::memory_order_release);
@@ -55,17 +58,24 @@ class alignas(64) ThreadBuffer {
   // writes anyway. First, before the begin is read, "a call with a begin not yet known" (1: no
   // earlier than the thread's last record), so a thread descheduled between reading its begin
   // and saying so never lets the builder number past that begin; then the begin.
-  void enter_call_starting() noexcept { header_->in_call_since.store(1, std::memory_order_relaxed); }
-  void enter_call(uint64_t begin_ns) noexcept { header_->in_call_since.store(begin_ns, std::memory_order_relaxed); }
+  void enter_call_starting() noexcept {
+    header_->in_call_since.store(1, std::memory_order_relaxed);
+  }
+  void enter_call(uint64_t begin_ns) noexcept {
+    header_->in_call_since.store(begin_ns, std::memory_order_relaxed);
+  }
   void leave_call() noexcept { header_->in_call_since.store(0, std::memory_order_release); }
-  void count_timing_drop() noexcept { header_->timing_dropped.fetch_add(1, std::memory_order_relaxed); }
+  void count_timing_drop() noexcept {
+    header_->timing_dropped.fetch_add(1, std::memory_order_relaxed);
+  }
 
  private:
   ThreadBuffer() = default;
   static ThreadBuffer* create_current(RuntimeId runtime) noexcept;
   Record* reserve_slow() noexcept;
   bool open(uint64_t thread_index, RuntimeId runtime) noexcept;
-  bool open_in(const char* dir, uint64_t capacity, bool shrink, uint64_t thread_index, RuntimeId runtime) noexcept;
+  bool open_in(const char* dir, uint64_t capacity, bool shrink, uint64_t thread_index,
+               RuntimeId runtime) noexcept;
   static ThreadBuffer* reuse_released() noexcept;
   bool wait_for_space() noexcept;
   void grow() noexcept;
@@ -95,8 +105,10 @@ class alignas(64) ThreadBuffer {
   uint64_t grow_at_ = UINT64_MAX;
   uint64_t max_capacity_ = 0;
   uint64_t stalled_read_ = UINT64_MAX;  // reader index when a wait last ran out
-  bool self_move_failed_ = false;       // the journal could not be written from here: the collector's alone
-  unsigned char* move_buffer_ = nullptr;  // move_own_records()'s blocks (mapped at its first move, kept)
+  bool self_move_failed_ =
+      false;  // the journal could not be written from here: the collector's alone
+  unsigned char* move_buffer_ =
+      nullptr;  // move_own_records()'s blocks (mapped at its first move, kept)
   uint64_t correlation_base_ = 0;
   uint64_t local_count_ = 0;
   ThreadBuffer* next_ = nullptr;  // list of all buffers of the process, for close_all()

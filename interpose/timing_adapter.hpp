@@ -14,11 +14,11 @@ struct TimingAdapter {
   static constexpr int kNoFunction = -1;
 
   RuntimeId runtime;
-  int success;    // hipSuccess, musaSuccess
-  int not_ready;  // what an event query returns while the work is in flight
+  int success;                          // hipSuccess, musaSuccess
+  int not_ready;                        // what an event query returns while the work is in flight
   int (*stream_create)(void** stream);  // a private non-blocking stream
   int (*stream_destroy)(void* stream);
-  int (*event_create)(void** event);    // a timing event (default flags)
+  int (*event_create)(void** event);  // a timing event (default flags)
   int (*event_destroy)(void* event);
   int (*event_record)(void* event, void* stream);
   int (*event_query)(void* event);
@@ -28,8 +28,9 @@ struct TimingAdapter {
   int (*stream_is_capturing)(void* stream, bool* capturing);
   // The calling thread's current device (prof's harvester thread calibrates each device on itself).
   int (*set_device)(int device);
-  // Whether the runtime's table hooks its capture begin and end calls (interpose/stream_capture.hpp):
-  // then, while no capture is active, stream_is_capturing need not be asked before each launch.
+  // Whether the runtime's table hooks its capture begin and end calls
+  // (interpose/stream_capture.hpp): then, while no capture is active, stream_is_capturing need not
+  // be asked before each launch.
   bool capture_hooked = false;
   // Exports of later library versions that the table does not hook, begin-capture variants among
   // them (nullptr-terminated): if the loaded library defines one, the hooks do not see every

@@ -17,7 +17,8 @@ namespace prof::report {
 template <typename Batch>
 class BatchQueue {
  public:
-  BatchQueue(size_t batches, size_t readers) : batches_(batches), pending_(batches), full_(readers) {
+  BatchQueue(size_t batches, size_t readers)
+      : batches_(batches), pending_(batches), full_(readers) {
     for (Batch& b : batches_) free_.push_back(&b);
   }
   BatchQueue(const BatchQueue&) = delete;

@@ -45,17 +45,20 @@ void JsonObject::append_to(std::string& out) const {
   out.push_back('}');
 }
 
-ChromeJsonWriter::ChromeJsonWriter(std::vector<TextSink*> sinks, std::vector<int64_t> starts, int64_t origin_ns)
+ChromeJsonWriter::ChromeJsonWriter(std::vector<TextSink*> sinks, std::vector<int64_t> starts,
+                                   int64_t origin_ns)
     : origin_ns_(origin_ns) {
   parts_.reserve(sinks.size());
-  for (size_t i = 0; i < sinks.size(); ++i) parts_.push_back(Part{sinks[i], i < starts.size() ? starts[i] : INT64_MAX});
+  for (size_t i = 0; i < sinks.size(); ++i)
+    parts_.push_back(Part{sinks[i], i < starts.size() ? starts[i] : INT64_MAX});
   if (!parts_.empty()) parts_.front().start_ns = INT64_MIN;
 }
 
 int ChromeJsonWriter::part_of(int64_t ns) const {
   // Events come nearly in time order: most are in the part of the one before.
   const size_t last = static_cast<size_t>(last_part_);
-  if (ns >= parts_[last].start_ns && (last + 1 == parts_.size() || ns < parts_[last + 1].start_ns)) return last_part_;
+  if (ns >= parts_[last].start_ns && (last + 1 == parts_.size() || ns < parts_[last + 1].start_ns))
+    return last_part_;
   // The last part whose start is at or before ns.
   auto it = std::upper_bound(parts_.begin(), parts_.end(), ns,
                              [](int64_t t, const Part& p) { return t < p.start_ns; });
@@ -81,13 +84,14 @@ void ChromeJsonWriter::start_part(Part& part) {
 void ChromeJsonWriter::end_part(Part& part) {
   // ts and dur are microseconds in every viewer. displayTimeUnit "ns" is there for catapult: it
   // nests the slices of a row at the precision of that unit, and at its default (1 us) it draws a
-  // call that begins and ends within the microsecond another one ended in inside that one, and drops
-  // its arrow. Current Perfetto ignores the key (its json_display_time_unit stat); Perfetto up to
-  // v20 read it as the unit of ts and showed every time 1000x too short, but matches keys on their
-  // raw text, so the key is written with one escaped letter ("\u0054" is "T"), which every JSON
-  // parser, catapult's included, reads as displayTimeUnit. Last in the file, where a parser that
-  // honoured it early could not apply it to any event.
-  part.sink->write("\n],\n\"otherData\":" + other_data_ + ",\n\"display\\u0054imeUnit\":\"ns\"\n}\n");
+  // call that begins and ends within the microsecond another one ended in inside that one, and
+  // drops its arrow. Current Perfetto ignores the key (its json_display_time_unit stat); Perfetto
+  // up to v20 read it as the unit of ts and showed every time 1000x too short, but matches keys on
+  // their raw text, so the key is written with one escaped letter ("\u0054" is "T"), which every
+  // JSON parser, catapult's included, reads as displayTimeUnit. Last in the file, where a parser
+  // that honoured it early could not apply it to any event.
+  part.sink->write("\n],\n\"otherData\":" + other_data_ +
+                   ",\n\"display\\u0054imeUnit\":\"ns\"\n}\n");
 }
 
 // One event per line keeps the files diffable and greppable.
@@ -176,19 +180,22 @@ void ChromeJsonWriter::raw_line(Part& part, const char* begin, const char* end) 
 }
 
 void ChromeJsonWriter::complete_raw(int64_t pid, int64_t tid, std::string_view name_json,
-                                    std::string_view category_json, int64_t begin_ns, int64_t end_ns,
-                                    std::string_view args_json) {
-  slice_raw(parts_[part_of(begin_ns)], pid, tid, name_json, category_json, begin_ns, end_ns, args_json);
+                                    std::string_view category_json, int64_t begin_ns,
+                                    int64_t end_ns, std::string_view args_json) {
+  slice_raw(parts_[part_of(begin_ns)], pid, tid, name_json, category_json, begin_ns, end_ns,
+            args_json);
 }
 
 void ChromeJsonWriter::slice_raw(Part& part, int64_t pid, int64_t tid, std::string_view name_json,
                                  std::string_view category_json, int64_t begin_ns, int64_t end_ns,
                                  std::string_view args_json) {
-  static constexpr std::string_view kHead = ",\n{\"ph\":\"X\",\"name\":", kCat = ",\"cat\":", kPid = ",\"pid\":",
-                                    kTid = ",\"tid\":", kTs = ",\"ts\":", kDur = ",\"dur\":", kArgs = ",\"args\":";
-  char* const line = raw_.at_least(kHead.size() + name_json.size() + kCat.size() + category_json.size() + kPid.size() +
-                                kTid.size() + kTs.size() + kDur.size() + kArgs.size() + args_json.size() + 1 +
-                                2 * kIntChars + 2 * kTimeChars);
+  static constexpr std::string_view kHead = ",\n{\"ph\":\"X\",\"name\":", kCat = ",\"cat\":",
+                                    kPid = ",\"pid\":", kTid = ",\"tid\":", kTs = ",\"ts\":",
+                                    kDur = ",\"dur\":", kArgs = ",\"args\":";
+  char* const line =
+      raw_.at_least(kHead.size() + name_json.size() + kCat.size() + category_json.size() +
+                    kPid.size() + kTid.size() + kTs.size() + kDur.size() + kArgs.size() +
+                    args_json.size() + 1 + 2 * kIntChars + 2 * kTimeChars);
   char* p = put(line, kHead);
   p = put(p, name_json);
   p = put(p, kCat);
@@ -228,20 +235,24 @@ void ChromeJsonWriter::process_name(int64_t pid, std::string_view name, int64_t 
   metadata(text);
 }
 
-void ChromeJsonWriter::thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) {
+void ChromeJsonWriter::thread_name(int64_t pid, int64_t tid, std::string_view name,
+                                   int64_t sort_index) {
   std::string ids = "\"pid\":";
   append_int(ids, pid);
   ids += ",\"tid\":";
   append_int(ids, tid);
-  metadata("{\"ph\":\"M\",\"name\":\"thread_name\"," + ids + ",\"args\":{\"name\":" + json_string(name) + "}}");
-  std::string sort = "{\"ph\":\"M\",\"name\":\"thread_sort_index\"," + ids + ",\"args\":{\"sort_index\":";
+  metadata("{\"ph\":\"M\",\"name\":\"thread_name\"," + ids +
+           ",\"args\":{\"name\":" + json_string(name) + "}}");
+  std::string sort =
+      "{\"ph\":\"M\",\"name\":\"thread_sort_index\"," + ids + ",\"args\":{\"sort_index\":";
   append_int(sort, sort_index);
   metadata(sort + "}}");
 }
 
 // line_ = {"ph":<ph>,"name":..,"cat":..[,"id":..],"pid":..,"tid":..,"ts":.. (the caller closes it).
-void ChromeJsonWriter::event_head(std::string_view ph, std::string_view name, std::string_view category,
-                                  const int64_t* id, int64_t pid, int64_t tid, int64_t at_ns) {
+void ChromeJsonWriter::event_head(std::string_view ph, std::string_view name,
+                                  std::string_view category, const int64_t* id, int64_t pid,
+                                  int64_t tid, int64_t at_ns) {
   line_.assign(kSeparator);
   line_.append("{\"ph\":");
   line_.append(ph);
@@ -261,16 +272,17 @@ void ChromeJsonWriter::event_head(std::string_view ph, std::string_view name, st
   append_time(at_ns - origin_ns_);
 }
 
-void ChromeJsonWriter::slice_line(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
-                                  int64_t begin_ns, int64_t end_ns) {
+void ChromeJsonWriter::slice_line(int64_t pid, int64_t tid, std::string_view name,
+                                  std::string_view category, int64_t begin_ns, int64_t end_ns) {
   event_head("\"X\"", name, category, nullptr, pid, tid, begin_ns);
   line_.append(",\"dur\":");
   append_time(end_ns - begin_ns);
   line_.append(",\"args\":");
 }
 
-void ChromeJsonWriter::complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
-                                int64_t begin_ns, int64_t end_ns, const JsonObject& args) {
+void ChromeJsonWriter::complete(int64_t pid, int64_t tid, std::string_view name,
+                                std::string_view category, int64_t begin_ns, int64_t end_ns,
+                                const JsonObject& args) {
   Part& part = parts_[part_of(begin_ns)];
   slice_line(pid, tid, name, category, begin_ns, end_ns);
   args.append_to(line_);
@@ -279,8 +291,8 @@ void ChromeJsonWriter::complete(int64_t pid, int64_t tid, std::string_view name,
   count(part, 1, begin_ns, end_ns);
 }
 
-void ChromeJsonWriter::instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
-                               int64_t at_ns, const JsonObject& args) {
+void ChromeJsonWriter::instant(int64_t pid, int64_t tid, std::string_view name,
+                               std::string_view category, int64_t at_ns, const JsonObject& args) {
   Part& part = parts_[part_of(at_ns)];
   event_head("\"i\",\"s\":\"t\"", name, category, nullptr, pid, tid, at_ns);
   line_.append(",\"args\":");
@@ -291,10 +303,12 @@ void ChromeJsonWriter::instant(int64_t pid, int64_t tid, std::string_view name, 
 }
 
 void ChromeJsonWriter::async_slice(int64_t pid, int64_t tid, int64_t id, std::string_view name,
-                                   std::string_view category, int64_t begin_ns, int64_t end_ns, const JsonObject& args) {
+                                   std::string_view category, int64_t begin_ns, int64_t end_ns,
+                                   const JsonObject& args) {
   Part& part = parts_[part_of(begin_ns)];
   for (int end = 0; end < 2; ++end) {
-    event_head(end == 0 ? "\"b\"" : "\"e\"", name, category, &id, pid, tid, end == 0 ? begin_ns : end_ns);
+    event_head(end == 0 ? "\"b\"" : "\"e\"", name, category, &id, pid, tid,
+               end == 0 ? begin_ns : end_ns);
     if (end == 0) {
       line_.append(",\"args\":");
       args.append_to(line_);
@@ -323,8 +337,8 @@ void ChromeJsonWriter::counter_line(Part& part, int64_t pid, std::string_view na
   count(part, 1, at_ns, at_ns);
 }
 
-void ChromeJsonWriter::counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
-                               int64_t value) {
+void ChromeJsonWriter::counter(int64_t pid, std::string_view name, int64_t at_ns,
+                               std::string_view series, int64_t value) {
   int index = part_of(at_ns);
   if (parts_.size() > 1) {
     auto key = std::make_tuple(pid, std::string(name), std::string(series));
@@ -339,8 +353,9 @@ void ChromeJsonWriter::counter(int64_t pid, std::string_view name, int64_t at_ns
   counter_line(parts_[index], pid, name, at_ns, series, value);
 }
 
-void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t pid_to, int64_t tid_to,
-                            int64_t to_ns, int64_t to_end_ns, const FlowSource& source) {
+void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t pid_to,
+                            int64_t tid_to, int64_t to_ns, int64_t to_end_ns,
+                            const FlowSource& source) {
   int index = part_of(to_ns);
   Part& part = parts_[index];
   int from_part = part_of(source.begin_ns);
@@ -358,22 +373,24 @@ void ChromeJsonWriter::flow(int64_t id, int64_t pid_from, int64_t tid_from, int6
     if (seen != id) {
       seen = id;
       // The call lies in an earlier part: repeat its slice here, or this part draws half an arrow.
-      static constexpr std::string_view kId = "{\"correlation_id\":", kFrom = ",\"repeated_from_part\":";
+      static constexpr std::string_view kId = "{\"correlation_id\":",
+                                        kFrom = ",\"repeated_from_part\":";
       char args[kId.size() + kFrom.size() + 2 * kIntChars + 1];
       char* p = put(args, kId);
       p = put_int(p, id);
       p = put(p, kFrom);
       p = put_int(p, from_part + 1);
       *p++ = '}';
-      slice_raw(part, pid_from, tid_from, source.name_json, source.category_json, source.begin_ns, source.end_ns,
-                std::string_view(args, static_cast<size_t>(p - args)));
+      slice_raw(part, pid_from, tid_from, source.name_json, source.category_json, source.begin_ns,
+                source.end_ns, std::string_view(args, static_cast<size_t>(p - args)));
     }
   }
-  static constexpr std::string_view kStart = ",\n{\"ph\":\"s\",", kFinish = ",\n{\"ph\":\"f\",\"bp\":\"e\",",
-                                    kId = "\"cat\":\"flow\",\"name\":\"launch\",\"id\":", kPid = ",\"pid\":",
-                                    kTid = ",\"tid\":", kTs = ",\"ts\":";
-  char* const line = raw_.at_least(kFinish.size() + kId.size() + kPid.size() + kTid.size() + kTs.size() + 1 +
-                                3 * kIntChars + kTimeChars);
+  static constexpr std::string_view kStart = ",\n{\"ph\":\"s\",",
+                                    kFinish = ",\n{\"ph\":\"f\",\"bp\":\"e\",",
+                                    kId = "\"cat\":\"flow\",\"name\":\"launch\",\"id\":",
+                                    kPid = ",\"pid\":", kTid = ",\"tid\":", kTs = ",\"ts\":";
+  char* const line = raw_.at_least(kFinish.size() + kId.size() + kPid.size() + kTid.size() +
+                                   kTs.size() + 1 + 3 * kIntChars + kTimeChars);
   for (int end = 0; end < 2; ++end) {
     char* p = put(line, end == 0 ? kStart : kFinish);
     p = put(p, kId);

@@ -21,7 +21,8 @@ namespace prof::report {
 namespace {
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool is_sqlite_file(const std::string& path) {
@@ -53,9 +54,10 @@ void add_profile(RunProfile& into, const RunProfile& more) {
     int64_t timed = m.timed_calls + e.timed_calls;
     if (e.timed_calls > 0) {
       auto weighted = [&](int64_t a, int64_t b) {
-        return static_cast<int64_t>(std::llround((static_cast<double>(a) * static_cast<double>(m.timed_calls) +
-                                                  static_cast<double>(b) * static_cast<double>(e.timed_calls)) /
-                                                 static_cast<double>(timed)));
+        return static_cast<int64_t>(
+            std::llround((static_cast<double>(a) * static_cast<double>(m.timed_calls) +
+                          static_cast<double>(b) * static_cast<double>(e.timed_calls)) /
+                         static_cast<double>(timed)));
       };
       m.median_ns = weighted(m.median_ns, e.median_ns);
       m.p95_ns = weighted(m.p95_ns, e.p95_ns);
@@ -80,8 +82,10 @@ std::vector<std::string> list_inputs(const std::string& dir) {
     std::string path = dir + (ends_with(dir, "/") ? "" : "/") + name;
     struct stat st;
     if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (ends_with(name, ".db")) dbs.push_back(path);
-    else if (ends_with(name, ".summary.json")) summaries.push_back(path);
+    if (ends_with(name, ".db"))
+      dbs.push_back(path);
+    else if (ends_with(name, ".summary.json"))
+      summaries.push_back(path);
   }
   closedir(d);
   std::vector<std::string>& chosen = dbs.empty() ? summaries : dbs;
@@ -111,7 +115,8 @@ Side load_side(const std::string& path) {
   if (S_ISDIR(st.st_mode)) {
     side.files = list_inputs(path);
     if (side.files.empty())
-      throw ReportMissingInput(path + ": no prof databases (*.db) or run summaries (*.summary.json) in the folder");
+      throw ReportMissingInput(
+          path + ": no prof databases (*.db) or run summaries (*.summary.json) in the folder");
   } else {
     side.files = {path};
   }
@@ -186,7 +191,8 @@ SideStats side_stats(const std::vector<const ProfileEntry*>& per_run) {
 }
 
 // Every run's sample of the entry together; empty when a run has no per-call data (a run summary).
-bool pooled(const std::vector<const CallSample*>& samples, bool per_call, std::vector<int64_t>& out) {
+bool pooled(const std::vector<const CallSample*>& samples, bool per_call,
+            std::vector<int64_t>& out) {
   if (!per_call) return false;
   for (const CallSample* s : samples)
     if (s) out.insert(out.end(), s->values().begin(), s->values().end());
@@ -223,20 +229,23 @@ bool judge_presence(CompareRow& r, const CompareOptions& o) {
   if (!n.present) {
     r.status = CompareStatus::kVanished;
     r.regression = o.check_calls;
-    r.reason = "vanished: " + std::to_string(b.calls) + " calls, " + human_duration(b.total_ns) + " in the base";
+    r.reason = "vanished: " + std::to_string(b.calls) + " calls, " + human_duration(b.total_ns) +
+               " in the base";
     return true;
   }
   return false;
 }
 
 void judge_calls(CompareRow& r, const CompareOptions& o, std::vector<std::string>& why) {
-  if (o.check_calls && (r.now.calls_low > r.base.calls_high || r.now.calls_high < r.base.calls_low)) {
+  if (o.check_calls &&
+      (r.now.calls_low > r.base.calls_high || r.now.calls_high < r.base.calls_low)) {
     r.status = CompareStatus::kRegressed;
     why.push_back("calls " + std::to_string(r.base.calls) + " -> " + std::to_string(r.now.calls));
   }
 }
 
-void finish_regression(CompareRow& r, const std::vector<std::string>& why, const std::string& suffix) {
+void finish_regression(CompareRow& r, const std::vector<std::string>& why,
+                       const std::string& suffix) {
   if (r.status != CompareStatus::kRegressed) return;
   r.regression = true;
   r.reason.clear();
@@ -249,8 +258,10 @@ void judge_totals(CompareRow& r, const CompareOptions& o, bool repeated) {
   const SideStats &b = r.base, &n = r.now;
   // Differences within the spread of repeated runs are noise: a change counts only when it is
   // larger than the threshold and than twice both sides' spreads together (max - min of the runs'
-  // totals). With 3 runs a side of normally distributed noise, 1 entry in 1000 passes that by chance.
-  const int64_t noise = kNoiseFactor * ((b.total_high - b.total_low) + (n.total_high - n.total_low));
+  // totals). With 3 runs a side of normally distributed noise, 1 entry in 1000 passes that by
+  // chance.
+  const int64_t noise =
+      kNoiseFactor * ((b.total_high - b.total_low) + (n.total_high - n.total_low));
   const double limit = o.threshold * static_cast<double>(b.total_ns);
   // A total moved by a few slow calls (a thread descheduled inside a call, a busy machine) is not a
   // change of the entry: the median call must move the same way by more than the threshold too.
@@ -260,8 +271,10 @@ void judge_totals(CompareRow& r, const CompareOptions& o, bool repeated) {
   const int64_t median_delta = n.median_ns - b.median_ns;
   const bool median_up = !has_median || static_cast<double>(median_delta) > median_limit;
   const bool median_down = !has_median || static_cast<double>(-median_delta) > median_limit;
-  const bool total_up = r.delta_ns > 0 && static_cast<double>(r.delta_ns) > limit && r.delta_ns > noise;
-  const bool total_down = r.delta_ns < 0 && static_cast<double>(-r.delta_ns) > limit && -r.delta_ns > noise;
+  const bool total_up =
+      r.delta_ns > 0 && static_cast<double>(r.delta_ns) > limit && r.delta_ns > noise;
+  const bool total_down =
+      r.delta_ns < 0 && static_cast<double>(-r.delta_ns) > limit && -r.delta_ns > noise;
   std::vector<std::string> why;
   if (total_up && median_up) {
     r.status = CompareStatus::kRegressed;
@@ -270,13 +283,14 @@ void judge_totals(CompareRow& r, const CompareOptions& o, bool repeated) {
     r.status = CompareStatus::kImproved;
     r.reason = "total " + percent_change(b.total_ns, n.total_ns);
   } else if (total_up || total_down) {
-    r.reason = "total " + percent_change(b.total_ns, n.total_ns) + " from a few calls: the median call " +
-               change_text(b.median_ns, n.median_ns);
+    r.reason = "total " + percent_change(b.total_ns, n.total_ns) +
+               " from a few calls: the median call " + change_text(b.median_ns, n.median_ns);
   }
   judge_calls(r, o, why);
-  finish_regression(r, why, repeated && r.delta_ns > noise
-                                ? " (beyond twice the runs' spread, " + human_duration(noise) + ")"
-                                : std::string());
+  finish_regression(r, why,
+                    repeated && r.delta_ns > noise
+                        ? " (beyond twice the runs' spread, " + human_duration(noise) + ")"
+                        : std::string());
 }
 
 // The per-call rule (docs/compare.md, "The rule"): the total moves by more than the threshold and
@@ -301,22 +315,27 @@ void judge_per_call(CompareRow& r, const CompareOptions& o, bool repeated_both, 
   const bool rising = median_delta > 0 || (median_delta == 0 && r.delta_ns > 0);
   const double bm = static_cast<double>(b.median_ns), nm = static_cast<double>(n.median_ns);
   bool median_moves = static_cast<double>(std::llabs(median_delta)) > median_limit;
-  if (median_moves && one_run && !r.device_timed && !(rising ? nm > kOneRunHostFactor * bm : bm > kOneRunHostFactor * nm)) {
+  if (median_moves && one_run && !r.device_timed &&
+      !(rising ? nm > kOneRunHostFactor * bm : bm > kOneRunHostFactor * nm)) {
     median_moves = false;
     char factor[32];
     std::snprintf(factor, sizeof factor, "%gx", kOneRunHostFactor);
-    median_bar = std::string(factor) + " (one run on a side: host times of identical runs differ that much)";
+    median_bar =
+        std::string(factor) + " (one run on a side: host times of identical runs differ that much)";
   }
   // The absolute change, robust to a few outliers (a launch on an idle stream that carries a long
   // host gap, a descheduled call): the median call's change over all the calls.
-  const double amount = static_cast<double>(std::llabs(median_delta)) * static_cast<double>(rising ? n.calls : b.calls);
+  const double amount = static_cast<double>(std::llabs(median_delta)) *
+                        static_cast<double>(rising ? n.calls : b.calls);
   const bool large = amount > static_cast<double>(o.min_time_ns);
   const double p = rising ? r.test.p_greater : r.test.p_less;
   const bool significant = r.testable ? p < r.alpha : r.device_timed;
   const std::string counts = std::to_string(b.tested) + " vs " + std::to_string(n.tested);
-  const std::string test = r.testable ? "rank test p = " + p_text(p) + " < " + p_text(r.alpha) + " (" + counts + ")"
-                                      : "too few launches for a rank test (" + counts + "): device times";
-  const double total_limit = std::max(o.threshold * static_cast<double>(b.total_ns), static_cast<double>(o.min_time_ns));
+  const std::string test =
+      r.testable ? "rank test p = " + p_text(p) + " < " + p_text(r.alpha) + " (" + counts + ")"
+                 : "too few launches for a rank test (" + counts + "): device times";
+  const double total_limit =
+      std::max(o.threshold * static_cast<double>(b.total_ns), static_cast<double>(o.min_time_ns));
   std::vector<std::string> why;
   if (median_moves && large && significant) {
     if (rising) {
@@ -331,17 +350,20 @@ void judge_per_call(CompareRow& r, const CompareOptions& o, bool repeated_both, 
   } else if (static_cast<double>(std::llabs(r.delta_ns)) > total_limit || (median_moves && large)) {
     const std::string total = "total " + percent_change(b.total_ns, n.total_ns) + ": ";
     if (!r.testable && !r.device_timed) {
-      r.reason = total + "too few calls to tell (" + counts + " calls: the rank test cannot go under p = " +
-                 p_text(smallest_rank_test_p(b.tested, n.tested)) + ", it needs < " + p_text(r.alpha) + ")";
+      r.reason = total + "too few calls to tell (" + counts +
+                 " calls: the rank test cannot go under p = " +
+                 p_text(smallest_rank_test_p(b.tested, n.tested)) + ", it needs < " +
+                 p_text(r.alpha) + ")";
     } else if (!median_moves) {
-      r.reason = total + "the median call " + change_text(b.median_ns, n.median_ns) + " did not change by more than " +
-                 median_bar;
+      r.reason = total + "the median call " + change_text(b.median_ns, n.median_ns) +
+                 " did not change by more than " + median_bar;
     } else if (!large) {
-      r.reason = total + "the median call's change over " + std::to_string(rising ? n.calls : b.calls) +
-                 " calls, " + human_duration(static_cast<int64_t>(amount)) + ", is under --min-time";
+      r.reason = total + "the median call's change over " +
+                 std::to_string(rising ? n.calls : b.calls) + " calls, " +
+                 human_duration(static_cast<int64_t>(amount)) + ", is under --min-time";
     } else {
-      r.reason = total + "not significant (rank test p = " + p_text(p) + ", needs < " + p_text(r.alpha) + ", " +
-                 counts + " calls)";
+      r.reason = total + "not significant (rank test p = " + p_text(p) + ", needs < " +
+                 p_text(r.alpha) + ", " + counts + " calls)";
     }
   }
   judge_calls(r, o, why);
@@ -412,7 +434,8 @@ Comparison compare_sides(const Side& base, const Side& now, const CompareOptions
   c.base_runs = static_cast<int64_t>(base.runs.size());
   c.new_runs = static_cast<int64_t>(now.runs.size());
   auto all_per_call = [](const Side& side) {
-    return std::all_of(side.samples.begin(), side.samples.end(), [](const RunSamples& s) { return s.per_call; }) &&
+    return std::all_of(side.samples.begin(), side.samples.end(),
+                       [](const RunSamples& s) { return s.per_call; }) &&
            side.samples.size() == side.runs.size();
   };
   const bool base_per_call = all_per_call(base), now_per_call = all_per_call(now);
@@ -427,8 +450,8 @@ Comparison compare_sides(const Side& base, const Side& now, const CompareOptions
     row.now = side_stats(slots.second.entries);
     row.device_timed = row.kind != "api";
     std::vector<int64_t> b, n;
-    if (pooled(slots.first.samples, base_per_call, b) && pooled(slots.second.samples, now_per_call, n) &&
-        !b.empty() && !n.empty()) {
+    if (pooled(slots.first.samples, base_per_call, b) &&
+        pooled(slots.second.samples, now_per_call, n) && !b.empty() && !n.empty()) {
       row.per_call = true;
       row.base.tested = static_cast<int64_t>(b.size());
       row.now.tested = static_cast<int64_t>(n.size());
@@ -440,8 +463,10 @@ Comparison compare_sides(const Side& base, const Side& now, const CompareOptions
   judge_rows(c, options);
   std::stable_sort(c.rows.begin(), c.rows.end(), [](const CompareRow& a, const CompareRow& b) {
     if (a.regression != b.regression) return a.regression;
-    if (a.regression) return std::tie(a.name, a.kind, a.runtime) < std::tie(b.name, b.kind, b.runtime);
-    if (std::llabs(a.delta_ns) != std::llabs(b.delta_ns)) return std::llabs(a.delta_ns) > std::llabs(b.delta_ns);
+    if (a.regression)
+      return std::tie(a.name, a.kind, a.runtime) < std::tie(b.name, b.kind, b.runtime);
+    if (std::llabs(a.delta_ns) != std::llabs(b.delta_ns))
+      return std::llabs(a.delta_ns) > std::llabs(b.delta_ns);
     return std::tie(a.kind, a.runtime, a.name) < std::tie(b.kind, b.runtime, b.name);
   });
   return c;

@@ -14,7 +14,8 @@ namespace prof::report {
 std::string percent_change(int64_t from, int64_t to) {
   if (from == 0) return to == 0 ? "0.0%" : "new";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * static_cast<double>(to - from) / static_cast<double>(from));
+  std::snprintf(buf, sizeof buf, "%+.1f%%",
+                100.0 * static_cast<double>(to - from) / static_cast<double>(from));
   return buf;
 }
 
@@ -35,7 +36,9 @@ std::string key_label(const CompareRow& r) {
   return plain(r.kind) + (r.runtime.empty() ? "" : " " + plain(r.runtime)) + " " + plain(r.name);
 }
 
-std::string runs_text(int64_t runs) { return std::to_string(runs) + (runs == 1 ? " run" : " runs"); }
+std::string runs_text(int64_t runs) {
+  return std::to_string(runs) + (runs == 1 ? " run" : " runs");
+}
 
 }  // namespace
 
@@ -43,35 +46,53 @@ std::vector<std::string> rule_lines(const Comparison& c) {
   std::vector<std::string> lines;
   if (c.per_call) {
     lines.push_back(
-        "Per-call durations on both sides (databases): a host-timed API entry regresses when a one-sided Mann-Whitney "
-        "rank test of its calls passes at " + number(kHostFamilyAlpha * 100, "%g") + "% over all " +
-        std::to_string(c.host_tests) + " host entries together (Bonferroni: p < " + number(c.host_alpha_each) +
-        " each), its median call grows by more than the threshold and " + human_duration(kHostMedianFloorNs) +
-        ", and that change over all its calls exceeds --min-time. Kernels and copies are timed by the device's "
-        "clock, which host load does not slow: p < " + number(kDeviceAlpha * 100, "%g") +
-        "% each and the same median changes; with too few launches for a test that one outlier cannot decide, the "
+        "Per-call durations on both sides (databases): a host-timed API entry regresses when a "
+        "one-sided Mann-Whitney "
+        "rank test of its calls passes at " +
+        number(kHostFamilyAlpha * 100, "%g") + "% over all " + std::to_string(c.host_tests) +
+        " host entries together (Bonferroni: p < " + number(c.host_alpha_each) +
+        " each), its median call grows by more than the threshold and " +
+        human_duration(kHostMedianFloorNs) +
+        ", and that change over all its calls exceeds --min-time. Kernels and copies are timed by "
+        "the device's "
+        "clock, which host load does not slow: p < " +
+        number(kDeviceAlpha * 100, "%g") +
+        "% each and the same median changes; with too few launches for a test that one outlier "
+        "cannot decide, the "
         "median changes alone.");
     if (c.base_runs > 1 && c.new_runs > 1)
-      lines.push_back("Repeated runs (" + std::to_string(c.base_runs) + " vs " + std::to_string(c.new_runs) +
-                      "): a host entry's median call must also move by more than the spread of the runs' medians "
+      lines.push_back("Repeated runs (" + std::to_string(c.base_runs) + " vs " +
+                      std::to_string(c.new_runs) +
+                      "): a host entry's median call must also move by more than the spread of the "
+                      "runs' medians "
                       "(max - min, both sides added).");
     else
-      lines.push_back(std::string(c.base_runs == 1 && c.new_runs == 1 ? "One run per side" : "One run on a side") +
-                      ": run-to-run noise of host times (load, CPU frequency) cannot be measured, so a host entry's "
-                      "median call must also change more than " + number(kOneRunHostFactor, "%g") +
-                      "x; entries with few calls cannot reach significance and are not flagged. Device times "
-                      "are judged as above. Three or more runs per side hold host medians to the runs' spread "
-                      "instead.");
+      lines.push_back(
+          std::string(c.base_runs == 1 && c.new_runs == 1 ? "One run per side"
+                                                          : "One run on a side") +
+          ": run-to-run noise of host times (load, CPU frequency) cannot be measured, so a host "
+          "entry's "
+          "median call must also change more than " +
+          number(kOneRunHostFactor, "%g") +
+          "x; entries with few calls cannot reach significance and are not flagged. Device times "
+          "are judged as above. Three or more runs per side hold host medians to the runs' spread "
+          "instead.");
     return lines;
   }
-  lines.push_back("Run summaries on a side (no per-call durations): each entry is judged by its totals; a change of "
-                  "the total that the median call does not show (a few slow calls) is not flagged.");
+  lines.push_back(
+      "Run summaries on a side (no per-call durations): each entry is judged by its totals; a "
+      "change of "
+      "the total that the median call does not show (a few slow calls) is not flagged.");
   if (c.base_runs > 1 || c.new_runs > 1)
-    lines.push_back("Repeated runs: a change within twice the spread of the runs' totals (max - min, both sides "
-                    "added) is not flagged.");
+    lines.push_back(
+        "Repeated runs: a change within twice the spread of the runs' totals (max - min, both "
+        "sides "
+        "added) is not flagged.");
   else
-    lines.push_back("One run per side: noise cannot be measured; use databases (per-call durations) or three or "
-                    "more runs per side.");
+    lines.push_back(
+        "One run per side: noise cannot be measured; use databases (per-call durations) or three "
+        "or "
+        "more runs per side.");
   return lines;
 }
 
@@ -80,17 +101,21 @@ namespace {
 std::string header_line(const Comparison& c) {
   char threshold[32];
   std::snprintf(threshold, sizeof threshold, "%g%%", c.options.threshold * 100);
-  return "base " + plain(c.base_path) + " (" + runs_text(c.base_runs) + ") vs new " + plain(c.new_path) + " (" +
-         runs_text(c.new_runs) + "); threshold " + threshold + ", min-time " + human_duration(c.options.min_time_ns) +
-         ", call counts " + (c.options.check_calls ? "checked" : "not checked");
+  return "base " + plain(c.base_path) + " (" + runs_text(c.base_runs) + ") vs new " +
+         plain(c.new_path) + " (" + runs_text(c.new_runs) + "); threshold " + threshold +
+         ", min-time " + human_duration(c.options.min_time_ns) + ", call counts " +
+         (c.options.check_calls ? "checked" : "not checked");
 }
 
 std::string verdict_line(const Comparison& c) {
   return c.regressions == 0 ? "clean: nothing regressed"
-                            : std::to_string(c.regressions) + (c.regressions == 1 ? " regression" : " regressions");
+                            : std::to_string(c.regressions) +
+                                  (c.regressions == 1 ? " regression" : " regressions");
 }
 
-bool listed(const CompareRow& r) { return r.status != CompareStatus::kIgnored && r.status != CompareStatus::kUnchanged; }
+bool listed(const CompareRow& r) {
+  return r.status != CompareStatus::kIgnored && r.status != CompareStatus::kUnchanged;
+}
 
 std::string test_cell(const CompareRow& r) {
   if (!r.per_call) return "-";
@@ -134,17 +159,19 @@ void write_text(const Comparison& c, TextSink& out) {
       {"Status", "Kind", "Timing", "Calls", "Total", "Change", "Median", "Test", "Name"}};
   for (const CompareRow& r : c.rows) {
     if (!listed(r)) continue;
-    table.push_back({status_name(r.status), plain(r.kind) + (r.runtime.empty() ? "" : ":" + plain(r.runtime)),
+    table.push_back({status_name(r.status),
+                     plain(r.kind) + (r.runtime.empty() ? "" : ":" + plain(r.runtime)),
                      r.device_timed ? "device" : "host",
                      std::to_string(r.base.calls) + " -> " + std::to_string(r.now.calls),
                      human_duration(r.base.total_ns) + " -> " + human_duration(r.now.total_ns),
                      percent_change(r.base.total_ns, r.now.total_ns),
-                     human_duration(r.base.median_ns) + " -> " + human_duration(r.now.median_ns), test_cell(r),
-                     plain(r.name)});
+                     human_duration(r.base.median_ns) + " -> " + human_duration(r.now.median_ns),
+                     test_cell(r), plain(r.name)});
   }
   out.write("\n");
   if (table.size() > 1) write_table(table, out);
-  out.write("(" + std::to_string(unchanged) + " unchanged, " + std::to_string(ignored) + " under --min-time)\n");
+  out.write("(" + std::to_string(unchanged) + " unchanged, " + std::to_string(ignored) +
+            " under --min-time)\n");
   bool noted = false;
   for (const CompareRow& r : c.rows) {
     if (r.status != CompareStatus::kUnchanged || r.reason.empty()) continue;
@@ -157,72 +184,104 @@ void write_text(const Comparison& c, TextSink& out) {
 
 void write_csv(const Comparison& c, TextSink& out) {
   CsvWriter csv(out);
-  csv.begin({"Status", "Kind", "Runtime", "Name", "BaseCalls", "NewCalls", "BaseTotalNs", "NewTotalNs", "DeltaNs",
-             "DeltaPercent", "BaseAverageNs", "NewAverageNs", "BaseMedianNs", "NewMedianNs", "BaseP95Ns", "NewP95Ns",
-             "BaseMinNs", "NewMinNs", "BaseMaxNs", "NewMaxNs", "BaseSpreadNs", "NewSpreadNs", "Reason", "Timing",
-             "BaseTestedCalls", "NewTestedCalls", "PGreater", "PLess", "Alpha"});
+  csv.begin({"Status",         "Kind",         "Runtime",      "Name",        "BaseCalls",
+             "NewCalls",       "BaseTotalNs",  "NewTotalNs",   "DeltaNs",     "DeltaPercent",
+             "BaseAverageNs",  "NewAverageNs", "BaseMedianNs", "NewMedianNs", "BaseP95Ns",
+             "NewP95Ns",       "BaseMinNs",    "NewMinNs",     "BaseMaxNs",   "NewMaxNs",
+             "BaseSpreadNs",   "NewSpreadNs",  "Reason",       "Timing",      "BaseTestedCalls",
+             "NewTestedCalls", "PGreater",     "PLess",        "Alpha"});
   for (const CompareRow& r : c.rows) {
     auto n = [](int64_t v) { return std::to_string(v); };
     std::string pct = r.base.total_ns ? percent_change(r.base.total_ns, r.now.total_ns) : "";
     if (!pct.empty() && pct.back() == '%') pct.pop_back();
-    csv.row({status_name(r.status), r.kind, r.runtime, r.name, n(r.base.calls), n(r.now.calls), n(r.base.total_ns),
-             n(r.now.total_ns), n(r.delta_ns), pct, n(r.base.average_ns), n(r.now.average_ns), n(r.base.median_ns),
-             n(r.now.median_ns), n(r.base.p95_ns), n(r.now.p95_ns), n(r.base.min_ns), n(r.now.min_ns),
-             n(r.base.max_ns), n(r.now.max_ns), n(r.base.total_high - r.base.total_low),
-             n(r.now.total_high - r.now.total_low), r.reason, r.device_timed ? "device" : "host",
-             n(r.base.tested), n(r.now.tested), r.per_call ? number(r.test.p_greater, "%.6g") : "",
-             r.per_call ? number(r.test.p_less, "%.6g") : "", r.per_call ? number(r.alpha, "%.6g") : ""});
+    csv.row({status_name(r.status),
+             r.kind,
+             r.runtime,
+             r.name,
+             n(r.base.calls),
+             n(r.now.calls),
+             n(r.base.total_ns),
+             n(r.now.total_ns),
+             n(r.delta_ns),
+             pct,
+             n(r.base.average_ns),
+             n(r.now.average_ns),
+             n(r.base.median_ns),
+             n(r.now.median_ns),
+             n(r.base.p95_ns),
+             n(r.now.p95_ns),
+             n(r.base.min_ns),
+             n(r.now.min_ns),
+             n(r.base.max_ns),
+             n(r.now.max_ns),
+             n(r.base.total_high - r.base.total_low),
+             n(r.now.total_high - r.now.total_low),
+             r.reason,
+             r.device_timed ? "device" : "host",
+             n(r.base.tested),
+             n(r.now.tested),
+             r.per_call ? number(r.test.p_greater, "%.6g") : "",
+             r.per_call ? number(r.test.p_less, "%.6g") : "",
+             r.per_call ? number(r.alpha, "%.6g") : ""});
   }
 }
 
 std::string side_json(const SideStats& s) {
   auto n = [](int64_t v) { return std::to_string(v); };
-  return std::string("{\"present\":") + (s.present ? "true" : "false") + ",\"calls\":" + n(s.calls) +
-         ",\"total_ns\":" + n(s.total_ns) + ",\"average_ns\":" + n(s.average_ns) + ",\"median_ns\":" + n(s.median_ns) +
-         ",\"p95_ns\":" + n(s.p95_ns) + ",\"min_ns\":" + n(s.min_ns) + ",\"max_ns\":" + n(s.max_ns) +
-         ",\"bytes\":" + n(s.bytes) + ",\"total_low_ns\":" + n(s.total_low) + ",\"total_high_ns\":" +
-         n(s.total_high) + ",\"calls_low\":" + n(s.calls_low) + ",\"calls_high\":" + n(s.calls_high) +
+  return std::string("{\"present\":") + (s.present ? "true" : "false") +
+         ",\"calls\":" + n(s.calls) + ",\"total_ns\":" + n(s.total_ns) +
+         ",\"average_ns\":" + n(s.average_ns) + ",\"median_ns\":" + n(s.median_ns) +
+         ",\"p95_ns\":" + n(s.p95_ns) + ",\"min_ns\":" + n(s.min_ns) +
+         ",\"max_ns\":" + n(s.max_ns) + ",\"bytes\":" + n(s.bytes) +
+         ",\"total_low_ns\":" + n(s.total_low) + ",\"total_high_ns\":" + n(s.total_high) +
+         ",\"calls_low\":" + n(s.calls_low) + ",\"calls_high\":" + n(s.calls_high) +
          ",\"median_low_ns\":" + n(s.median_low) + ",\"median_high_ns\":" + n(s.median_high) +
          ",\"tested_calls\":" + n(s.tested) + "}";
 }
 
 std::string test_json(const CompareRow& r) {
   if (!r.per_call) return "null";
-  return "{\"p_greater\":" + number(r.test.p_greater, "%.6g") + ",\"p_less\":" + number(r.test.p_less, "%.6g") +
-         ",\"alpha\":" + number(r.alpha, "%.6g") + ",\"exact\":" + (r.test.exact ? "true" : "false") +
+  return "{\"p_greater\":" + number(r.test.p_greater, "%.6g") +
+         ",\"p_less\":" + number(r.test.p_less, "%.6g") + ",\"alpha\":" + number(r.alpha, "%.6g") +
+         ",\"exact\":" + (r.test.exact ? "true" : "false") +
          ",\"testable\":" + (r.testable ? "true" : "false") + "}";
 }
 
 void write_json(const Comparison& c, TextSink& out) {
   std::string notes;
-  for (const std::string& line : rule_lines(c)) notes += (notes.empty() ? "" : ",") + json_string(line);
+  for (const std::string& line : rule_lines(c))
+    notes += (notes.empty() ? "" : ",") + json_string(line);
   char threshold[32];
   std::snprintf(threshold, sizeof threshold, "%.17g", c.options.threshold);
-  std::string text = "{\"prof_compare\":" + std::to_string(kCompareVersion) +
-                     ",\"verdict\":" + json_string(c.regressions ? "regressed" : "clean") +
-                     ",\"regressions\":" + std::to_string(c.regressions) + ",\"threshold\":" + threshold +
-                     ",\"min_time_ns\":" + std::to_string(c.options.min_time_ns) +
-                     ",\"check_calls\":" + (c.options.check_calls ? "true" : "false") +
-                     ",\"rule\":{\"per_call\":" + (c.per_call ? "true" : "false") +
-                     ",\"host_family_alpha\":" + number(kHostFamilyAlpha, "%.10g") +
-                     ",\"host_tests\":" + std::to_string(c.host_tests) +
-                     ",\"host_alpha_each\":" + number(c.host_alpha_each, "%.10g") +
-                     ",\"host_median_floor_ns\":" + std::to_string(kHostMedianFloorNs) +
-                     ",\"device_alpha\":" + number(kDeviceAlpha, "%.10g") +
-                     ",\"call_sample_capacity\":" + std::to_string(kCallSampleCapacity) + ",\"notes\":[" + notes +
-                     "]}" + ",\"base\":{\"path\":" + json_string(c.base_path) + ",\"runs\":" + std::to_string(c.base_runs) +
-                     "},\"new\":{\"path\":" + json_string(c.new_path) + ",\"runs\":" + std::to_string(c.new_runs) +
-                     "},\n\"entries\":[";
+  std::string text =
+      "{\"prof_compare\":" + std::to_string(kCompareVersion) +
+      ",\"verdict\":" + json_string(c.regressions ? "regressed" : "clean") +
+      ",\"regressions\":" + std::to_string(c.regressions) + ",\"threshold\":" + threshold +
+      ",\"min_time_ns\":" + std::to_string(c.options.min_time_ns) +
+      ",\"check_calls\":" + (c.options.check_calls ? "true" : "false") +
+      ",\"rule\":{\"per_call\":" + (c.per_call ? "true" : "false") +
+      ",\"host_family_alpha\":" + number(kHostFamilyAlpha, "%.10g") +
+      ",\"host_tests\":" + std::to_string(c.host_tests) +
+      ",\"host_alpha_each\":" + number(c.host_alpha_each, "%.10g") +
+      ",\"host_median_floor_ns\":" + std::to_string(kHostMedianFloorNs) +
+      ",\"device_alpha\":" + number(kDeviceAlpha, "%.10g") +
+      ",\"call_sample_capacity\":" + std::to_string(kCallSampleCapacity) + ",\"notes\":[" + notes +
+      "]}" + ",\"base\":{\"path\":" + json_string(c.base_path) +
+      ",\"runs\":" + std::to_string(c.base_runs) +
+      "},\"new\":{\"path\":" + json_string(c.new_path) + ",\"runs\":" + std::to_string(c.new_runs) +
+      "},\n\"entries\":[";
   out.write(text);
   for (size_t i = 0; i < c.rows.size(); ++i) {
     const CompareRow& r = c.rows[i];
     text = i ? ",\n" : "\n";
-    text += "{\"status\":" + json_string(status_name(r.status)) + ",\"regression\":" +
-            (r.regression ? "true" : "false") + ",\"kind\":" + json_string(r.kind) +
-            ",\"runtime\":" + json_string(r.runtime) + ",\"name\":" + json_string(r.name) +
-            ",\"delta_ns\":" + std::to_string(r.delta_ns) + ",\"reason\":" + json_string(r.reason) +
-            ",\"timing\":" + json_string(r.device_timed ? "device" : "host") + ",\"test\":" + test_json(r) +
-            ",\"base\":" + side_json(r.base) + ",\"new\":" + side_json(r.now) + "}";
+    text += "{\"status\":" + json_string(status_name(r.status)) +
+            ",\"regression\":" + (r.regression ? "true" : "false") +
+            ",\"kind\":" + json_string(r.kind) + ",\"runtime\":" + json_string(r.runtime) +
+            ",\"name\":" + json_string(r.name) + ",\"delta_ns\":" + std::to_string(r.delta_ns) +
+            ",\"reason\":" + json_string(r.reason) +
+            ",\"timing\":" + json_string(r.device_timed ? "device" : "host") +
+            ",\"test\":" + test_json(r) + ",\"base\":" + side_json(r.base) +
+            ",\"new\":" + side_json(r.now) + "}";
     out.write(text);
   }
   out.write("\n]}\n");
@@ -237,8 +296,18 @@ std::string md_cell(std::string_view text) {
   std::string out;
   for (char ch : plain(text)) {
     switch (ch) {
-      case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '>': case '|': case '~':
-      case '&': case '$':
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '<':
+      case '>':
+      case '|':
+      case '~':
+      case '&':
+      case '$':
         out += '\\';
         out += ch;
         break;
@@ -249,7 +318,8 @@ std::string md_cell(std::string_view text) {
 }
 
 void write_markdown(const Comparison& c, TextSink& out) {
-  out.write(std::string("### prof compare: ") + (c.regressions ? "❌ " : "✅ ") + md_cell(verdict_line(c)) + "\n\n");
+  out.write(std::string("### prof compare: ") + (c.regressions ? "❌ " : "✅ ") +
+            md_cell(verdict_line(c)) + "\n\n");
   out.write(md_cell(header_line(c)) + "\n\n");
   for (const std::string& line : rule_lines(c)) out.write(md_cell(line) + "\n\n");
   out.write("| Status | Kind | Name | Calls | Total | Change | Median | p95 | Test | Why |\n");
@@ -261,18 +331,21 @@ void write_markdown(const Comparison& c, TextSink& out) {
       ++hidden;
       continue;
     }
-    out.write("| " + std::string(r.regression ? "**" : "") + status_name(r.status) + (r.regression ? "**" : "") +
-              " | " + md_cell(r.kind) + (r.runtime.empty() ? "" : " " + md_cell(r.runtime)) +
-              (r.device_timed ? " (device)" : " (host)") +
-              " | " + md_cell(r.name) + " | " +
+    out.write("| " + std::string(r.regression ? "**" : "") + status_name(r.status) +
+              (r.regression ? "**" : "") + " | " + md_cell(r.kind) +
+              (r.runtime.empty() ? "" : " " + md_cell(r.runtime)) +
+              (r.device_timed ? " (device)" : " (host)") + " | " + md_cell(r.name) + " | " +
               std::to_string(r.base.calls) + " → " + std::to_string(r.now.calls) + " | " +
               human_duration(r.base.total_ns) + " → " + human_duration(r.now.total_ns) + " | " +
-              percent_change(r.base.total_ns, r.now.total_ns) + " | " + human_duration(r.base.median_ns) + " → " +
-              human_duration(r.now.median_ns) + " | " + human_duration(r.base.p95_ns) + " → " +
-              human_duration(r.now.p95_ns) + " | " + test_cell(r) + " | " + md_cell(r.reason) + " |\n");
+              percent_change(r.base.total_ns, r.now.total_ns) + " | " +
+              human_duration(r.base.median_ns) + " → " + human_duration(r.now.median_ns) + " | " +
+              human_duration(r.base.p95_ns) + " → " + human_duration(r.now.p95_ns) + " | " +
+              test_cell(r) + " | " + md_cell(r.reason) + " |\n");
   }
   if (shown == 0) out.write("| | | no changes beyond the threshold | | | | | | | |\n");
-  if (hidden > 0) out.write("\n" + std::to_string(hidden) + " more changed entries: see the CSV or JSON output.\n");
+  if (hidden > 0)
+    out.write("\n" + std::to_string(hidden) +
+              " more changed entries: see the CSV or JSON output.\n");
 }
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include <memory>
 
 #include "report/demangle.hpp"
+#include "report/entry_slots.hpp"
 #include "report/event_pass.hpp"
 #include "report/merged_db.hpp"
 #include "report/report_db.hpp"
-#include "report/entry_slots.hpp"
 #include "report/report_error.hpp"
 
 namespace prof::report {

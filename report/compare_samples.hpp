@@ -1,5 +1,6 @@
 // Every call's duration, as `prof --compare` tests them: a db read once for both its profile
-// (report/profile.hpp) and, per entry, a bounded sample of its calls' durations (compare_stats.hpp).
+// (report/profile.hpp) and, per entry, a bounded sample of its calls' durations
+// (compare_stats.hpp).
 #pragma once
 #include <map>
 #include <string>

@@ -12,14 +12,17 @@ namespace {
 // Exact one-sided tails of the sum of `n_now` doubled mid ranks drawn without replacement from
 // `doubled` (every arrangement equally likely): counts[k][s] = subsets of size k with sum s. The
 // counts reach C(40, 20) ~ 1.4e11 at most: exact in a double.
-std::pair<double, double> exact_tails(const std::vector<int64_t>& doubled, size_t n_now, int64_t observed) {
+std::pair<double, double> exact_tails(const std::vector<int64_t>& doubled, size_t n_now,
+                                      int64_t observed) {
   int64_t max_sum = 0;
   for (int64_t d : doubled) max_sum += d;
-  std::vector<std::vector<double>> counts(n_now + 1, std::vector<double>(static_cast<size_t>(max_sum) + 1, 0.0));
+  std::vector<std::vector<double>> counts(
+      n_now + 1, std::vector<double>(static_cast<size_t>(max_sum) + 1, 0.0));
   counts[0][0] = 1;
   for (int64_t d : doubled)
     for (size_t k = n_now; k >= 1; --k)
-      for (int64_t s = max_sum; s >= d; --s) counts[k][static_cast<size_t>(s)] += counts[k - 1][static_cast<size_t>(s - d)];
+      for (int64_t s = max_sum; s >= d; --s)
+        counts[k][static_cast<size_t>(s)] += counts[k - 1][static_cast<size_t>(s - d)];
   double all = 0, at_least = 0, at_most = 0;
   for (int64_t s = 0; s <= max_sum; ++s) {
     const double c = counts[n_now][static_cast<size_t>(s)];
@@ -58,7 +61,8 @@ RankTest rank_test(const std::vector<int64_t>& base, const std::vector<int64_t>&
     ties += size * size * size - size;
     i = j;
   }
-  const double dn1 = static_cast<double>(n1), dn2 = static_cast<double>(n2), dn = static_cast<double>(n);
+  const double dn1 = static_cast<double>(n1), dn2 = static_cast<double>(n2),
+               dn = static_cast<double>(n);
   t.u_now = static_cast<double>(now_sum) / 2.0 - dn2 * (dn2 + 1) / 2.0;
   if (ties == dn * dn * dn - dn) return t;  // one value only: nothing to rank
   if (n <= kExactRankTestValues) {
@@ -78,7 +82,8 @@ RankTest rank_test(const std::vector<int64_t>& base, const std::vector<int64_t>&
 
 double smallest_rank_test_p(int64_t n1, int64_t n2) {
   if (n1 <= 0 || n2 <= 0) return 1.0;
-  // 1 / C(n1+n2, n1) as a running product, which stays in range (it underflows to 0, never overflows).
+  // 1 / C(n1+n2, n1) as a running product, which stays in range (it underflows to 0, never
+  // overflows).
   double p = 1.0;
   const int64_t k = std::min(n1, n2), n = n1 + n2;
   for (int64_t i = 1; i <= k; ++i) p *= static_cast<double>(i) / static_cast<double>(n - k + i);
@@ -118,8 +123,9 @@ void CallSample::absorb(const CallSample& other) {
     from.resize(count);
     return from;
   };
-  const auto mine = static_cast<size_t>(std::llround(static_cast<double>(kCallSampleCapacity) *
-                                                     static_cast<double>(seen_) / static_cast<double>(seen)));
+  const auto mine =
+      static_cast<size_t>(std::llround(static_cast<double>(kCallSampleCapacity) *
+                                       static_cast<double>(seen_) / static_cast<double>(seen)));
   std::vector<int64_t> kept = draw(values_, mine);
   std::vector<int64_t> theirs = draw(other.values_, kCallSampleCapacity - kept.size());
   kept.insert(kept.end(), theirs.begin(), theirs.end());

@@ -11,9 +11,12 @@ bool is_number(std::string_view text) {
   size_t i = text.front() == '-' ? 1 : 0;
   bool digits = false, point = false;
   for (; i < text.size(); ++i) {
-    if (text[i] >= '0' && text[i] <= '9') digits = true;
-    else if (text[i] == '.' && !point && digits) point = true;
-    else return false;
+    if (text[i] >= '0' && text[i] <= '9')
+      digits = true;
+    else if (text[i] == '.' && !point && digits)
+      point = true;
+    else
+      return false;
   }
   return digits && text.back() != '.';
 }
@@ -23,7 +26,8 @@ bool is_number(std::string_view text) {
 bool csv_formula_like(std::string_view text) {
   if (text.empty()) return false;
   const char first = text.front();
-  return (first == '=' || first == '+' || first == '-' || first == '@' || first == '\t' || first == '\r') &&
+  return (first == '=' || first == '+' || first == '-' || first == '@' || first == '\t' ||
+          first == '\r') &&
          !is_number(text);
 }
 

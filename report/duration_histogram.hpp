@@ -67,7 +67,8 @@ class DurationHistogram {
         const int64_t position = rank - before;  // 1..count within the bucket
         if (position == 1 || b.count == 1) return b.low;
         if (position == b.count) return b.high;
-        return b.low + static_cast<int64_t>(static_cast<double>(b.high - b.low) * static_cast<double>(position - 1) /
+        return b.low + static_cast<int64_t>(static_cast<double>(b.high - b.low) *
+                                            static_cast<double>(position - 1) /
                                             static_cast<double>(b.count - 1));
       }
       before += b.count;

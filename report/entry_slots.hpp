@@ -25,9 +25,12 @@ class EntrySlots {
  public:
   EntrySlots(Database& db, std::map<EntryKey, Value>& out) : db_(db), out_(out) {
     Statement st = db.prepare(
-        "SELECT n.api_id, COALESCE(r.name, ''), n.name FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
+        "SELECT n.api_id, COALESCE(r.name, ''), n.name FROM api_names n LEFT JOIN runtimes r ON "
+        "r.runtime_id = "
         "n.runtime_id");
-    while (st.step()) api_names_[st.column_int(0)] = {std::string(st.column_text(1)), std::string(st.column_text(2))};
+    while (st.step())
+      api_names_[st.column_int(0)] = {std::string(st.column_text(1)),
+                                      std::string(st.column_text(2))};
     Statement d = db.prepare("SELECT direction, name FROM copy_directions");
     while (d.step()) direction_names_[d.column_int(0)] = d.column_text(1);
   }
@@ -36,8 +39,9 @@ class EntrySlots {
     Value*& v = apis_[r.api_id];
     if (!v) {
       auto it = api_names_.find(r.api_id);
-      v = &out_[it != api_names_.end() ? EntryKey{"api", it->second.first, it->second.second}
-                                       : EntryKey{"api", "", "unknown API " + std::to_string(r.api_id)}];
+      v = &out_[it != api_names_.end()
+                    ? EntryKey{"api", it->second.first, it->second.second}
+                    : EntryKey{"api", "", "unknown API " + std::to_string(r.api_id)}];
     }
     return *v;
   }
@@ -57,7 +61,8 @@ class EntrySlots {
         text = name.step() ? demangle(name.column_text(0)) : "unknown kernel " + std::to_string(id);
       } else {
         char buf[64];
-        std::snprintf(buf, sizeof buf, "unknown kernel at 0x%llx", static_cast<unsigned long long>(id));
+        std::snprintf(buf, sizeof buf, "unknown kernel at 0x%llx",
+                      static_cast<unsigned long long>(id));
         text = buf;
       }
       v = &out_[EntryKey{"kernel", "", std::move(text)}];
@@ -69,8 +74,9 @@ class EntrySlots {
     Value*& v = copies_[r.direction];
     if (!v) {
       auto it = direction_names_.find(r.direction);
-      v = &out_[EntryKey{"copy", "", it != direction_names_.end() ? it->second
-                                                                   : "Direction " + std::to_string(r.direction)}];
+      v = &out_[EntryKey{
+          "copy", "",
+          it != direction_names_.end() ? it->second : "Direction " + std::to_string(r.direction)}];
     }
     return *v;
   }

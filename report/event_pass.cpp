@@ -49,7 +49,8 @@ void read_copy(const Statement& st, CopyRow& r) {  // r.correlation_id is alread
 
 // A kernel or copy with its call (nullptr: not in the db) to every consumer, when `wanted`.
 template <typename Row>
-void hand_over(Row& row, const ApiRow* call, bool wanted, const std::vector<EventConsumer*>& consumers,
+void hand_over(Row& row, const ApiRow* call, bool wanted,
+               const std::vector<EventConsumer*>& consumers,
                void (EventConsumer::*method)(const Row&)) {
   row.call_thread_id = call ? std::optional<int64_t>(call->thread_id) : std::nullopt;
   if (call) row.call = {call->thread_id, call->begin_ns, call->end_ns, call->api_id};
@@ -70,11 +71,14 @@ struct DeviceRow {
 class DeviceStatements {
  public:
   explicit DeviceStatements(Database& db)
-      : kernels_(db.prepare("SELECT correlation_id, name_id, function_address, device, stream_index, grid_x, grid_y,"
-                            " grid_z, block_x, block_y, block_z, shared_mem_bytes, device_begin_ns, device_end_ns"
-                            " FROM kernels ORDER BY correlation_id")),
-        copies_(db.prepare("SELECT correlation_id, device, stream_index, direction, bytes, device_begin_ns,"
-                           " device_end_ns FROM copies ORDER BY correlation_id")) {
+      : kernels_(db.prepare(
+            "SELECT correlation_id, name_id, function_address, device, stream_index, grid_x, "
+            "grid_y,"
+            " grid_z, block_x, block_y, block_z, shared_mem_bytes, device_begin_ns, device_end_ns"
+            " FROM kernels ORDER BY correlation_id")),
+        copies_(db.prepare(
+            "SELECT correlation_id, device, stream_index, direction, bytes, device_begin_ns,"
+            " device_end_ns FROM copies ORDER BY correlation_id")) {
     more_kernels_ = kernels_.step();
     more_copies_ = copies_.step();
   }
@@ -105,7 +109,8 @@ class DeviceStatements {
 // runs beside the reading of the calls.
 class DeviceReader {
  public:
-  explicit DeviceReader(Database& second) : queue_(kBatches, 1), thread_([this, &second] { run(second); }) {}
+  explicit DeviceReader(Database& second)
+      : queue_(kBatches, 1), thread_([this, &second] { run(second); }) {}
   ~DeviceReader() {
     queue_.stop();  // an abandoned scan: the thread stops at its next batch
     thread_.join();
@@ -189,12 +194,13 @@ class DeviceRows {
 
 }  // namespace
 
-void scan_events(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers,
-                 ScanOptions options) {
+void scan_events(Database& db, const RowFilter& filter,
+                 const std::vector<EventConsumer*>& consumers, ScanOptions options) {
   // ORDER BY the integer primary key (or, in a merged db, the key after process_id) is the
   // table's own order: SQLite walks the b-tree and sorts nothing.
   Statement calls = db.prepare(
-      "SELECT correlation_id, api_id, thread_id, begin_ns, end_ns, result, device, bytes, sequence, stream_index,"
+      "SELECT correlation_id, api_id, thread_id, begin_ns, end_ns, result, device, bytes, "
+      "sequence, stream_index,"
       " aux FROM api_calls ORDER BY correlation_id");
   DeviceRows device(db, options.second_connection);
   // The filter in C++ (RowFilter's SQL, without a subquery per table): a call is covered when its
@@ -207,7 +213,8 @@ void scan_events(Database& db, const RowFilter& filter, const std::vector<EventC
   std::optional<Statement> args;
   bool more_args = false;
   if (options.api_args && db.table_exists("api_args")) {
-    args.emplace(db.prepare("SELECT correlation_id, name, value FROM api_args ORDER BY correlation_id, name"));
+    args.emplace(db.prepare(
+        "SELECT correlation_id, name, value FROM api_args ORDER BY correlation_id, name"));
     more_args = args->step();
   }
   auto read_args = [&](ApiRow& r) {
@@ -224,7 +231,8 @@ void scan_events(Database& db, const RowFilter& filter, const std::vector<EventC
       more_args = args->step();
     }
   };
-  // Device work up to (before, or at) correlation id `until`, whose call is `with_call` when ids match.
+  // Device work up to (before, or at) correlation id `until`, whose call is `with_call` when ids
+  // match.
   auto device_work = [&](int64_t until, const ApiRow* with_call) {
     for (DeviceRow* d; (d = device.peek()) && d->id() <= until; device.pop()) {
       const ApiRow* call = with_call && d->id() == with_call->correlation_id ? with_call : nullptr;
@@ -263,7 +271,8 @@ std::optional<int64_t> value_nullable(sqlite3_value* v) {
 // Hands a row to every consumer of the scan; an exception never crosses SQLite's C frames: the
 // step fails with its message instead.
 template <typename Row>
-void feed(sqlite3_context* c, const TimesScan& scan, const Row& r, void (EventConsumer::*method)(const Row&)) {
+void feed(sqlite3_context* c, const TimesScan& scan, const Row& r,
+          void (EventConsumer::*method)(const Row&)) {
   try {
     for (EventConsumer* consumer : *scan.consumers) (consumer->*method)(r);
   } catch (const std::exception& e) {
@@ -310,8 +319,8 @@ void no_result(sqlite3_context* c) { sqlite3_result_null(c); }
 
 }  // namespace
 
-void scan_event_times(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers,
-                      TimeTables tables) {
+void scan_event_times(Database& db, const RowFilter& filter,
+                      const std::vector<EventConsumer*>& consumers, TimeTables tables) {
   TimesScan scan{&consumers, {}, {}, {}};
   struct Function {
     const char* name;
@@ -322,16 +331,25 @@ void scan_event_times(Database& db, const RowFilter& filter, const std::vector<E
   };
   const Function functions[] = {
       {"prof_api_times", 5, api_times,
-       "SELECT prof_api_times(c.correlation_id, c.api_id, c.thread_id, c.begin_ns, c.end_ns) FROM api_calls c"
-       " WHERE " + filter.api_condition("c"), true},
+       "SELECT prof_api_times(c.correlation_id, c.api_id, c.thread_id, c.begin_ns, c.end_ns) FROM "
+       "api_calls c"
+       " WHERE " +
+           filter.api_condition("c"),
+       true},
       {"prof_kernel_times", 6, kernel_times,
-       "SELECT prof_kernel_times(k.correlation_id, k.name_id, k.device, k.stream_index, k.device_begin_ns,"
-       " k.device_end_ns) FROM kernels k WHERE " + filter.activity_condition("k") +
+       "SELECT prof_kernel_times(k.correlation_id, k.name_id, k.device, k.stream_index, "
+       "k.device_begin_ns,"
+       " k.device_end_ns) FROM kernels k WHERE " +
+           filter.activity_condition("k") +
            // Launch order, for --kernel-iteration-range (the table's own order: no sort).
-           " ORDER BY k.correlation_id", false},
+           " ORDER BY k.correlation_id",
+       false},
       {"prof_copy_times", 6, copy_times,
-       "SELECT prof_copy_times(m.correlation_id, m.device, m.stream_index, m.direction, m.device_begin_ns,"
-       " m.device_end_ns) FROM copies m WHERE " + filter.activity_condition("m"), false},
+       "SELECT prof_copy_times(m.correlation_id, m.device, m.stream_index, m.direction, "
+       "m.device_begin_ns,"
+       " m.device_end_ns) FROM copies m WHERE " +
+           filter.activity_condition("m"),
+       false},
   };
   // An aggregate function per table: SQLite calls it for every row inside one step. The
   // functions exist only for this scan (they point at it).
@@ -340,13 +358,13 @@ void scan_event_times(Database& db, const RowFilter& filter, const std::vector<E
     const Function* functions;
     ~Unregister() {
       for (int i = 0; i < 3; ++i)
-        sqlite3_create_function_v2(db.handle(), functions[i].name, functions[i].args, SQLITE_UTF8, nullptr, nullptr,
-                                   nullptr, nullptr, nullptr);
+        sqlite3_create_function_v2(db.handle(), functions[i].name, functions[i].args, SQLITE_UTF8,
+                                   nullptr, nullptr, nullptr, nullptr, nullptr);
     }
   } unregister{db, functions};
   for (const Function& f : functions) {
-    if (sqlite3_create_function_v2(db.handle(), f.name, f.args, SQLITE_UTF8, &scan, nullptr, f.step, no_result,
-                                   nullptr) != SQLITE_OK)
+    if (sqlite3_create_function_v2(db.handle(), f.name, f.args, SQLITE_UTF8, &scan, nullptr, f.step,
+                                   no_result, nullptr) != SQLITE_OK)
       db.fail(std::string("registering ") + f.name);
   }
   for (const Function& f : functions) {

@@ -20,8 +20,8 @@ namespace prof::report {
 class KernelNames;  // report/kernel_names.hpp
 
 struct ApiRow {
-  int64_t correlation_id = 0, api_id = 0, thread_id = 0, begin_ns = 0, end_ns = 0, result = 0, device = 0,
-          bytes = 0, aux = 0;
+  int64_t correlation_id = 0, api_id = 0, thread_id = 0, begin_ns = 0, end_ns = 0, result = 0,
+          device = 0, bytes = 0, aux = 0;
   std::optional<int64_t> sequence, stream_index;
   // Named arguments (api_args) as "name:value,..." in name order; read only when the scan asks
   // (ScanOptions::api_args), else empty.
@@ -35,11 +35,13 @@ struct CallOf {
 };
 
 struct KernelRow {
-  int64_t correlation_id = 0, function_address = 0, device = 0, stream_index = 0, shared_mem_bytes = 0;
+  int64_t correlation_id = 0, function_address = 0, device = 0, stream_index = 0,
+          shared_mem_bytes = 0;
   int64_t grid[3] = {}, block[3] = {};
   std::optional<int64_t> name_id, device_begin_ns, device_end_ns;
-  std::optional<int64_t> call_thread_id;  // the enqueueing call's thread, when that call is in the db
-  CallOf call;                            // that call (valid when call_thread_id is set)
+  std::optional<int64_t>
+      call_thread_id;  // the enqueueing call's thread, when that call is in the db
+  CallOf call;         // that call (valid when call_thread_id is set)
   // The process's readable names, when a pipe handed the row over (report/event_pipe.hpp): look
   // name_id up there, never in the db (the consumer may run on a thread of its own).
   const KernelNames* names = nullptr;
@@ -61,7 +63,8 @@ class EventConsumer {
 };
 
 struct ScanOptions {
-  bool api_args = false;  // fill ApiRow::args from api_args (a merge by correlation id, no lookup per row)
+  bool api_args =
+      false;  // fill ApiRow::args from api_args (a merge by correlation id, no lookup per row)
   // A second connection to the same file, with the same process selected: kernels and copies are
   // then read from it on a thread of their own (second_connection(), report/report_db.hpp).
   Database* second_connection = nullptr;
@@ -69,8 +72,8 @@ struct ScanOptions {
 // Feeds the selected process's rows that `filter` covers to every consumer, in correlation id
 // order: before each call, the kernels and copies up to its id (a kernel before a copy of the same
 // id), each table read in its own order (no sort).
-void scan_events(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers,
-                 ScanOptions options = {});
+void scan_events(Database& db, const RowFilter& filter,
+                 const std::vector<EventConsumer*>& consumers, ScanOptions options = {});
 
 // The same rows with only the fields a timeline plans with, at a third of the cost (SQLite
 // aggregate functions: no statement steps back to the caller per row): ApiRow correlation_id,
@@ -81,7 +84,8 @@ void scan_events(Database& db, const RowFilter& filter, const std::vector<EventC
 // in the range (RowFilter::activity_condition), whether or not its call was recorded.
 // `tables` reads only the calls or only the kernels and copies (two connections, two threads).
 enum class TimeTables { kAll, kCalls, kDeviceWork };
-void scan_event_times(Database& db, const RowFilter& filter, const std::vector<EventConsumer*>& consumers,
+void scan_event_times(Database& db, const RowFilter& filter,
+                      const std::vector<EventConsumer*>& consumers,
                       TimeTables tables = TimeTables::kAll);
 
 // Count, first and last begin of the covered events of one process: API calls by begin_ns, kernels

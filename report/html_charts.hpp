@@ -19,10 +19,11 @@ struct HtmlBar {
 
 // A row per bar: its label above a bar as long as value / scale of the chart's width (scale 0:
 // the largest value). `chart` names it for tests and styles (data-chart).
-void write_bar_chart(TextSink& out, std::string_view chart, const std::vector<HtmlBar>& bars, int64_t scale = 0);
+void write_bar_chart(TextSink& out, std::string_view chart, const std::vector<HtmlBar>& bars,
+                     int64_t scale = 0);
 
 // Bytes in use over [begin_ns, end_ns] as a step curve from 0, the peak marked.
-void write_memory_chart(TextSink& out, std::string_view label, const std::vector<CurvePoint>& points,
-                        int64_t begin_ns, int64_t end_ns);
+void write_memory_chart(TextSink& out, std::string_view label,
+                        const std::vector<CurvePoint>& points, int64_t begin_ns, int64_t end_ns);
 
 }  // namespace prof::report

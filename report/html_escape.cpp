@@ -45,8 +45,8 @@ std::string url_file_name(std::string_view file_name) {
   std::string out;
   for (char ch : file_name) {
     auto c = static_cast<unsigned char>(ch);
-    bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                 c == '.' || c == '_' || c == '~';
+    bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '.' || c == '_' || c == '~';
     if (plain) {
       out.push_back(ch);
     } else {

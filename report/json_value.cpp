@@ -26,7 +26,8 @@ class JsonParser {
     throw std::runtime_error("line " + std::to_string(line) + ": " + what);
   }
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r'))
       ++pos_;
   }
   bool take(char c) {
@@ -128,10 +129,14 @@ class JsonParser {
     for (int i = 0; i < 4; ++i) {
       char h = text_[pos_++];
       cp <<= 4;
-      if (h >= '0' && h <= '9') cp |= static_cast<uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') cp |= static_cast<uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') cp |= static_cast<uint32_t>(h - 'A' + 10);
-      else fail("malformed \\u escape");
+      if (h >= '0' && h <= '9')
+        cp |= static_cast<uint32_t>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        cp |= static_cast<uint32_t>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        cp |= static_cast<uint32_t>(h - 'A' + 10);
+      else
+        fail("malformed \\u escape");
     }
     return cp;
   }
@@ -163,8 +168,10 @@ class JsonParser {
           if (cp >= 0xD800 && cp < 0xDC00 && text_.substr(pos_, 2) == "\\u") {
             pos_ += 2;
             uint32_t low = hex4();
-            if (low >= 0xDC00 && low < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            else cp = 0xFFFD;
+            if (low >= 0xDC00 && low < 0xE000)
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+            else
+              cp = 0xFFFD;
           } else if (cp >= 0xD800 && cp < 0xE000) {
             cp = 0xFFFD;
           }

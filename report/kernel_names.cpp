@@ -13,9 +13,10 @@ KernelNames::KernelNames(Database& db, const KernelMatcher* matcher) {
   const bool selects = matcher && matcher->filters();
   // --mangled-kernels: the symbol the collector demangled, where the db keeps it (schema 6).
   const bool symbols = matcher && matcher->options().mangled && db.table_exists("kernel_symbols");
-  Statement st = db.prepare(symbols ? "SELECT s.string_id, COALESCE(k.symbol, s.value), s.value FROM strings s "
-                                      "LEFT JOIN kernel_symbols k USING (string_id) ORDER BY s.string_id"
-                                    : "SELECT string_id, value, value FROM strings ORDER BY string_id");
+  Statement st = db.prepare(
+      symbols ? "SELECT s.string_id, COALESCE(k.symbol, s.value), s.value FROM strings s "
+                "LEFT JOIN kernel_symbols k USING (string_id) ORDER BY s.string_id"
+              : "SELECT string_id, value, value FROM strings ORDER BY string_id");
   while (st.step()) {
     ids.push_back(st.column_int(0));
     const std::string_view stored = st.column_text(1);

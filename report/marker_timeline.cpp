@@ -16,22 +16,26 @@ int64_t marker_lane(int64_t thread_id) { return thread_id + kMarkerLaneStride; }
 std::string span_condition(const RowFilter& filter) {
   if (!filter.sequence_range) return "1";
   return "m.begin_ns <= (SELECT MAX(c.end_ns) FROM api_calls c WHERE " + filter.api_condition("c") +
-         ") AND m.end_ns >= (SELECT MIN(c.begin_ns) FROM api_calls c WHERE " + filter.api_condition("c") + ")";
+         ") AND m.end_ns >= (SELECT MIN(c.begin_ns) FROM api_calls c WHERE " +
+         filter.api_condition("c") + ")";
 }
 
 }  // namespace
 
 void write_marker_lanes(TimelineContext& ctx) {
-  if (has_capture_windows(ctx.db)) ctx.writer.thread_name(ctx.api_pid(), kCaptureLaneTid, "Capture", -1);
+  if (has_capture_windows(ctx.db))
+    ctx.writer.thread_name(ctx.api_pid(), kCaptureLaneTid, "Capture", -1);
   if (!has_markers(ctx.db)) return;
   {
     // In thread order.
     Statement st = ctx.db.prepare(
-        "SELECT DISTINCT m.thread_id, COALESCE(t.thread_index, m.thread_id) AS thread_order FROM markers m"
+        "SELECT DISTINCT m.thread_id, COALESCE(t.thread_index, m.thread_id) AS thread_order FROM "
+        "markers m"
         " LEFT JOIN threads t ON t.thread_id = m.thread_id ORDER BY thread_order, m.thread_id");
     while (st.step()) {
       const int64_t tid = st.column_int(0);
-      ctx.writer.thread_name(ctx.api_pid(), marker_lane(tid), "Markers and Ranges (Thread " + std::to_string(tid) + ")",
+      ctx.writer.thread_name(ctx.api_pid(), marker_lane(tid),
+                             "Markers and Ranges (Thread " + std::to_string(tid) + ")",
                              st.column_int(1));
     }
   }
@@ -41,15 +45,17 @@ void write_marker_events(TimelineContext& ctx) {
   write_capture_windows(ctx);
   if (!has_markers(ctx.db)) return;
   Statement st = ctx.db.prepare(
-      "SELECT m.marker_id, m.kind, m.message, m.source, m.thread_id, m.begin_ns, m.end_ns, m.level, m.range_id,"
-      " m.end_thread_id, m.open_at_exit FROM markers m WHERE m.end_ns IS NOT NULL AND " + span_condition(ctx.filter) +
-      " ORDER BY m.begin_ns, m.marker_id");
+      "SELECT m.marker_id, m.kind, m.message, m.source, m.thread_id, m.begin_ns, m.end_ns, "
+      "m.level, m.range_id,"
+      " m.end_thread_id, m.open_at_exit FROM markers m WHERE m.end_ns IS NOT NULL AND " +
+      span_condition(ctx.filter) + " ORDER BY m.begin_ns, m.marker_id");
   ctx.filter.bind(st);
   JsonObject& args = ctx.args;
   const int64_t pid = ctx.api_pid();
   while (st.step()) {
     const std::string_view kind = st.column_text(1), message = st.column_text(2);
-    const int64_t lane = marker_lane(st.column_int(4)), begin_ns = st.column_int(5), end_ns = st.column_int(6);
+    const int64_t lane = marker_lane(st.column_int(4)), begin_ns = st.column_int(5),
+                  end_ns = st.column_int(6);
     args.clear();
     args.add("message", message).add("source", st.column_text(3));
     if (!st.column_is_null(7)) args.add("level", st.column_int(7));
@@ -68,13 +74,17 @@ void write_marker_events(TimelineContext& ctx) {
 void write_capture_windows(TimelineContext& ctx) {
   if (!has_capture_windows(ctx.db)) return;
   Statement st = ctx.db.prepare(
-      "SELECT window_index, begin_ns, end_ns, started_by, stopped_by FROM capture_windows ORDER BY begin_ns");
+      "SELECT window_index, begin_ns, end_ns, started_by, stopped_by FROM capture_windows ORDER BY "
+      "begin_ns");
   JsonObject& args = ctx.args;
   while (st.step()) {
     args.clear();
-    args.add("window", st.column_int(0) + 1).add("started_by", st.column_text(3)).add("stopped_by", st.column_text(4));
-    ctx.writer.complete(ctx.api_pid(), kCaptureLaneTid, "capture window " + std::to_string(st.column_int(0) + 1),
-                        "capture", st.column_int(1), st.column_int(2), args);
+    args.add("window", st.column_int(0) + 1)
+        .add("started_by", st.column_text(3))
+        .add("stopped_by", st.column_text(4));
+    ctx.writer.complete(ctx.api_pid(), kCaptureLaneTid,
+                        "capture window " + std::to_string(st.column_int(0) + 1), "capture",
+                        st.column_int(1), st.column_int(2), args);
   }
 }
 

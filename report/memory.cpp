@@ -34,7 +34,7 @@ const char* role_name(MemoryRole role) {
 
 struct Api {
   MemoryRole role;
-  int runtime;  // RuntimeId: a pointer is freed by a call of the runtime that allocated it
+  int runtime;   // RuntimeId: a pointer is freed by a call of the runtime that allocated it
   size_t stats;  // index into MemoryReport::allocations
 };
 
@@ -48,14 +48,17 @@ struct Live {
 std::map<int64_t, Api> memory_apis(Database& db, MemoryReport& report) {
   std::map<int64_t, Api> apis;
   Statement st = db.prepare(
-      "SELECT n.api_id, n.name, COALESCE(r.name, '') FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
+      "SELECT n.api_id, n.name, COALESCE(r.name, '') FROM api_names n LEFT JOIN runtimes r ON "
+      "r.runtime_id = "
       "n.runtime_id ORDER BY 3, 2");
   while (st.step()) {
     const int64_t id = st.column_int(0);
-    const ApiInfo* info = id >= 0 && id <= UINT16_MAX ? find_api(static_cast<uint16_t>(id)) : nullptr;
+    const ApiInfo* info =
+        id >= 0 && id <= UINT16_MAX ? find_api(static_cast<uint16_t>(id)) : nullptr;
     std::optional<MemoryRole> role = info ? memory_role(static_cast<uint16_t>(id)) : std::nullopt;
     if (!role) continue;
-    report.allocations.push_back({std::string(st.column_text(2)), std::string(st.column_text(1)), role_name(*role)});
+    report.allocations.push_back(
+        {std::string(st.column_text(2)), std::string(st.column_text(1)), role_name(*role)});
     apis[id] = {*role, static_cast<int>(info->runtime), report.allocations.size() - 1};
   }
   return apis;
@@ -68,9 +71,11 @@ MemoryReport read_memory(Database& db, const MemoryChange& on_change) {
   std::map<int64_t, Api> apis = memory_apis(db, report);
   if (apis.empty()) return report;
   std::string ids;
-  for (const auto& [id, api] : apis) ids += (ids.empty() ? "" : ",") + std::to_string(id);  // our own integers
-  Statement st = db.prepare("SELECT api_id, device, bytes, aux, end_ns, result FROM api_calls WHERE api_id IN (" +
-                            ids + ") ORDER BY end_ns, correlation_id");
+  for (const auto& [id, api] : apis)
+    ids += (ids.empty() ? "" : ",") + std::to_string(id);  // our own integers
+  Statement st = db.prepare(
+      "SELECT api_id, device, bytes, aux, end_ns, result FROM api_calls WHERE api_id IN (" + ids +
+      ") ORDER BY end_ns, correlation_id");
   std::map<std::pair<MemoryKind, int64_t>, size_t> series_of;
   std::vector<int64_t> in_use;
   std::map<std::pair<int, uint64_t>, Live> live;  // (runtime, pointer) -> allocation
@@ -129,9 +134,10 @@ MemoryReport read_memory(Database& db, const MemoryChange& on_change) {
   report.allocations.erase(std::remove_if(report.allocations.begin(), report.allocations.end(),
                                           [](const AllocationStats& a) { return a.calls == 0; }),
                            report.allocations.end());
-  std::sort(report.series.begin(), report.series.end(), [](const MemorySeries& a, const MemorySeries& b) {
-    return std::tie(a.kind, a.device) < std::tie(b.kind, b.device);
-  });
+  std::sort(report.series.begin(), report.series.end(),
+            [](const MemorySeries& a, const MemorySeries& b) {
+              return std::tie(a.kind, a.device) < std::tie(b.kind, b.device);
+            });
   return report;
 }
 
@@ -169,9 +175,11 @@ void write_memory_csv(const MemoryReport& report, TextSink& out) {
   csv.begin_columns(kMemoryStatsColumns);
   for (const AllocationStats& a : report.allocations) {
     const int64_t sized = a.calls - a.failed;
-    csv.row({a.runtime, a.name, a.role, std::to_string(a.calls), std::to_string(a.failed), std::to_string(a.bytes),
-             std::to_string(a.largest),
-             a.role == std::string("free") || sized <= 0 ? "" : std::to_string(rounded_div(a.bytes, sized))});
+    csv.row({a.runtime, a.name, a.role, std::to_string(a.calls), std::to_string(a.failed),
+             std::to_string(a.bytes), std::to_string(a.largest),
+             a.role == std::string("free") || sized <= 0
+                 ? ""
+                 : std::to_string(rounded_div(a.bytes, sized))});
   }
 }
 

@@ -16,7 +16,8 @@ namespace prof::report {
 enum class MemoryKind { kDevice, kManaged, kHost };
 const char* memory_kind_name(MemoryKind kind);  // "device", "managed", "host (pinned)"
 
-// One series: device memory of device N, managed memory of device N, or pinned host memory (device -1).
+// One series: device memory of device N, managed memory of device N, or pinned host memory (device
+// -1).
 struct MemorySeries {
   MemoryKind kind = MemoryKind::kDevice;
   int64_t device = -1;
@@ -33,7 +34,7 @@ struct AllocationStats {
 };
 
 struct MemoryReport {
-  std::vector<MemorySeries> series;         // by kind, then device
+  std::vector<MemorySeries> series;          // by kind, then device
   std::vector<AllocationStats> allocations;  // by runtime, then name
   bool empty() const { return allocations.empty(); }
 };

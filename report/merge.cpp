@@ -25,12 +25,14 @@ namespace {
 constexpr char kSqliteMagic[] = "SQLite format 3";  // with its NUL: the first 16 bytes of a db
 
 bool has_sqlite_header(const std::string& path) {
-  int fd = open_regular(path.c_str(), O_RDONLY);  // a FIFO planted among the dbs must not hang the scan
+  int fd =
+      open_regular(path.c_str(), O_RDONLY);  // a FIFO planted among the dbs must not hang the scan
   if (fd < 0) return false;
   char header[16] = {};
   ssize_t n = ::read(fd, header, sizeof header);
   ::close(fd);
-  return n == static_cast<ssize_t>(sizeof header) && std::memcmp(header, kSqliteMagic, sizeof header) == 0;
+  return n == static_cast<ssize_t>(sizeof header) &&
+         std::memcmp(header, kSqliteMagic, sizeof header) == 0;
 }
 
 // A prof db is a SQLite file with meta.schema_version; merged dbs (meta.merged_processes) are
@@ -40,8 +42,9 @@ bool is_single_prof_db(const std::string& path) {
   try {
     Database db(path, Database::Mode::kReadOnly);
     if (!db.table_exists("meta")) return false;
-    Statement st = db.prepare("SELECT COUNT(*) FILTER (WHERE key = 'schema_version'),"
-                              " COUNT(*) FILTER (WHERE key = 'merged_processes') FROM meta");
+    Statement st = db.prepare(
+        "SELECT COUNT(*) FILTER (WHERE key = 'schema_version'),"
+        " COUNT(*) FILTER (WHERE key = 'merged_processes') FROM meta");
     return st.step() && st.column_int(0) > 0 && st.column_int(1) == 0;
   } catch (const DbError& e) {
     throw as_report_error(e);
@@ -53,13 +56,15 @@ void scan(const std::string& dir, bool recursive, bool top, std::vector<std::str
   std::unique_ptr<DIR, int (*)(DIR*)> handle(::opendir(dir.c_str()), ::closedir);
   if (!handle) {
     int error = errno;
-    if (top && error == ENOENT) throw ReportMissingInput("--db-merge " + dir + ": no such directory");
+    if (top && error == ENOENT)
+      throw ReportMissingInput("--db-merge " + dir + ": no such directory");
     throw ReportError("--db-merge " + dir + ": cannot read the directory: " + std::strerror(error));
   }
   std::vector<std::string> names;
   while (dirent* entry = ::readdir(handle.get())) {
     std::string name = entry->d_name;
-    if (name != "." && name != ".." && name.find(".tmp-") == std::string::npos) names.push_back(name);
+    if (name != "." && name != ".." && name.find(".tmp-") == std::string::npos)
+      names.push_back(name);
   }
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
@@ -74,7 +79,8 @@ void scan(const std::string& dir, bool recursive, bool top, std::vector<std::str
     // one to a directory is not, so recursion cannot loop.
     if (S_ISLNK(st.st_mode)) {
       char target[PATH_MAX];
-      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::realpath(path.c_str(), target) == nullptr)
+      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+          ::realpath(path.c_str(), target) == nullptr)
         continue;
       path = target;
     }
@@ -106,7 +112,8 @@ class TempDb {
   const std::string& temp_path() const { return temp_path_; }
   std::string commit() {
     if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0)
-      throw ReportOutputError(final_path_ + ": cannot rename the merged database into place: " + std::strerror(errno));
+      throw ReportOutputError(
+          final_path_ + ": cannot rename the merged database into place: " + std::strerror(errno));
     committed_ = true;
     return final_path_;
   }
@@ -116,7 +123,8 @@ class TempDb {
   void check_replaceable() const {
     struct stat st;
     if (::lstat(final_path_.c_str(), &st) != 0) return;
-    if (S_ISLNK(st.st_mode)) throw ReportOutputError(final_path_ + ": refusing to write through a symbolic link");
+    if (S_ISLNK(st.st_mode))
+      throw ReportOutputError(final_path_ + ": refusing to write through a symbolic link");
     bool ours = false;
     if (S_ISREG(st.st_mode) && has_sqlite_header(final_path_)) {
       try {
@@ -126,8 +134,9 @@ class TempDb {
       }
     }
     if (!ours)
-      throw ReportOutputError(final_path_ + ": exists and is not a merged prof database; not replacing it "
-                                            "(move it away or use -o)");
+      throw ReportOutputError(final_path_ +
+                              ": exists and is not a merged prof database; not replacing it "
+                              "(move it away or use -o)");
   }
 
   std::string final_path_, temp_path_;
@@ -140,10 +149,12 @@ struct Source {
 };
 
 // Which side failed: a damaged source is bad input; anything else is the output's fault.
-[[noreturn]] void rethrow_copy_error(Database& merged, const DbError& error, const std::string& source) {
+[[noreturn]] void rethrow_copy_error(Database& merged, const DbError& error,
+                                     const std::string& source) {
   int code = sqlite3_extended_errcode(merged.handle()) & 0xFF;
   if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
-    throw ReportError(source + ": " + sqlite3_errmsg(merged.handle()) + " (the database is corrupt or truncated)");
+    throw ReportError(source + ": " + sqlite3_errmsg(merged.handle()) +
+                      " (the database is corrupt or truncated)");
   throw ReportOutputError(error.what());
 }
 
@@ -158,7 +169,8 @@ std::string process_identity(Database& db) {
 
 }  // namespace
 
-std::vector<std::string> find_prof_dbs(const std::string& dir, bool recursive, std::vector<std::string>* skipped) {
+std::vector<std::string> find_prof_dbs(const std::string& dir, bool recursive,
+                                       std::vector<std::string>* skipped) {
   std::vector<std::string> found;
   scan(dir, recursive, true, found, skipped);
   return found;
@@ -181,9 +193,11 @@ std::vector<Source> merge_sources(const MergeOptions& merge, std::vector<std::st
         // The first in name order is merged; the rest are named, never counted again.
         const auto [first, inserted] = seen.emplace(process_identity(*db), path);
         if (!inserted) {
-          duplicates.push_back(path + (path == first->second ? " (found again through a symbolic link)"
-                                                             : " (a copy of " + first->second + ")") +
-                               ": the same process (pid " + std::to_string(process.pid) + "); merged once");
+          duplicates.push_back(path +
+                               (path == first->second ? " (found again through a symbolic link)"
+                                                      : " (a copy of " + first->second + ")") +
+                               ": the same process (pid " + std::to_string(process.pid) +
+                               "); merged once");
           continue;
         }
         sources.push_back({path, std::move(process)});
@@ -196,20 +210,25 @@ std::vector<Source> merge_sources(const MergeOptions& merge, std::vector<std::st
     }
   }
   if (sources.empty() && !skipped.empty())
-    throw ReportError("--db-merge " + merge.input_dir + ": no database could be merged (" + skipped.front() + ")");
+    throw ReportError("--db-merge " + merge.input_dir + ": no database could be merged (" +
+                      skipped.front() + ")");
   if (sources.empty())
-    throw ReportMissingInput("--db-merge " + merge.input_dir + ": no prof databases in the directory" +
-                             (merge.recursive ? "" : " (--recursive also searches its subdirectories)"));
-  std::stable_sort(sources.begin(), sources.end(),
-                   [](const Source& a, const Source& b) { return process_order_less(a.process, b.process); });
+    throw ReportMissingInput(
+        "--db-merge " + merge.input_dir + ": no prof databases in the directory" +
+        (merge.recursive ? "" : " (--recursive also searches its subdirectories)"));
+  std::stable_sort(sources.begin(), sources.end(), [](const Source& a, const Source& b) {
+    return process_order_less(a.process, b.process);
+  });
   return sources;
 }
 
 }  // namespace
 
-ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, std::FILE* summary_out) {
+ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt,
+                           std::FILE* summary_out) {
   if (opt.base_name.empty() || opt.base_name.find('/') != std::string::npos)
-    throw ReportError("report name '" + opt.base_name + "' must be a non-empty file name without '/'");
+    throw ReportError("report name '" + opt.base_name +
+                      "' must be a non-empty file name without '/'");
   std::vector<std::string> skipped, duplicates;
   std::vector<Source> sources = merge_sources(merge, skipped, duplicates);
   std::vector<std::string>* skip = merge.skip_bad ? &skipped : nullptr;
@@ -223,7 +242,9 @@ ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, 
     create_merged_schema(merged);
     merged.exec("COMMIT");
     for (size_t i = 0; i < sources.size(); ++i) {
-      if (opt.progress) opt.progress("merging databases", static_cast<int64_t>(i), static_cast<int64_t>(sources.size()));
+      if (opt.progress)
+        opt.progress("merging databases", static_cast<int64_t>(i),
+                     static_cast<int64_t>(sources.size()));
       Source& source = sources[i];
       source.process.process_id = static_cast<int64_t>(i + 1);
       Statement attach = merged.prepare("ATTACH DATABASE ?1 AS source");
@@ -231,12 +252,15 @@ ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, 
       attach.run();
       try {
         merged.exec("BEGIN");
-        copy_process(merged, "source", source.process, source.path.substr(source.path.rfind('/') + 1));
+        copy_process(merged, "source", source.process,
+                     source.path.substr(source.path.rfind('/') + 1));
         merged.exec("COMMIT");
       } catch (const DbError& e) {
-        if (!skip || sqlite3_get_autocommit(merged.handle()) != 0) rethrow_copy_error(merged, e, source.path);
+        if (!skip || sqlite3_get_autocommit(merged.handle()) != 0)
+          rethrow_copy_error(merged, e, source.path);
         // Corrupt part-way: this source's rows are rolled back, the merge goes on without it.
-        skipped.push_back(source.path + ": " + sqlite3_errmsg(merged.handle()) + " (the database is corrupt or "
+        skipped.push_back(source.path + ": " + sqlite3_errmsg(merged.handle()) +
+                          " (the database is corrupt or "
                           "truncated)");
         merged.exec("ROLLBACK");
         source.process.process_id = -1;
@@ -244,14 +268,16 @@ ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, 
       merged.exec("DETACH DATABASE source");
     }
     if (opt.progress)
-      opt.progress("merging databases", static_cast<int64_t>(sources.size()), static_cast<int64_t>(sources.size()));
+      opt.progress("merging databases", static_cast<int64_t>(sources.size()),
+                   static_cast<int64_t>(sources.size()));
     int64_t merged_count = 0;
     for (const Source& source : sources) merged_count += source.process.process_id > 0;
     if (merged_count == 0)
       throw ReportError("--db-merge " + merge.input_dir + ": no database could be merged");
     finish_merged_db(merged, merged_count, merge.prof_version);
     merged.exec("PRAGMA synchronous = NORMAL");
-    ReportResult result = write_reports_from(merged, opt, summary_out, [&temp] { return temp.commit(); });
+    ReportResult result =
+        write_reports_from(merged, opt, summary_out, [&temp] { return temp.commit(); });
     for (const std::string& why : duplicates) result.warnings.push_back("skipped " + why);
     for (const std::string& why : skipped) result.warnings.push_back("skipped " + why);
     return result;

@@ -29,6 +29,7 @@ std::vector<std::string> find_prof_dbs(const std::string& dir, bool recursive,
 // nothing. Sources are ordered by rank, pid and host (then path), so the result does not depend
 // on file names or directory order. Throws like write_reports; ReportMissingInput when `dir`
 // holds no prof database.
-ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt, std::FILE* summary_out);
+ReportResult merge_reports(const MergeOptions& merge, const ReportOptions& opt,
+                           std::FILE* summary_out);
 
 }  // namespace prof::report

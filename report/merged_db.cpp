@@ -24,22 +24,25 @@ const std::vector<TableShape>& table_shapes() {
     Database schema(":memory:", Database::Mode::kCreate);
     schema.exec(schema::kCreateSql);
     std::vector<TableShape> result;
-    Statement tables = schema.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid");
+    Statement tables =
+        schema.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid");
     while (tables.step()) {
       TableShape shape;
       shape.name = std::string(tables.column_text(0));
       std::string merged_name = shape.name == "meta" ? "process_meta" : shape.name;
       std::string columns = "process_id INTEGER NOT NULL", key = "process_id";
-      Statement info = schema.prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid");
+      Statement info = schema.prepare(
+          "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid");
       info.bind(1, std::string_view(shape.name));
       while (info.step()) {
         std::string column(info.column_text(0));
         shape.columns.push_back(column);
-        columns += ", " + column + " " + std::string(info.column_text(1)) + (info.column_int(2) ? " NOT NULL" : "");
+        columns += ", " + column + " " + std::string(info.column_text(1)) +
+                   (info.column_int(2) ? " NOT NULL" : "");
         if (info.column_int(3)) key += ", " + column;
       }
-      shape.create_sql =
-          "CREATE TABLE " + merged_name + " (" + columns + ", PRIMARY KEY (" + key + ")) WITHOUT ROWID;\n";
+      shape.create_sql = "CREATE TABLE " + merged_name + " (" + columns + ", PRIMARY KEY (" + key +
+                         ")) WITHOUT ROWID;\n";
       result.push_back(std::move(shape));
     }
     return result;
@@ -66,12 +69,14 @@ bool is_merged_db(Database& db) { return db.table_exists("processes"); }
 
 SourceProcess process_from_meta(Database& db) {
   SourceProcess process;
-  Statement st = db.prepare("SELECT key, value FROM meta WHERE key IN ('pid', 'host_name', 'rank', 'command_line')");
+  Statement st = db.prepare(
+      "SELECT key, value FROM meta WHERE key IN ('pid', 'host_name', 'rank', 'command_line')");
   while (st.step()) {
     std::string_view key = st.column_text(0), value = st.column_text(1);
     int64_t number = 0;
-    bool numeric = !value.empty() &&
-                   std::from_chars(value.data(), value.data() + value.size(), number).ptr == value.data() + value.size();
+    bool numeric =
+        !value.empty() && std::from_chars(value.data(), value.data() + value.size(), number).ptr ==
+                              value.data() + value.size();
     if (key == "pid" && numeric) process.pid = number;
     if (key == "rank" && numeric) process.rank = number;
     if (key == "host_name") process.host_name = std::string(value);
@@ -83,8 +88,8 @@ SourceProcess process_from_meta(Database& db) {
 std::vector<SourceProcess> read_processes(Database& db) {
   if (!is_merged_db(db)) return {process_from_meta(db)};
   std::vector<SourceProcess> processes;
-  Statement st =
-      db.prepare("SELECT process_id, pid, host_name, rank, command_line FROM processes ORDER BY process_id");
+  Statement st = db.prepare(
+      "SELECT process_id, pid, host_name, rank, command_line FROM processes ORDER BY process_id");
   while (st.step()) {
     SourceProcess process;
     process.process_id = st.column_int(0);
@@ -100,7 +105,8 @@ std::vector<SourceProcess> read_processes(Database& db) {
 void create_merged_schema(Database& db) {
   std::string sql =
       "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
-      "CREATE TABLE processes (process_id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, host_name TEXT NOT NULL,"
+      "CREATE TABLE processes (process_id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, host_name "
+      "TEXT NOT NULL,"
       " rank INTEGER, command_line TEXT NOT NULL, source_file TEXT NOT NULL);\n";
   for (const TableShape& shape : table_shapes()) sql += shape.create_sql;
   db.exec(sql);
@@ -114,7 +120,9 @@ void copy_process(Database& db, const std::string& source_schema, const SourcePr
   Statement insert = db.prepare(
       "INSERT INTO main.processes (process_id, pid, host_name, rank, command_line, source_file)"
       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  insert.bind(1, process.process_id).bind(2, process.pid).bind(3, std::string_view(process.host_name));
+  insert.bind(1, process.process_id)
+      .bind(2, process.pid)
+      .bind(3, std::string_view(process.host_name));
   if (process.rank)
     insert.bind(4, *process.rank);
   else
@@ -131,13 +139,15 @@ void copy_process(Database& db, const std::string& source_schema, const SourcePr
     std::string merged_name = shape.name == "meta" ? "process_meta" : shape.name;
     if (!v1 || (shape.name != "runtimes" && shape.name != "api_names" && shape.name != "streams")) {
       // A table newer than the source (api_args before schema 3) has no rows to copy.
-      Statement exists = db.prepare("SELECT 1 FROM " + source_schema + ".sqlite_master WHERE type = 'table' AND name = ?1");
+      Statement exists = db.prepare("SELECT 1 FROM " + source_schema +
+                                    ".sqlite_master WHERE type = 'table' AND name = ?1");
       exists.bind(1, std::string_view(shape.name));
       if (!exists.step()) continue;
     }
     // Sorted by the source's primary key, so each row lands at the end of the merged b-tree.
-    Statement copy = db.prepare("INSERT INTO main." + merged_name + " (process_id, " + columns + ") SELECT ?1, " +
-                                columns + " FROM " + source_table(shape.name) + " ORDER BY 2");
+    Statement copy =
+        db.prepare("INSERT INTO main." + merged_name + " (process_id, " + columns +
+                   ") SELECT ?1, " + columns + " FROM " + source_table(shape.name) + " ORDER BY 2");
     copy.bind(1, process.process_id);
     copy.run();
   }
@@ -146,8 +156,9 @@ void copy_process(Database& db, const std::string& source_schema, const SourcePr
 
 void apply_clock_offset(Database& db, const std::string& source_schema, int64_t process_id) {
   // Measured at MPI_Init and MPI_Finalize (interpose/mpi_clock.cpp): the mean of what there is.
-  Statement st = db.prepare("SELECT value FROM " + source_schema +
-                            ".meta WHERE key IN ('clock_offset_init_ns', 'clock_offset_finalize_ns')");
+  Statement st =
+      db.prepare("SELECT value FROM " + source_schema +
+                 ".meta WHERE key IN ('clock_offset_init_ns', 'clock_offset_finalize_ns')");
   int64_t sum = 0, count = 0;
   while (st.step()) {
     long long value = 0;
@@ -160,29 +171,39 @@ void apply_clock_offset(Database& db, const std::string& source_schema, int64_t 
   if (offset == 0) return;
   const std::string id = std::to_string(process_id), by = std::to_string(offset);
   db.exec("UPDATE main.api_calls SET begin_ns = begin_ns + " + by + ", end_ns = end_ns + " + by +
-          " WHERE process_id = " + id + ";"
-          "UPDATE main.kernels SET device_begin_ns = device_begin_ns + " + by + ", device_end_ns = device_end_ns + " +
-          by + " WHERE process_id = " + id + ";"
-          "UPDATE main.copies SET device_begin_ns = device_begin_ns + " + by + ", device_end_ns = device_end_ns + " +
-          by + " WHERE process_id = " + id + ";"
-          "UPDATE main.threads SET created_ns = created_ns + " + by + " WHERE process_id = " + id + ";"
-          "UPDATE main.markers SET begin_ns = begin_ns + " + by + ", end_ns = end_ns + " + by +
-          " WHERE process_id = " + id + ";"
-          "UPDATE main.capture_windows SET begin_ns = begin_ns + " + by + ", end_ns = end_ns + " + by +
-          " WHERE process_id = " + id + ";"
-          "UPDATE main.process_meta SET value = CAST(CAST(value AS INTEGER) + " + by +
-          " AS TEXT) WHERE process_id = " + id + " AND key IN ('start_ns', 'end_ns');"
-          "INSERT OR REPLACE INTO main.process_meta (process_id, key, value) VALUES (" + id +
-          ", 'clock_offset_applied_ns', '" + by + "');");
+          " WHERE process_id = " + id +
+          ";"
+          "UPDATE main.kernels SET device_begin_ns = device_begin_ns + " +
+          by + ", device_end_ns = device_end_ns + " + by + " WHERE process_id = " + id +
+          ";"
+          "UPDATE main.copies SET device_begin_ns = device_begin_ns + " +
+          by + ", device_end_ns = device_end_ns + " + by + " WHERE process_id = " + id +
+          ";"
+          "UPDATE main.threads SET created_ns = created_ns + " +
+          by + " WHERE process_id = " + id +
+          ";"
+          "UPDATE main.markers SET begin_ns = begin_ns + " +
+          by + ", end_ns = end_ns + " + by + " WHERE process_id = " + id +
+          ";"
+          "UPDATE main.capture_windows SET begin_ns = begin_ns + " +
+          by + ", end_ns = end_ns + " + by + " WHERE process_id = " + id +
+          ";"
+          "UPDATE main.process_meta SET value = CAST(CAST(value AS INTEGER) + " +
+          by + " AS TEXT) WHERE process_id = " + id +
+          " AND key IN ('start_ns', 'end_ns');"
+          "INSERT OR REPLACE INTO main.process_meta (process_id, key, value) VALUES (" +
+          id + ", 'clock_offset_applied_ns', '" + by + "');");
 }
 
 void finish_merged_db(Database& db, int64_t process_count, const std::string& prof_version) {
   Statement st = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)");
-  st.bind(1, std::string_view("schema_version")).bind(2, std::string_view(std::to_string(schema::kSchemaVersion)));
+  st.bind(1, std::string_view("schema_version"))
+      .bind(2, std::string_view(std::to_string(schema::kSchemaVersion)));
   st.run();
   st.bind(1, std::string_view("prof_version")).bind(2, std::string_view(prof_version));
   st.run();
-  st.bind(1, std::string_view("merged_processes")).bind(2, std::string_view(std::to_string(process_count)));
+  st.bind(1, std::string_view("merged_processes"))
+      .bind(2, std::string_view(std::to_string(process_count)));
   st.run();
   db.exec("CREATE INDEX api_calls_sequence ON api_calls (process_id, sequence);");
 }
@@ -194,8 +215,9 @@ void select_process(Database& db, int64_t process_id) {
   for (const TableShape& shape : table_shapes()) {
     std::string merged_name = shape.name == "meta" ? "process_meta" : shape.name;
     if (!db.table_exists(merged_name)) continue;  // a merged db of an older schema (no api_args)
-    sql += "DROP VIEW IF EXISTS temp." + shape.name + ";\nCREATE TEMP VIEW " + shape.name + " AS SELECT " +
-           column_list(shape) + " FROM main." + merged_name + " WHERE process_id = " + id + ";\n";
+    sql += "DROP VIEW IF EXISTS temp." + shape.name + ";\nCREATE TEMP VIEW " + shape.name +
+           " AS SELECT " + column_list(shape) + " FROM main." + merged_name +
+           " WHERE process_id = " + id + ";\n";
   }
   db.exec(sql);
 }

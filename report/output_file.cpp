@@ -24,19 +24,23 @@ namespace {
 void OutputFile::check_replaceable(const std::string& path, std::string_view signature) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) return;
-  if (S_ISLNK(st.st_mode)) throw ReportOutputError(path + ": refusing to write a report through a symbolic link");
-  if (!S_ISREG(st.st_mode)) throw ReportOutputError(path + ": exists and is not a regular file; not replacing it");
+  if (S_ISLNK(st.st_mode))
+    throw ReportOutputError(path + ": refusing to write a report through a symbolic link");
+  if (!S_ISREG(st.st_mode))
+    throw ReportOutputError(path + ": exists and is not a regular file; not replacing it");
   if (signature.empty()) return;
   std::string head(signature.size(), '\0');
   int fd = open_regular(path.c_str(), O_RDONLY);
   ssize_t n = fd >= 0 ? ::read(fd, head.data(), head.size()) : -1;
   if (fd >= 0) ::close(fd);
   if (n != static_cast<ssize_t>(signature.size()) || head != signature)
-    throw ReportOutputError(path + ": exists and is not a prof report; not replacing it (move it away or use -o)");
+    throw ReportOutputError(
+        path + ": exists and is not a prof report; not replacing it (move it away or use -o)");
 }
 
 OutputFile::OutputFile(std::string final_path, std::string_view signature)
-    : final_path_(std::move(final_path)), temp_path_(final_path_ + ".tmp-" + std::to_string(::getpid())) {
+    : final_path_(std::move(final_path)),
+      temp_path_(final_path_ + ".tmp-" + std::to_string(::getpid())) {
   open_temp(signature);
 }
 
@@ -50,11 +54,12 @@ void OutputFile::open_temp(std::string_view signature) {
     if (fd_ >= 0) return;
     const int error = errno;
     struct stat st;
-    if (error == EEXIST && attempt == 0 && ::lstat(temp_path_.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        st.st_uid == ::geteuid() && ::unlink(temp_path_.c_str()) == 0)
+    if (error == EEXIST && attempt == 0 && ::lstat(temp_path_.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && ::unlink(temp_path_.c_str()) == 0)
       continue;
     if (error == EEXIST)
-      throw ReportOutputError(temp_path_ + ": exists and is not a file prof made (planted?); not writing through it");
+      throw ReportOutputError(
+          temp_path_ + ": exists and is not a file prof made (planted?); not writing through it");
     throw ReportOutputError(final_path_ + ": cannot create: " + std::strerror(error));
   }
 }
@@ -66,7 +71,9 @@ void OutputFile::set_flush_bytes(size_t bytes) {
 }
 
 OutputFile::OutputFile(std::string final_path, std::string_view signature, Tolerant)
-    : final_path_(std::move(final_path)), temp_path_(final_path_ + ".tmp-" + std::to_string(::getpid())), tolerant_(true) {
+    : final_path_(std::move(final_path)),
+      temp_path_(final_path_ + ".tmp-" + std::to_string(::getpid())),
+      tolerant_(true) {
   try {
     open_temp(signature);
   } catch (const ReportOutputError& e) {
@@ -102,7 +109,8 @@ void OutputFile::fail(std::string_view what, int error) const {
 
 void OutputFile::write(std::string_view text) {
   bytes_written_ += static_cast<int64_t>(text.size());
-  if (unwanted_ || (fd_ < 0 && !refused_.empty())) return;  // unwanted, refused or failed: nothing is kept
+  if (unwanted_ || (fd_ < 0 && !refused_.empty()))
+    return;  // unwanted, refused or failed: nothing is kept
   buffer_.append(text);
   if (buffer_.size() >= flush_bytes_) flush();
 }
@@ -149,7 +157,8 @@ void OutputFile::commit() {
     return;
   }
   finish();
-  if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0) fail("cannot rename the finished report into place", errno);
+  if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0)
+    fail("cannot rename the finished report into place", errno);
   committed_ = true;
 }
 

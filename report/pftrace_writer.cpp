@@ -18,12 +18,13 @@ using protobuf_wire::ProtoBuffer;
 // debug_annotation.proto, interned_data/interned_data.proto.
 constexpr uint32_t kTracePacket = 1;  // Trace.packet
 // TracePacket
-constexpr uint32_t kTimestamp = 8, kTrackEvent = 11, kTrustedPacketSequenceId = 10, kInternedData = 12,
-                   kSequenceFlags = 13, kTrackDescriptor = 60;
+constexpr uint32_t kTimestamp = 8, kTrackEvent = 11, kTrustedPacketSequenceId = 10,
+                   kInternedData = 12, kSequenceFlags = 13, kTrackDescriptor = 60;
 constexpr uint64_t kSeqIncrementalStateCleared = 1, kSeqNeedsIncrementalState = 2;
 // TrackDescriptor
-constexpr uint32_t kTrackUuid = 1, kTrackName = 2, kTrackProcess = 3, kTrackThread = 4, kTrackParentUuid = 5,
-                   kTrackCounter = 8, kTrackChildOrdering = 11, kTrackSiblingOrderRank = 12;
+constexpr uint32_t kTrackUuid = 1, kTrackName = 2, kTrackProcess = 3, kTrackThread = 4,
+                   kTrackParentUuid = 5, kTrackCounter = 8, kTrackChildOrdering = 11,
+                   kTrackSiblingOrderRank = 12;
 constexpr uint64_t kChildOrderingExplicit = 3;
 // ProcessDescriptor, ThreadDescriptor, CounterDescriptor
 constexpr uint32_t kProcessPid = 1, kProcessName = 6;
@@ -31,23 +32,26 @@ constexpr uint32_t kThreadPid = 1, kThreadTid = 2, kThreadName = 5;
 constexpr uint32_t kCounterUnit = 3;
 constexpr uint64_t kUnitSizeBytes = 3;
 // TrackEvent
-constexpr uint32_t kEventCategoryIids = 3, kEventDebugAnnotations = 4, kEventType = 9, kEventNameIid = 10,
-                   kEventTrackUuid = 11, kEventCategories = 22, kEventName = 23, kEventCounterValue = 30;
-// The flow id fields as varints (flow_ids_old = 36, terminating_flow_ids_old = 42), not their fixed64
-// successors (47, 48): trace_processor reads both, the fixed64 pair only since late 2021 (after
-// Perfetto v20, the UI the viewer test pins), and a small id is 1-3 bytes as a varint, 8 as fixed64.
+constexpr uint32_t kEventCategoryIids = 3, kEventDebugAnnotations = 4, kEventType = 9,
+                   kEventNameIid = 10, kEventTrackUuid = 11, kEventCategories = 22, kEventName = 23,
+                   kEventCounterValue = 30;
+// The flow id fields as varints (flow_ids_old = 36, terminating_flow_ids_old = 42), not their
+// fixed64 successors (47, 48): trace_processor reads both, the fixed64 pair only since late 2021
+// (after Perfetto v20, the UI the viewer test pins), and a small id is 1-3 bytes as a varint, 8 as
+// fixed64.
 constexpr uint32_t kEventFlowIds = 36, kEventTerminatingFlowIds = 42;
 constexpr uint64_t kTypeSliceBegin = 1, kTypeSliceEnd = 2, kTypeInstant = 3, kTypeCounter = 4;
 // DebugAnnotation
-constexpr uint32_t kAnnotationNameIid = 1, kAnnotationBool = 2, kAnnotationInt = 4, kAnnotationDouble = 5,
-                   kAnnotationString = 6, kAnnotationJson = 9, kAnnotationName = 10;
+constexpr uint32_t kAnnotationNameIid = 1, kAnnotationBool = 2, kAnnotationInt = 4,
+                   kAnnotationDouble = 5, kAnnotationString = 6, kAnnotationJson = 9,
+                   kAnnotationName = 10;
 // InternedData: event_categories = 1, event_names = 2, debug_annotation_names = 3; each entry
 // (EventCategory, EventName, DebugAnnotationName) is {iid = 1, name = 2}.
 constexpr uint32_t kInternedIid = 1, kInternedName = 2;
 
-constexpr uint64_t kSequenceId = 1;                // the one packet sequence this writer makes
-constexpr size_t kChunkBytes = size_t{64} << 10;   // packets reach the sink in chunks of about this
-constexpr size_t kMostWaitingPerRow = 4096;        // flow ends waiting on one row (memory bound)
+constexpr uint64_t kSequenceId = 1;               // the one packet sequence this writer makes
+constexpr size_t kChunkBytes = size_t{64} << 10;  // packets reach the sink in chunks of about this
+constexpr size_t kMostWaitingPerRow = 4096;       // flow ends waiting on one row (memory bound)
 
 // JSON string text (no quotes) -> its characters. Malformed escapes (\q, a bad or truncated \u,
 // a lone surrogate) become U+FFFD: prof's own JSON has none (names' stray bytes are already the
@@ -62,7 +66,6 @@ bool hex4(std::string_view s, size_t at, uint32_t& value) {
   }
   return true;
 }
-
 
 void append_json_decoded(std::string& out, std::string_view s) {
   size_t i = 0;
@@ -96,8 +99,8 @@ void append_json_decoded(std::string& out, std::string_view s) {
         i += 4;
         if (cp >= 0xD800 && cp <= 0xDBFF) {
           uint32_t low = 0;
-          if (i + 6 <= s.size() && s[i] == '\\' && s[i + 1] == 'u' && hex4(s, i + 2, low) && low >= 0xDC00 &&
-              low <= 0xDFFF) {
+          if (i + 6 <= s.size() && s[i] == '\\' && s[i + 1] == 'u' && hex4(s, i + 2, low) &&
+              low >= 0xDC00 && low <= 0xDFFF) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
             i += 6;
           } else {
@@ -118,15 +121,18 @@ void append_json_decoded(std::string& out, std::string_view s) {
 
 // The text between a JSON string's quotes (as given, if it has none).
 std::string_view unquoted(std::string_view json) {
-  if (json.size() >= 2 && json.front() == '"' && json.back() == '"') return json.substr(1, json.size() - 2);
+  if (json.size() >= 2 && json.front() == '"' && json.back() == '"')
+    return json.substr(1, json.size() - 2);
   return json;
 }
 
 // Index of the quote that closes the string opening at s[open], or s.size().
 size_t string_close(std::string_view s, size_t open) {
   for (size_t i = open + 1; i < s.size(); ++i) {
-    if (s[i] == '\\') ++i;
-    else if (s[i] == '"') return i;
+    if (s[i] == '\\')
+      ++i;
+    else if (s[i] == '"')
+      return i;
   }
   return s.size();
 }
@@ -141,9 +147,12 @@ size_t nested_end(std::string_view s, size_t open) {
   int depth = 0;
   for (size_t i = open; i < s.size(); ++i) {
     const char c = s[i];
-    if (c == '"') i = string_close(s, i);
-    else if (c == '{' || c == '[') ++depth;
-    else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+    if (c == '"')
+      i = string_close(s, i);
+    else if (c == '{' || c == '[')
+      ++depth;
+    else if ((c == '}' || c == ']') && --depth == 0)
+      return i + 1;
   }
   return s.size();
 }
@@ -211,9 +220,11 @@ void PftraceWriter::close_packet(size_t packet) {
 }
 
 uint64_t PftraceWriter::intern(Index& index, std::string_view text, bool is_json) {
-  Recent& recent = recent_[(reinterpret_cast<uintptr_t>(text.data()) >> 2 ^ text.size() * 0x9E37 ^ index.field) %
-                           kRecentSlots];
-  if (recent.data == text.data() && recent.index == &index && recent.is_json == is_json && recent.text == text)
+  Recent& recent =
+      recent_[(reinterpret_cast<uintptr_t>(text.data()) >> 2 ^ text.size() * 0x9E37 ^ index.field) %
+              kRecentSlots];
+  if (recent.data == text.data() && recent.index == &index && recent.is_json == is_json &&
+      recent.text == text)
     return recent.iid;
   const uint64_t iid = lookup(index, text, is_json);
   recent.data = text.data();
@@ -231,8 +242,10 @@ uint64_t PftraceWriter::lookup(Index& index, std::string_view text, bool is_json
   Interned& cache = as_given ? index.by_json : index.by_text;
   if (auto it = cache.find(text); it != cache.end()) return it->second;
   scratch_.clear();
-  if (is_json) append_json_decoded(scratch_, text);
-  else append_utf8_escaped(scratch_, text);
+  if (is_json)
+    append_json_decoded(scratch_, text);
+  else
+    append_utf8_escaped(scratch_, text);
   uint64_t iid;
   if (auto it = index.by_text.find(scratch_); it != index.by_text.end()) {
     iid = it->second;
@@ -250,8 +263,10 @@ uint64_t PftraceWriter::lookup(Index& index, std::string_view text, bool is_json
 
 void PftraceWriter::string_field(uint32_t field, std::string_view text, bool is_json) {
   scratch_.clear();
-  if (is_json) append_json_decoded(scratch_, text);
-  else append_utf8_escaped(scratch_, text);
+  if (is_json)
+    append_json_decoded(scratch_, text);
+  else
+    append_utf8_escaped(scratch_, text);
   out_.bytes(field, scratch_);
 }
 
@@ -264,7 +279,8 @@ PftraceWriter::Process& PftraceWriter::process(int64_t pid) {
   return it->second;
 }
 
-void PftraceWriter::describe_process(int64_t pid, Process& p, std::string_view name, int64_t sort_index) {
+void PftraceWriter::describe_process(int64_t pid, Process& p, std::string_view name,
+                                     int64_t sort_index) {
   const size_t packet = open_packet(INT64_MIN, false);
   const size_t track = out_.open(kTrackDescriptor);
   out_.varint(kTrackUuid, p.uuid);
@@ -275,7 +291,8 @@ void PftraceWriter::describe_process(int64_t pid, Process& p, std::string_view n
   // Rows in the order the JSON's sort indexes give, where the viewer honours it (Perfetto UIs
   // from 2024 on; older ones ignore both fields).
   out_.varint(kTrackChildOrdering, kChildOrderingExplicit);
-  if (sort_index != INT64_MIN) out_.varint(kTrackSiblingOrderRank, static_cast<uint64_t>(sort_index));
+  if (sort_index != INT64_MIN)
+    out_.varint(kTrackSiblingOrderRank, static_cast<uint64_t>(sort_index));
   out_.close(track);
   close_packet(packet);
 }
@@ -290,7 +307,8 @@ void PftraceWriter::process_name(int64_t pid, std::string_view name, int64_t sor
   auto [it, added] = processes_.try_emplace(pid, Process{0});
   if (added) it->second.uuid = next_uuid_++;
   it->second.named = true;
-  describe_process(pid, it->second, name, sort_index);  // again, named, when it was described unnamed
+  describe_process(pid, it->second, name,
+                   sort_index);  // again, named, when it was described unnamed
 }
 
 PftraceWriter::Track& PftraceWriter::new_track(int64_t pid) {
@@ -311,8 +329,8 @@ PftraceWriter::Track& PftraceWriter::row(int64_t pid, int64_t tid) {
   return *last_track_;
 }
 
-void PftraceWriter::describe_row(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index,
-                                 bool os_thread) {
+void PftraceWriter::describe_row(int64_t pid, int64_t tid, std::string_view name,
+                                 int64_t sort_index, bool os_thread) {
   const uint64_t parent = process(pid).uuid;
   auto [it, added] = rows_.try_emplace({pid, tid}, nullptr);
   if (added) it->second = &new_track(pid);
@@ -329,28 +347,33 @@ void PftraceWriter::describe_row(int64_t pid, int64_t tid, std::string_view name
     out_.varint(kTrackParentUuid, parent);
     string_field(kTrackName, name, false);
   }
-  if (sort_index != INT64_MIN) out_.varint(kTrackSiblingOrderRank, static_cast<uint64_t>(sort_index));
+  if (sort_index != INT64_MIN)
+    out_.varint(kTrackSiblingOrderRank, static_cast<uint64_t>(sort_index));
   out_.close(track);
   close_packet(packet);
 }
 
-void PftraceWriter::thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) {
+void PftraceWriter::thread_name(int64_t pid, int64_t tid, std::string_view name,
+                                int64_t sort_index) {
   settle();
   describe_row(pid, tid, name, sort_index, false);
 }
 
-void PftraceWriter::os_thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) {
+void PftraceWriter::os_thread_name(int64_t pid, int64_t tid, std::string_view name,
+                                   int64_t sort_index) {
   settle();
   describe_row(pid, tid, name, sort_index, true);
 }
 
-void PftraceWriter::event_head(uint32_t type, const Track& track, std::string_view name, bool name_is_json,
-                               std::string_view category, bool category_is_json) {
+void PftraceWriter::event_head(uint32_t type, const Track& track, std::string_view name,
+                               bool name_is_json, std::string_view category,
+                               bool category_is_json) {
   out_.varint(kEventType, type);
   out_.varint(kEventTrackUuid, track.uuid);
   if (options_.intern) {
     out_.varint(kEventNameIid, intern(names_, name, name_is_json));
-    if (!category.empty()) out_.varint(kEventCategoryIids, intern(categories_, category, category_is_json));
+    if (!category.empty())
+      out_.varint(kEventCategoryIids, intern(categories_, category, category_is_json));
   } else {
     string_field(kEventName, name, name_is_json);
     if (!category.empty()) string_field(kEventCategories, category, category_is_json);
@@ -374,16 +397,20 @@ void PftraceWriter::annotations(std::string_view s) {
     i = skip_space(s, i + 1);
     if (i >= s.size()) return;
     const size_t value_at = i;
-    if (s[i] == '"') i = string_close(s, i) + 1;
-    else if (s[i] == '{' || s[i] == '[') i = nested_end(s, i);
+    if (s[i] == '"')
+      i = string_close(s, i) + 1;
+    else if (s[i] == '{' || s[i] == '[')
+      i = nested_end(s, i);
     else
       while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ' ' && s[i] != '\n') ++i;
     const std::string_view value = s.substr(value_at, std::min(i, s.size()) - value_at);
     if (value.empty()) return;
     if (value != "null") {
       const size_t annotation = out_.open(kEventDebugAnnotations);
-      if (options_.intern) out_.varint(kAnnotationNameIid, intern(annotation_names_, key, true));
-      else string_field(kAnnotationName, key, true);
+      if (options_.intern)
+        out_.varint(kAnnotationNameIid, intern(annotation_names_, key, true));
+      else
+        string_field(kAnnotationName, key, true);
       int64_t number = 0;
       double real = 0;
       const char* const end = value.data() + value.size();
@@ -394,9 +421,11 @@ void PftraceWriter::annotations(std::string_view s) {
         out_.bytes(kAnnotationJson, value);
       } else if (first == 't' || first == 'f') {
         out_.varint(kAnnotationBool, value == "true" ? 1 : 0);
-      } else if (auto r = std::from_chars(value.data(), end, number); r.ec == std::errc() && r.ptr == end) {
+      } else if (auto r = std::from_chars(value.data(), end, number);
+                 r.ec == std::errc() && r.ptr == end) {
         out_.varint(kAnnotationInt, static_cast<uint64_t>(number));
-      } else if (auto d = std::from_chars(value.data(), end, real); d.ec == std::errc() && d.ptr == end) {
+      } else if (auto d = std::from_chars(value.data(), end, real);
+                 d.ec == std::errc() && d.ptr == end) {
         out_.fixed64(kAnnotationDouble, std::bit_cast<uint64_t>(real));
       } else {
         out_.bytes(kAnnotationJson, value);
@@ -414,7 +443,8 @@ void PftraceWriter::write_end(const Track& track, const OpenSlice& open) {
   const size_t event = out_.open(kTrackEvent);
   out_.varint(kEventType, kTypeSliceEnd);
   out_.varint(kEventTrackUuid, track.uuid);
-  for (uint32_t i = 0; i < open.n_in && i < 2; ++i) out_.varint(kEventTerminatingFlowIds, open.in[i]);
+  for (uint32_t i = 0; i < open.n_in && i < 2; ++i)
+    out_.varint(kEventTerminatingFlowIds, open.in[i]);
   for (uint64_t id : open.more_in) out_.varint(kEventTerminatingFlowIds, id);
   out_.close(event);
   close_packet(packet);
@@ -429,14 +459,16 @@ void PftraceWriter::close_ended(Track& track, int64_t at_ns) {
 
 namespace {
 void add_in(auto& open, uint64_t id) {
-  if (open.n_in < 2) open.in[open.n_in++] = id;
-  else open.more_in.push_back(id);
+  if (open.n_in < 2)
+    open.in[open.n_in++] = id;
+  else
+    open.more_in.push_back(id);
 }
 }  // namespace
 
-void PftraceWriter::slice(Track& track, std::string_view name, bool name_is_json, std::string_view category,
-                          bool category_is_json, int64_t begin_ns, int64_t end_ns, std::string_view args_json,
-                          const SliceFlows& flows) {
+void PftraceWriter::slice(Track& track, std::string_view name, bool name_is_json,
+                          std::string_view category, bool category_is_json, int64_t begin_ns,
+                          int64_t end_ns, std::string_view args_json, const SliceFlows& flows) {
   close_ended(track, begin_ns);
   OpenSlice open{begin_ns, end_ns};
   const size_t packet = open_packet(begin_ns, true);
@@ -479,23 +511,25 @@ void PftraceWriter::settle() {
   flush_if_full();
 }
 
-void PftraceWriter::complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
-                             int64_t begin_ns, int64_t end_ns, const JsonObject& args, const SliceFlows& flows) {
+void PftraceWriter::complete(int64_t pid, int64_t tid, std::string_view name,
+                             std::string_view category, int64_t begin_ns, int64_t end_ns,
+                             const JsonObject& args, const SliceFlows& flows) {
   settle();
   args_text_.clear();
   args.append_to(args_text_);
   slice(row(pid, tid), name, false, category, false, begin_ns, end_ns, args_text_, flows);
 }
 
-void PftraceWriter::complete_raw(int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
-                                 int64_t begin_ns, int64_t end_ns, std::string_view args_json,
-                                 const SliceFlows& flows) {
+void PftraceWriter::complete_raw(int64_t pid, int64_t tid, std::string_view name_json,
+                                 std::string_view category_json, int64_t begin_ns, int64_t end_ns,
+                                 std::string_view args_json, const SliceFlows& flows) {
   settle();
-  slice(row(pid, tid), unquoted(name_json), true, unquoted(category_json), true, begin_ns, end_ns, args_json, flows);
+  slice(row(pid, tid), unquoted(name_json), true, unquoted(category_json), true, begin_ns, end_ns,
+        args_json, flows);
 }
 
-void PftraceWriter::instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
-                            int64_t at_ns, const JsonObject& args) {
+void PftraceWriter::instant(int64_t pid, int64_t tid, std::string_view name,
+                            std::string_view category, int64_t at_ns, const JsonObject& args) {
   settle();
   Track& track = row(pid, tid);
   close_ended(track, at_ns);
@@ -510,8 +544,9 @@ void PftraceWriter::instant(int64_t pid, int64_t tid, std::string_view name, std
   count(1, at_ns, at_ns);
 }
 
-void PftraceWriter::async_slice(int64_t pid, int64_t, int64_t, std::string_view name, std::string_view category,
-                                int64_t begin_ns, int64_t end_ns, const JsonObject& args) {
+void PftraceWriter::async_slice(int64_t pid, int64_t, int64_t, std::string_view name,
+                                std::string_view category, int64_t begin_ns, int64_t end_ns,
+                                const JsonObject& args) {
   settle();
   auto it = async_tracks_.find(std::tuple<int64_t, std::string_view>{pid, name});
   if (it == async_tracks_.end()) it = async_tracks_.try_emplace({pid, std::string(name)}).first;
@@ -540,13 +575,15 @@ void PftraceWriter::async_slice(int64_t pid, int64_t, int64_t, std::string_view 
   ++events_written_;  // as the JSON counts it: a begin and an end
 }
 
-void PftraceWriter::counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
-                            int64_t value) {
+void PftraceWriter::counter(int64_t pid, std::string_view name, int64_t at_ns,
+                            std::string_view series, int64_t value) {
   settle();
-  auto it = counter_tracks_.find(std::tuple<int64_t, std::string_view, std::string_view>{pid, name, series});
+  auto it = counter_tracks_.find(
+      std::tuple<int64_t, std::string_view, std::string_view>{pid, name, series});
   if (it == counter_tracks_.end()) {
     const uint64_t parent = process(pid).uuid;
-    it = counter_tracks_.try_emplace({pid, std::string(name), std::string(series)}, next_uuid_++).first;
+    it = counter_tracks_.try_emplace({pid, std::string(name), std::string(series)}, next_uuid_++)
+             .first;
     const size_t packet = open_packet(INT64_MIN, false);
     const size_t descriptor = out_.open(kTrackDescriptor);
     out_.varint(kTrackUuid, it->second);
@@ -568,8 +605,9 @@ void PftraceWriter::counter(int64_t pid, std::string_view name, int64_t at_ns, s
   count(1, at_ns, at_ns);
 }
 
-void PftraceWriter::flow(int64_t, int64_t pid_from, int64_t tid_from, int64_t pid_to, int64_t tid_to,
-                         int64_t to_ns, int64_t to_end_ns, const FlowSource& source) {
+void PftraceWriter::flow(int64_t, int64_t pid_from, int64_t tid_from, int64_t pid_to,
+                         int64_t tid_to, int64_t to_ns, int64_t to_end_ns,
+                         const FlowSource& source) {
   const uint64_t id = next_flow_id_++;
   auto wait = [this](Track& track, Waiting w) {
     if (track.waiting.size() >= kMostWaitingPerRow) {
@@ -637,7 +675,8 @@ void PftraceWriter::end() {
     for (const Waiting& w : track.waiting) out_.raw(w.deferred);
     track.waiting.clear();
   }
-  if (first_packet_) close_packet(open_packet(INT64_MIN, false));  // an empty trace is still one packet
+  if (first_packet_)
+    close_packet(open_packet(INT64_MIN, false));  // an empty trace is still one packet
   if (out_.size() > 0) {
     sink_.write(out_.view());
     bytes_written_ += static_cast<int64_t>(out_.size());

@@ -88,34 +88,40 @@ class PftraceWriter final : public TraceWriter {
   void os_thread_name(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) override;
   bool process_named(int64_t pid) const override;
 
-  void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
-                int64_t end_ns, const JsonObject& args) override {
+  void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
+                int64_t begin_ns, int64_t end_ns, const JsonObject& args) override {
     complete(pid, tid, name, category, begin_ns, end_ns, args, SliceFlows{});
   }
-  void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t begin_ns,
-                int64_t end_ns, const JsonObject& args, const SliceFlows& flows);
+  void complete(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
+                int64_t begin_ns, int64_t end_ns, const JsonObject& args, const SliceFlows& flows);
   // complete() with the name and category as JSON strings (quotes included; escapes are decoded)
   // and the args as a JSON object's text.
-  void complete_raw(int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
-                    int64_t begin_ns, int64_t end_ns, std::string_view args_json) override {
+  void complete_raw(int64_t pid, int64_t tid, std::string_view name_json,
+                    std::string_view category_json, int64_t begin_ns, int64_t end_ns,
+                    std::string_view args_json) override {
     complete_raw(pid, tid, name_json, category_json, begin_ns, end_ns, args_json, SliceFlows{});
   }
-  void complete_raw(int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
-                    int64_t begin_ns, int64_t end_ns, std::string_view args_json, const SliceFlows& flows);
-  void instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t at_ns,
-               const JsonObject& args) override;
+  void complete_raw(int64_t pid, int64_t tid, std::string_view name_json,
+                    std::string_view category_json, int64_t begin_ns, int64_t end_ns,
+                    std::string_view args_json, const SliceFlows& flows);
+  void instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
+               int64_t at_ns, const JsonObject& args) override;
   // `id` and `tid` are not needed: the range gets a track that no overlapping range shares.
-  void async_slice(int64_t pid, int64_t tid, int64_t id, std::string_view name, std::string_view category,
-                   int64_t begin_ns, int64_t end_ns, const JsonObject& args) override;
-  void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series, int64_t value) override;
+  void async_slice(int64_t pid, int64_t tid, int64_t id, std::string_view name,
+                   std::string_view category, int64_t begin_ns, int64_t end_ns,
+                   const JsonObject& args) override;
+  void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
+               int64_t value) override;
   // An arrow from the slice `source` on (pid_from, tid_from) to the slice [to_ns, to_end_ns] on
   // (pid_to, tid_to); `id` (the correlation id) is already in both slices' args.
-  void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t pid_to, int64_t tid_to, int64_t to_ns,
-            int64_t to_end_ns, const FlowSource& source) override;
+  void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t pid_to, int64_t tid_to,
+            int64_t to_ns, int64_t to_end_ns, const FlowSource& source) override;
   void end(const JsonObject&) { end(); }
   void end();
 
-  int64_t events_written() const { return events_written_; }  // slices, instants, samples and flow ends
+  int64_t events_written() const {
+    return events_written_;
+  }  // slices, instants, samples and flow ends
   int parts() const { return 1; }
   int64_t part_events(int) const { return events_written_; }
   std::pair<int64_t, int64_t> part_span(int) const {
@@ -203,20 +209,24 @@ class PftraceWriter final : public TraceWriter {
   Track& row(int64_t pid, int64_t tid);
   Track& new_track(int64_t pid);
   void describe_process(int64_t pid, Process& p, std::string_view name, int64_t sort_index);
-  void describe_row(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index, bool os_thread);
+  void describe_row(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index,
+                    bool os_thread);
 
   // Packets.
   size_t open_packet(int64_t at_ns, bool uses_interning);
   void close_packet(size_t packet);
-  void slice(Track& track, std::string_view name, bool name_is_json, std::string_view category, bool category_is_json,
-             int64_t begin_ns, int64_t end_ns, std::string_view args_json, const SliceFlows& flows);
+  void slice(Track& track, std::string_view name, bool name_is_json, std::string_view category,
+             bool category_is_json, int64_t begin_ns, int64_t end_ns, std::string_view args_json,
+             const SliceFlows& flows);
   void event_head(uint32_t type, const Track& track, std::string_view name, bool name_is_json,
                   std::string_view category, bool category_is_json);
-  void close_ended(Track& track, int64_t at_ns);  // writes the ENDs of open slices that end by at_ns
+  void close_ended(Track& track,
+                   int64_t at_ns);  // writes the ENDs of open slices that end by at_ns
   void write_end(const Track& track, const OpenSlice& open);
   void annotations(std::string_view args_json);
   void string_field(uint32_t field, std::string_view text, bool is_json);
-  uint64_t intern(Index& index, std::string_view text, bool is_json);  // the id, interned now if new
+  uint64_t intern(Index& index, std::string_view text,
+                  bool is_json);  // the id, interned now if new
   uint64_t lookup(Index& index, std::string_view text, bool is_json);  // intern() without its cache
   void count(int64_t events, int64_t begin_ns, int64_t end_ns);
   void flush_if_full();
@@ -246,7 +256,8 @@ class PftraceWriter final : public TraceWriter {
   Track* last_track_ = nullptr;
   std::map<std::tuple<int64_t, std::string>, std::vector<Track*>, std::less<>> async_tracks_;
   std::map<std::tuple<int64_t, std::string, std::string>, uint64_t, std::less<>> counter_tracks_;
-  Index names_{2}, categories_{1}, annotation_names_{3};  // InternedData event_names, event_categories, ...
+  Index names_{2}, categories_{1},
+      annotation_names_{3};  // InternedData event_names, event_categories, ...
   // The last strings interned, by where they were read from: the timeline passes the same
   // buffers (its quoted names, the args it rebuilds in place) for most events, so a pointer, a
   // length and a memcmp find the id without hashing the text. The text is compared, so a reused

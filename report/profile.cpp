@@ -22,7 +22,9 @@
 
 namespace prof::report {
 
-int64_t ProfileEntry::average_ns() const { return timed_calls > 0 ? rounded_div(total_ns, timed_calls) : 0; }
+int64_t ProfileEntry::average_ns() const {
+  return timed_calls > 0 ? rounded_div(total_ns, timed_calls) : 0;
+}
 
 bool entry_key_less(const ProfileEntry& a, const ProfileEntry& b) {
   return std::tie(a.kind, a.runtime, a.name) < std::tie(b.kind, b.runtime, b.name);
@@ -71,14 +73,16 @@ class ProcessGatherer final : public EventConsumer {
     std::optional<size_t> slot = r.name_id ? kernels_.names->slot(*r.name_id) : std::nullopt;
     Gathered& g = slot ? kernels_.by_slot[*slot] : slots_.kernel(r);
     ++g.calls;
-    if (r.device_begin_ns && r.device_end_ns) g.durations.add(*r.device_end_ns - *r.device_begin_ns);
+    if (r.device_begin_ns && r.device_end_ns)
+      g.durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
 
   void copy(const CopyRow& r) override {
     Gathered& g = slots_.copy(r);
     ++g.calls;
     g.bytes += r.bytes;
-    if (r.device_begin_ns && r.device_end_ns) g.durations.add(*r.device_end_ns - *r.device_begin_ns);
+    if (r.device_begin_ns && r.device_end_ns)
+      g.durations.add(*r.device_end_ns - *r.device_begin_ns);
   }
 
   // The named kernels, by name, into `into` (sorted by name, one entry per name).
@@ -157,7 +161,9 @@ void ProfileBuilder::end_process() {
   state_->current.reset();
 }
 
-ProfileBuilder::ProfileBuilder() : state_(std::make_unique<State>()) { state_->profile.processes = 0; }
+ProfileBuilder::ProfileBuilder() : state_(std::make_unique<State>()) {
+  state_->profile.processes = 0;
+}
 ProfileBuilder::~ProfileBuilder() = default;
 
 EventConsumer& ProfileBuilder::add_process(Database& db, std::shared_ptr<const KernelNames> names) {
@@ -166,8 +172,8 @@ EventConsumer& ProfileBuilder::add_process(Database& db, std::shared_ptr<const K
   if (profile.processes++ == 0) {
     for (auto& [key, value] : read_meta(db)) {
       if (key == "run_id") profile.run_id = value;
-      if (key == "pid" || key == "rank" || key == "host_name" || key == "command_line" || key == "run_id" ||
-          key == "prof_version" || key == "wall_start_unix_ns")
+      if (key == "pid" || key == "rank" || key == "host_name" || key == "command_line" ||
+          key == "run_id" || key == "prof_version" || key == "wall_start_unix_ns")
         profile.meta.emplace_back(key, value);
     }
   }
@@ -250,10 +256,12 @@ namespace {
 
 void write_profile_head(const RunProfile& profile, TextSink& out) {
   std::string text = std::string(kSummarySignature) + std::to_string(kSummaryVersion);
-  text += ",\"processes\":" + std::to_string(profile.processes) + ",\"run_id\":" + json_string(profile.run_id);
+  text += ",\"processes\":" + std::to_string(profile.processes) +
+          ",\"run_id\":" + json_string(profile.run_id);
   text += ",\"meta\":{";
   for (size_t i = 0; i < profile.meta.size(); ++i) {
-    text += (i ? "," : "") + json_string(profile.meta[i].first) + ":" + json_string(profile.meta[i].second);
+    text += (i ? "," : "") + json_string(profile.meta[i].first) + ":" +
+            json_string(profile.meta[i].second);
   }
   text += "},\n\"entries\":[";
   out.write(text);
@@ -295,39 +303,52 @@ RunProfile read_profile_json(const std::string& path) {
   }
   int64_t version = 0;
   const JsonValue* v = doc.is_object() ? doc.find("prof_summary") : nullptr;
-  if (!v || !v->integer(version)) throw ReportError(path + ": not a prof run summary (no \"prof_summary\" version)");
+  if (!v || !v->integer(version))
+    throw ReportError(path + ": not a prof run summary (no \"prof_summary\" version)");
   if (version < 1 || version > kSummaryVersion)
-    throw ReportError(path + ": run summary version " + std::to_string(version) + " is newer than this prof reads (" +
-                      std::to_string(kSummaryVersion) + ")");
+    throw ReportError(path + ": run summary version " + std::to_string(version) +
+                      " is newer than this prof reads (" + std::to_string(kSummaryVersion) + ")");
   RunProfile profile;
   profile.source = path;
-  if (const JsonValue* run = doc.find("run_id"); run && run->is_string()) profile.run_id = run->string();
+  if (const JsonValue* run = doc.find("run_id"); run && run->is_string())
+    profile.run_id = run->string();
   if (const JsonValue* n = doc.find("processes")) n->integer(profile.processes);
   if (const JsonValue* meta = doc.find("meta"); meta && meta->is_object()) {
-    for (const char* key : {"pid", "rank", "host_name", "command_line", "run_id", "prof_version", "wall_start_unix_ns"})
-      if (const JsonValue* m = meta->find(key); m && m->is_string()) profile.meta.emplace_back(key, m->string());
+    for (const char* key : {"pid", "rank", "host_name", "command_line", "run_id", "prof_version",
+                            "wall_start_unix_ns"})
+      if (const JsonValue* m = meta->find(key); m && m->is_string())
+        profile.meta.emplace_back(key, m->string());
   }
   const JsonValue* entries = doc.find("entries");
-  if (!entries || !entries->is_array()) throw ReportError(path + ": run summary without an \"entries\" array");
+  if (!entries || !entries->is_array())
+    throw ReportError(path + ": run summary without an \"entries\" array");
   size_t index = 0;
   for (const JsonValue& item : entries->elements()) {
     ++index;
     auto bad = [&](const char* field) {
-      return ReportError(path + ": entry " + std::to_string(index) + ": missing or malformed \"" + field + "\"");
+      return ReportError(path + ": entry " + std::to_string(index) + ": missing or malformed \"" +
+                         field + "\"");
     };
     ProfileEntry e;
     // Names were written escaped (report/utf8.hpp): read back to the bytes a database holds, so
     // a summary compares with a database, and two names that differ only in stray bytes stay two.
-    for (auto [field, into] : {std::pair{"kind", &e.kind}, {"runtime", &e.runtime}, {"name", &e.name}}) {
+    for (auto [field, into] :
+         {std::pair{"kind", &e.kind}, {"runtime", &e.runtime}, {"name", &e.name}}) {
       const JsonValue* s = item.find(field);
       if (!s || !s->is_string()) throw bad(field);
       *into = utf8_unescaped(s->string());
     }
     if (e.kind != "api" && e.kind != "kernel" && e.kind != "copy")
-      throw ReportError(path + ": entry " + std::to_string(index) + ": unknown kind \"" + e.kind + "\"");
-    for (auto [field, into] : {std::pair{"calls", &e.calls}, {"timed_calls", &e.timed_calls}, {"total_ns", &e.total_ns},
-                               {"median_ns", &e.median_ns}, {"p95_ns", &e.p95_ns}, {"min_ns", &e.min_ns},
-                               {"max_ns", &e.max_ns}, {"bytes", &e.bytes}}) {
+      throw ReportError(path + ": entry " + std::to_string(index) + ": unknown kind \"" + e.kind +
+                        "\"");
+    for (auto [field, into] : {std::pair{"calls", &e.calls},
+                               {"timed_calls", &e.timed_calls},
+                               {"total_ns", &e.total_ns},
+                               {"median_ns", &e.median_ns},
+                               {"p95_ns", &e.p95_ns},
+                               {"min_ns", &e.min_ns},
+                               {"max_ns", &e.max_ns},
+                               {"bytes", &e.bytes}}) {
       const JsonValue* n = item.find(field);
       if (!n || !n->integer(*into) || *into < 0) throw bad(field);
     }

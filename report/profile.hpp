@@ -23,18 +23,20 @@ inline constexpr int kSummaryVersion = 1;
 inline constexpr std::string_view kSummarySignature = "{\"prof_summary\":";
 
 struct ProfileEntry {
-  std::string kind;     // "api", "kernel" or "copy"
-  std::string runtime;  // the API's runtime ("hip"); "" for kernels and copies
-  std::string name;     // API name, demangled kernel name, or copy direction ("H2D", "Memset")
+  std::string kind;         // "api", "kernel" or "copy"
+  std::string runtime;      // the API's runtime ("hip"); "" for kernels and copies
+  std::string name;         // API name, demangled kernel name, or copy direction ("H2D", "Memset")
   int64_t calls = 0;        // every call, launch or copy, timed or not
   int64_t timed_calls = 0;  // those with a duration
   int64_t total_ns = 0;
-  int64_t min_ns = 0, max_ns = 0;        // exact; 0 without timed calls
-  int64_t median_ns = 0, p95_ns = 0;     // nearest rank; within 0.8% (see profile.cpp), mostly exact
-  int64_t bytes = 0;                                           // copies: bytes moved
+  int64_t min_ns = 0, max_ns = 0;     // exact; 0 without timed calls
+  int64_t median_ns = 0, p95_ns = 0;  // nearest rank; within 0.8% (see profile.cpp), mostly exact
+  int64_t bytes = 0;                  // copies: bytes moved
 
   int64_t average_ns() const;
-  bool same_key(const ProfileEntry& o) const { return kind == o.kind && runtime == o.runtime && name == o.name; }
+  bool same_key(const ProfileEntry& o) const {
+    return kind == o.kind && runtime == o.runtime && name == o.name;
+  }
 };
 
 // Entries sort by kind ("api" < "copy" < "kernel"), runtime, then name (bytewise).
@@ -42,7 +44,8 @@ bool entry_key_less(const ProfileEntry& a, const ProfileEntry& b);
 
 struct RunProfile {
   std::string source;  // the file it was read from
-  // Which run the profile belongs to: the processes of one prof invocation (or one MPI job) share it.
+  // Which run the profile belongs to: the processes of one prof invocation (or one MPI job) share
+  // it.
   // "" when unknown (a database written before prof recorded it): the profile is a run of its own.
   std::string run_id;
   int64_t processes = 1;
@@ -66,8 +69,8 @@ class ProfileBuilder {
   RunProfile take(const std::string& source);
   // take() written as <base>.summary.json (write_profile_json) an entry at a time: a run of a
   // million kernel names never holds a list of them all (issue 42). `visit` sees each entry as it
-  // is written: the statistics tables take their median and p95 from it (report/stats_quantiles.hpp)
-  // rather than keeping histograms of their own.
+  // is written: the statistics tables take their median and p95 from it
+  // (report/stats_quantiles.hpp) rather than keeping histograms of their own.
   using EntryVisitor = std::function<void(const ProfileEntry&)>;
   void write_json(TextSink& out, const EntryVisitor& visit = {});
   // The entries, an entry at a time, without writing them (a summary without its JSON file).

@@ -38,7 +38,9 @@ inline char* put_varint(char* p, uint64_t value) {
   return p;
 }
 
-inline constexpr uint64_t tag(uint32_t field, WireType type) { return (uint64_t{field} << 3) | type; }
+inline constexpr uint64_t tag(uint32_t field, WireType type) {
+  return (uint64_t{field} << 3) | type;
+}
 
 // One growing byte buffer that messages are appended to. Offsets, not pointers, name an open
 // message: the buffer may move while it grows.
@@ -53,7 +55,8 @@ class ProtoBuffer {
   }
   void fixed64(uint32_t field, uint64_t value) {
     char* p = put_varint(room(kMaxVarintBytes + 8), tag(field, kFixed64));
-    for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(static_cast<uint8_t>(value >> (8 * i)));  // little-endian
+    for (int i = 0; i < 8; ++i)
+      *p++ = static_cast<char>(static_cast<uint8_t>(value >> (8 * i)));  // little-endian
     end_at(p);
   }
   void bytes(uint32_t field, std::string_view value) {
@@ -103,7 +106,9 @@ class ProtoBuffer {
     return data_.data() + size_;
   }
   // Out of line: the check above is on every field, the growth almost never.
-  [[gnu::noinline]] void grow(size_t most) { data_.resize(std::max(2 * data_.size(), size_ + most + 256)); }
+  [[gnu::noinline]] void grow(size_t most) {
+    data_.resize(std::max(2 * data_.size(), size_ + most + 256));
+  }
   void end_at(const char* p) { size_ = static_cast<size_t>(p - data_.data()); }
 
   std::string data_;  // its size is the capacity; size_ bytes are used

@@ -36,7 +36,8 @@ StatsTable query_range_stats(Database& db, RangeDurations* run) {
   if (!has_markers(db)) return {};
   std::map<std::string, std::pair<DurationAccumulator, DurationHistogram>> by_name;
   Statement st = db.prepare(
-      "SELECT message, end_ns - begin_ns FROM markers WHERE kind IN ('push_pop', 'start_stop') AND end_ns IS NOT NULL");
+      "SELECT message, end_ns - begin_ns FROM markers WHERE kind IN ('push_pop', 'start_stop') AND "
+      "end_ns IS NOT NULL");
   while (st.step()) {
     auto& [totals, durations] = by_name[std::string(st.column_text(0))];
     totals.add(true, st.column_int(1));
@@ -70,29 +71,37 @@ void fill_range_quantiles(RangeKernelTable& table, const RangeKernelDurations& r
   }
 }
 
-RangeKernelTable query_kernel_stats_by_range(Database& db, const RowFilter& filter, RangeKernelDurations* run) {
+RangeKernelTable query_kernel_stats_by_range(Database& db, const RowFilter& filter,
+                                             RangeKernelDurations* run) {
   RangeKernelTable table;
   const bool markers = has_markers(db);
-  // The innermost range: of the push/pop ranges open on the call's thread at its begin, the deepest.
-  const std::string range_sql =
-      markers ? "COALESCE((SELECT m.message FROM markers m WHERE m.kind = 'push_pop' AND m.thread_id = c.thread_id"
-                " AND m.begin_ns <= c.begin_ns AND m.end_ns >= c.begin_ns ORDER BY m.level DESC, m.begin_ns DESC"
-                " LIMIT 1), '')"
-              : "''";
-  Statement st = db.prepare(
-      "SELECT " + range_sql + ", k.name_id, s.value, k.function_address, k.device_end_ns - k.device_begin_ns"
-      " FROM kernels k LEFT JOIN api_calls c ON c.correlation_id = k.correlation_id"
-      " LEFT JOIN strings s ON s.string_id = k.name_id WHERE " + filter.activity_condition("k"));
+  // The innermost range: of the push/pop ranges open on the call's thread at its begin, the
+  // deepest.
+  const std::string range_sql = markers ? "COALESCE((SELECT m.message FROM markers m WHERE m.kind "
+                                          "= 'push_pop' AND m.thread_id = c.thread_id"
+                                          " AND m.begin_ns <= c.begin_ns AND m.end_ns >= "
+                                          "c.begin_ns ORDER BY m.level DESC, m.begin_ns DESC"
+                                          " LIMIT 1), '')"
+                                        : "''";
+  Statement st =
+      db.prepare("SELECT " + range_sql +
+                 ", k.name_id, s.value, k.function_address, k.device_end_ns - k.device_begin_ns"
+                 " FROM kernels k LEFT JOIN api_calls c ON c.correlation_id = k.correlation_id"
+                 " LEFT JOIN strings s ON s.string_id = k.name_id WHERE " +
+                 filter.activity_condition("k"));
   filter.bind(st);
-  std::map<std::pair<std::string, std::string>, std::pair<DurationAccumulator, DurationHistogram>> by_key;
+  std::map<std::pair<std::string, std::string>, std::pair<DurationAccumulator, DurationHistogram>>
+      by_key;
   while (st.step()) {
     std::string name;
     if (st.column_is_null(1)) {
       char text[64];
-      std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(st.column_int(3)));
+      std::snprintf(text, sizeof text, "unknown kernel at 0x%llx",
+                    static_cast<unsigned long long>(st.column_int(3)));
       name = text;
     } else {
-      name = st.column_is_null(2) ? "unknown kernel " + std::to_string(st.column_int(1)) : demangle(st.column_text(2));
+      name = st.column_is_null(2) ? "unknown kernel " + std::to_string(st.column_int(1))
+                                  : demangle(st.column_text(2));
     }
     auto& [totals, durations] = by_key[{std::string(st.column_text(0)), std::move(name)}];
     totals.add(!st.column_is_null(4), st.column_int(4));
@@ -138,9 +147,10 @@ void write_kernel_by_range_csv(const RangeKernelTable& table, TextSink& sink) {
   csv.begin_columns(kKernelByRangeColumns);
   for (const RangeKernelStats& row : table.rows) {
     const NameStats& k = row.kernel;
-    csv.row({row.range, k.name, std::to_string(k.calls), std::to_string(k.total_ns), std::to_string(k.average_ns()),
-             percent_text(k.total_ns, table.total_ns), std::to_string(k.min_ns), std::to_string(k.max_ns),
-             std::to_string(k.stddev_ns()), std::to_string(k.median_ns), std::to_string(k.p95_ns)});
+    csv.row({row.range, k.name, std::to_string(k.calls), std::to_string(k.total_ns),
+             std::to_string(k.average_ns()), percent_text(k.total_ns, table.total_ns),
+             std::to_string(k.min_ns), std::to_string(k.max_ns), std::to_string(k.stddev_ns()),
+             std::to_string(k.median_ns), std::to_string(k.p95_ns)});
   }
   csv.end();
 }
@@ -149,7 +159,8 @@ CaptureWindowsSummary read_capture_summary(Database& db) {
   CaptureWindowsSummary summary;
   if (auto control = meta_value(db, "capture_control")) summary.control = *control;
   if (!db.table_exists("capture_windows")) return summary;
-  Statement st = db.prepare("SELECT COUNT(*), COALESCE(SUM(end_ns - begin_ns), 0) FROM capture_windows");
+  Statement st =
+      db.prepare("SELECT COUNT(*), COALESCE(SUM(end_ns - begin_ns), 0) FROM capture_windows");
   if (st.step()) {
     summary.windows = st.column_int(0);
     summary.total_ns = st.column_int(1);

@@ -14,22 +14,22 @@
 #include "report/html_report.hpp"
 #include "report/kernel_filter.hpp"
 #include "report/kernel_names.hpp"
+#include "report/memory.hpp"
 #include "report/merged_db.hpp"
 #include "report/output_file.hpp"
 #include "report/pftrace_writer.hpp"
-#include "report/memory.hpp"
 #include "report/profile.hpp"
 #include "report/range_stats.hpp"
 #include "report/report_db.hpp"
 #include "report/report_files.hpp"
+#include "report/report_outputs.hpp"
 #include "report/runtime_labels.hpp"
 #include "report/stats.hpp"
 #include "report/stats_csv.hpp"
 #include "report/stats_quantiles.hpp"
 #include "report/summary.hpp"
-#include "report/timeline.hpp"
 #include "report/time_format.hpp"
-#include "report/report_outputs.hpp"
+#include "report/timeline.hpp"
 #include "report/timeline_output.hpp"
 #include "report/timeline_parts.hpp"
 #include "report/trace_csv.hpp"
@@ -78,7 +78,6 @@ void scan_selected_times(Database& db, const RowFilter& filter, const KernelMatc
   scan_event_times(db, filter, {&selection}, tables);
 }
 
-
 }  // namespace
 
 std::string join_path(const std::string& dir, const std::string& name) {
@@ -103,10 +102,12 @@ ReportOptions without_big_outputs(Database& db, const ReportOptions& opt, Report
   if (calls <= opt.big_run_calls) return o;
   o.trace_csv = false;
   o.json = false;
-  result.notes.push_back(std::to_string(calls) + " API calls: the trace CSVs and the JSON timeline were left out (about " +
-                         "160 and 460 MB per million calls)" + (opt.pftrace ? "; the timeline is in the .pftrace" : "") +
-                         ". To write them: prof --db " + (opt.written_db.empty() ? "<the db>" : opt.written_db) +
-                         " --output-format all");
+  result.notes.push_back(
+      std::to_string(calls) +
+      " API calls: the trace CSVs and the JSON timeline were left out (about " +
+      "160 and 460 MB per million calls)" +
+      (opt.pftrace ? "; the timeline is in the .pftrace" : "") + ". To write them: prof --db " +
+      (opt.written_db.empty() ? "<the db>" : opt.written_db) + " --output-format all");
   return o;
 }
 
@@ -116,11 +117,13 @@ void note_empty_range(Database& db, const ReportOptions& opt, ReportResult& resu
   if (!opt.index_range || is_merged_db(db)) return;
   try {
     const auto calls = call_numbers(db);
-    if (!calls || (opt.index_range->second >= calls->first && opt.index_range->first <= calls->second)) return;
+    if (!calls ||
+        (opt.index_range->second >= calls->first && opt.index_range->first <= calls->second))
+      return;
     result.notes.push_back("--index-range " + std::to_string(opt.index_range->first) + ":" +
-                           std::to_string(opt.index_range->second) + " holds none of the run's calls (" +
-                           std::to_string(calls->first) + " to " + std::to_string(calls->second) +
-                           "): the reports are empty");
+                           std::to_string(opt.index_range->second) +
+                           " holds none of the run's calls (" + std::to_string(calls->first) +
+                           " to " + std::to_string(calls->second) + "): the reports are empty");
   } catch (const DbError&) {
     // the pass says what is wrong with the db
   }
@@ -496,7 +499,8 @@ void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE*
       std::vector<EventConsumer*> consumers{&api_stats, &kernel_stats, &copy_stats,
                                             &profile.add_process(*db, names)};
       std::optional<KernelSelection> selection;
-      if (matcher.filters()) consumers = {&selection.emplace(*names, matcher, std::move(consumers))};
+      if (matcher.filters())
+        consumers = {&selection.emplace(*names, matcher, std::move(consumers))};
       scan_events(*db, filter, consumers);
       profile.end_process();  // before the db closes: the builder reads it until then
       for (size_t r = 0; r < here.size(); ++r)
@@ -511,18 +515,21 @@ void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE*
     throw as_report_error(e);
   }
   std::vector<StatsTable> api;
-  for (const RuntimeLabels& r : runtimes) api.push_back(merge_stats_tables(std::move(api_parts[r.runtime_id])));
+  for (const RuntimeLabels& r : runtimes)
+    api.push_back(merge_stats_tables(std::move(api_parts[r.runtime_id])));
   StatsTable kernels = merge_stats_tables(std::move(kernel_parts));
   std::vector<CopyStats> copies = merge_copy_stats(std::move(copy_parts));
   {
     std::vector<std::pair<std::string, StatsTable*>> api_by_runtime;
-    for (size_t r = 0; r < runtimes.size(); ++r) api_by_runtime.emplace_back(runtimes[r].name, &api[r]);
+    for (size_t r = 0; r < runtimes.size(); ++r)
+      api_by_runtime.emplace_back(runtimes[r].name, &api[r]);
     StatsQuantiles quantiles(std::move(api_by_runtime), &kernels, &copies);
     profile.visit(std::ref(quantiles));
   }
   const MemoryReport memory = merge_memory_reports(std::move(memory_parts));
   std::vector<SummaryApiTable> api_tables;
-  for (size_t r = 0; r < runtimes.size(); ++r) api_tables.push_back({runtimes[r].api_title, api[r]});
+  for (size_t r = 0; r < runtimes.size(); ++r)
+    api_tables.push_back({runtimes[r].api_title, api[r]});
   FileSink sink(summary_out);
   sink.write("== All " + std::to_string(db_paths.size()) + " processes ==\n");
   SummaryInput input{std::move(api_tables), kernels, {drops.begin(), drops.end()}, {}};
@@ -533,9 +540,11 @@ void write_combined_summary(const std::vector<std::string>& db_paths, std::FILE*
   std::fflush(summary_out);
 }
 
-ReportResult write_reports(const std::string& db_path, const ReportOptions& opt, std::FILE* summary_out) {
+ReportResult write_reports(const std::string& db_path, const ReportOptions& opt,
+                           std::FILE* summary_out) {
   if (opt.base_name.empty() || opt.base_name.find('/') != std::string::npos)
-    throw ReportError("report name '" + opt.base_name + "' must be a non-empty file name without '/'");
+    throw ReportError("report name '" + opt.base_name +
+                      "' must be a non-empty file name without '/'");
   if (opt.index_range && opt.index_range->first > opt.index_range->second)
     throw ReportError("index range " + std::to_string(opt.index_range->first) + "-" +
                       std::to_string(opt.index_range->second) + " is empty");

@@ -15,7 +15,8 @@
 
 namespace prof::report {
 
-// A timeline file this large is more than a trace viewer opens; the report says so (ReportResult::warnings).
+// A timeline file this large is more than a trace viewer opens; the report says so
+// (ReportResult::warnings).
 inline constexpr int64_t kViewerMaxEvents = 1'000'000;
 inline constexpr int64_t kViewerMaxBytes = 256ll << 20;
 
@@ -29,8 +30,10 @@ struct ReportOptions {
   bool group_stream = false;  // also <base>_stream.json
   bool pftrace = true;        // <base>.pftrace, Perfetto's protobuf trace of the copy view
   // Which of the other outputs are written (prof --output-format; the db is always there):
-  bool stats_csv = true;     // stats: <base>.<rt>trace.csv per runtime, kernel, copy and memory statistics
-  bool trace_csv = true;     // trace: <base>.api_trace.csv, kernel_trace.csv, copy_trace.csv (a row per event)
+  bool stats_csv =
+      true;  // stats: <base>.<rt>trace.csv per runtime, kernel, copy and memory statistics
+  bool trace_csv =
+      true;  // trace: <base>.api_trace.csv, kernel_trace.csv, copy_trace.csv (a row per event)
   bool json = true;          // json: the timeline views <base>_copy.json (and _stream.json)
   bool html = true;          // html: <base>.report.html
   bool summary_json = true;  // summary: <base>.summary.json (what prof --compare reads)
@@ -51,7 +54,8 @@ struct ReportOptions {
   // parts <base>_copy.1.json, .2.json, ... of at most this many events (report/timeline_parts.hpp);
   // 0 never splits.
   int64_t json_max_events = 500'000;
-  // Also <base>.kernel_by_range.csv: kernel statistics per innermost enclosing roctx push/pop range.
+  // Also <base>.kernel_by_range.csv: kernel statistics per innermost enclosing roctx push/pop
+  // range.
   bool kernel_stats_by_range = false;
   // Called now and then with what is being done and how far it is (rows written of rows in
   // all, databases merged of databases): a terminal's progress line.
@@ -70,7 +74,7 @@ struct TimelinePartFile {
 struct ReportResult {
   std::vector<std::string> files_written;  // full paths, in the order written
   std::vector<std::string> warnings;       // one line each (a trace too large for viewers)
-  std::vector<std::string> notes;          // what was written differently and why (a split timeline)
+  std::vector<std::string> notes;  // what was written differently and why (a split timeline)
   std::vector<TimelinePartFile> timeline_parts;
   // Outputs that could not be written, one line each naming the file and why; the others were.
   // (When none could be written, write_reports throws ReportOutputError instead.)
@@ -85,7 +89,8 @@ struct ReportResult {
 // prof may not replace (a symlink, a foreign file) is left out and named in ReportResult::failed.
 // Throws ReportError (one line naming the file and what is wrong) on a bad database,
 // ReportOutputError when an output cannot be written or would replace a file that is not prof's.
-ReportResult write_reports(const std::string& db_path, const ReportOptions& opt, std::FILE* summary_out);
+ReportResult write_reports(const std::string& db_path, const ReportOptions& opt,
+                           std::FILE* summary_out);
 
 // A run of several processes: the line that names one before its summary
 // ("== Process 4242, rank 0, host h: ./app 1 =="), and one summary over all of them (the same

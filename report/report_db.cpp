@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "db/schema.hpp"
 #include "common/regular_file.hpp"
+#include "db/schema.hpp"
 #include "report/report_error.hpp"
 #include "report/runtime_labels.hpp"
 
@@ -33,12 +33,14 @@ void check_sqlite_header(const std::string& path) {
   char header[16] = {};
   const ssize_t n = ::read(fd, header, sizeof header);
   ::close(fd);
-  if (n < static_cast<ssize_t>(sizeof header) || std::memcmp(header, kSqliteMagic, sizeof header) != 0)
+  if (n < static_cast<ssize_t>(sizeof header) ||
+      std::memcmp(header, kSqliteMagic, sizeof header) != 0)
     throw ReportError(path + ": not a prof database (not a SQLite file)");
 }
 
-constexpr const char* kRequiredTables[] = {"api_names", "strings", "copy_directions", "threads", "streams",
-                                           "api_calls", "kernels", "copies", "drops"};
+constexpr const char* kRequiredTables[] = {"api_names", "strings", "copy_directions",
+                                           "threads",   "streams", "api_calls",
+                                           "kernels",   "copies",  "drops"};
 
 // SQLite probes <db>-journal on the first read. Another user can plant a FIFO or symlink there in
 // a shared directory; SQLite's opens refuse it (db/sqlite_db.cpp), and this names it.
@@ -62,21 +64,28 @@ struct TableCheck {
 };
 constexpr TableCheck kTableChecks[] = {
     {"api_calls",
-     "typeof(begin_ns) <> 'integer' OR typeof(end_ns) <> 'integer' OR typeof(bytes) <> 'integer' OR end_ns < begin_ns",
+     "typeof(begin_ns) <> 'integer' OR typeof(end_ns) <> 'integer' OR typeof(bytes) <> 'integer' "
+     "OR end_ns < begin_ns",
      "begin_ns, end_ns and bytes must be integers with end_ns >= begin_ns"},
     {"kernels",
-     "typeof(device_begin_ns) NOT IN ('integer', 'null') OR typeof(device_end_ns) NOT IN ('integer', 'null')"
+     "typeof(device_begin_ns) NOT IN ('integer', 'null') OR typeof(device_end_ns) NOT IN "
+     "('integer', 'null')"
      " OR device_end_ns < device_begin_ns",
-     "device_begin_ns and device_end_ns must be integers (or NULL) with device_end_ns >= device_begin_ns"},
+     "device_begin_ns and device_end_ns must be integers (or NULL) with device_end_ns >= "
+     "device_begin_ns"},
     {"copies",
-     "typeof(device_begin_ns) NOT IN ('integer', 'null') OR typeof(device_end_ns) NOT IN ('integer', 'null')"
+     "typeof(device_begin_ns) NOT IN ('integer', 'null') OR typeof(device_end_ns) NOT IN "
+     "('integer', 'null')"
      " OR device_end_ns < device_begin_ns OR typeof(bytes) <> 'integer'",
-     "bytes, device_begin_ns and device_end_ns must be integers (times may be NULL) with device_end_ns >= "
+     "bytes, device_begin_ns and device_end_ns must be integers (times may be NULL) with "
+     "device_end_ns >= "
      "device_begin_ns"},
     {"markers",
-     "typeof(begin_ns) <> 'integer' OR typeof(end_ns) NOT IN ('integer', 'null') OR end_ns < begin_ns",
+     "typeof(begin_ns) <> 'integer' OR typeof(end_ns) NOT IN ('integer', 'null') OR end_ns < "
+     "begin_ns",
      "begin_ns and end_ns must be integers (end_ns may be NULL) with end_ns >= begin_ns"},
-    {"capture_windows", "typeof(begin_ns) <> 'integer' OR typeof(end_ns) <> 'integer' OR end_ns < begin_ns",
+    {"capture_windows",
+     "typeof(begin_ns) <> 'integer' OR typeof(end_ns) <> 'integer' OR end_ns < begin_ns",
      "begin_ns and end_ns must be integers with end_ns >= begin_ns"},
 };
 
@@ -85,13 +94,15 @@ void check_rows(Database& db, const std::string& path) {
     if (!db.table_exists(check.table)) continue;  // older schemas lack markers and capture_windows
     std::optional<Statement> bad;
     try {
-      bad.emplace(db, std::string("SELECT 1 FROM ") + check.table + " WHERE " + check.bad_row + " LIMIT 1");
+      bad.emplace(
+          db, std::string("SELECT 1 FROM ") + check.table + " WHERE " + check.bad_row + " LIMIT 1");
     } catch (const DbError&) {
       throw ReportError(path + ": not a valid prof database (table " + check.table + ": " +
                         sqlite3_errmsg(db.handle()) + ")");
     }
     if (bad->step())
-      throw ReportError(path + ": not a valid prof database (table " + check.table + ": " + check.problem + ")");
+      throw ReportError(path + ": not a valid prof database (table " + check.table + ": " +
+                        check.problem + ")");
   }
 }
 
@@ -112,23 +123,30 @@ std::unique_ptr<Database> open_report_db(const std::string& path) {
         rollback.table_exists("meta");
       } catch (const DbError& e) {
         throw ReportError(path + ": an interrupted write left " + path +
-                          "-journal, which needs write access to be rolled back (" + e.what() + ")");
+                          "-journal, which needs write access to be rolled back (" + e.what() +
+                          ")");
       }
     }
     db = std::make_unique<Database>(path, Database::Mode::kReadOnly);
-    if (!db->table_exists("meta")) throw ReportError(path + ": not a prof database (no meta table)");
+    if (!db->table_exists("meta"))
+      throw ReportError(path + ": not a prof database (no meta table)");
     auto version_text = meta_value(*db, "schema_version");
-    if (!version_text) throw ReportError(path + ": not a prof database (no schema_version in meta)");
+    if (!version_text)
+      throw ReportError(path + ": not a prof database (no schema_version in meta)");
     int64_t version = 0;
-    if (std::sscanf(version_text->c_str(), "%lld", reinterpret_cast<long long*>(&version)) != 1 || version < 1)
-      throw ReportError(path + ": not a prof database (schema_version '" + *version_text + "' is not a version)");
+    if (std::sscanf(version_text->c_str(), "%lld", reinterpret_cast<long long*>(&version)) != 1 ||
+        version < 1)
+      throw ReportError(path + ": not a prof database (schema_version '" + *version_text +
+                        "' is not a version)");
     if (version > schema::kSchemaVersion)
-      throw ReportError(path + ": written by a newer prof (schema version " + std::to_string(version) +
-                        "; this prof reads versions up to " + std::to_string(schema::kSchemaVersion) + ")");
+      throw ReportError(path + ": written by a newer prof (schema version " +
+                        std::to_string(version) + "; this prof reads versions up to " +
+                        std::to_string(schema::kSchemaVersion) + ")");
     for (const char* table : kRequiredTables)
       if (!db->table_exists(table))
         throw ReportError(path + ": not a complete prof database (no table " + table + ")");
-    if (version < 2) present_as_current(*db, "main", "");
+    if (version < 2)
+      present_as_current(*db, "main", "");
     else if (!db->table_exists("runtimes"))
       throw ReportError(path + ": not a complete prof database (no table runtimes)");
     check_rows(*db, path);
@@ -157,7 +175,8 @@ std::unique_ptr<Database> second_connection(Database& db) {
 
 ReportError as_report_error(const DbError& error) {
   std::string message = error.what();
-  if (message.find("malformed") != std::string::npos || message.find("not a database") != std::string::npos)
+  if (message.find("malformed") != std::string::npos ||
+      message.find("not a database") != std::string::npos)
     message += " (the database is corrupt or truncated)";
   return ReportError(message);
 }
@@ -165,7 +184,8 @@ ReportError as_report_error(const DbError& error) {
 std::vector<std::pair<std::string, std::string>> read_meta(Database& db) {
   std::vector<std::pair<std::string, std::string>> meta;
   Statement st = db.prepare("SELECT key, value FROM meta ORDER BY key");
-  while (st.step()) meta.emplace_back(std::string(st.column_text(0)), std::string(st.column_text(1)));
+  while (st.step())
+    meta.emplace_back(std::string(st.column_text(0)), std::string(st.column_text(1)));
   return meta;
 }
 
@@ -178,20 +198,23 @@ std::optional<std::string> meta_value(Database& db, const std::string& key) {
 
 bool calls_numbered_by_id(Database& db) {
   if (schema_version(db) < 5) return false;
-  Statement index = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'api_calls_sequence'");
+  Statement index = db.prepare(
+      "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'api_calls_sequence'");
   return !index.step();
 }
 
 std::optional<std::pair<int64_t, int64_t>> call_numbers(Database& db) {
   const char* number = calls_numbered_by_id(db) ? "correlation_id" : "sequence";
-  Statement span = db.prepare(std::string("SELECT MIN(") + number + "), MAX(" + number + ") FROM api_calls");
+  Statement span =
+      db.prepare(std::string("SELECT MIN(") + number + "), MAX(" + number + ") FROM api_calls");
   if (!span.step() || span.column_is_null(0)) return std::nullopt;
   return std::pair<int64_t, int64_t>{span.column_int(0), span.column_int(1)};
 }
 
 std::string RowFilter::api_condition(const char* alias) const {
   if (!sequence_range) return "1";
-  return std::string(alias) + (calls_numbered_by_id ? ".correlation_id" : ".sequence") + " BETWEEN ?1 AND ?2";
+  return std::string(alias) + (calls_numbered_by_id ? ".correlation_id" : ".sequence") +
+         " BETWEEN ?1 AND ?2";
 }
 
 std::string RowFilter::activity_condition(const char* alias) const {
@@ -199,7 +222,8 @@ std::string RowFilter::activity_condition(const char* alias) const {
   // A kernel or copy has its call's correlation_id.
   if (calls_numbered_by_id) return std::string(alias) + ".correlation_id BETWEEN ?1 AND ?2";
   return std::string(alias) +
-         ".correlation_id IN (SELECT correlation_id FROM api_calls WHERE sequence BETWEEN ?1 AND ?2)";
+         ".correlation_id IN (SELECT correlation_id FROM api_calls WHERE sequence BETWEEN ?1 AND "
+         "?2)";
 }
 
 void RowFilter::bind(Statement& st) const {

@@ -17,13 +17,15 @@ inline constexpr std::string_view kCsvSignature = leading_columns(kStatsColumns,
 inline constexpr std::string_view kJsonSignature = "{\"traceEvents\":[";
 // A pftrace's first packet, always the same (PftraceWriter::begin): trusted_packet_sequence_id 1,
 // sequence_flags SEQ_INCREMENTAL_STATE_CLEARED.
-inline constexpr std::string_view kPftraceSignature = std::string_view("\x0a\x04\x50\x01\x68\x01", 6);
+inline constexpr std::string_view kPftraceSignature =
+    std::string_view("\x0a\x04\x50\x01\x68\x01", 6);
 inline constexpr std::string_view kApiTraceSignature = leading_columns(kApiTraceColumns, 3);
 inline constexpr std::string_view kKernelTraceSignature = leading_columns(kKernelTraceColumns, 8);
 inline constexpr std::string_view kCopyTraceSignature = leading_columns(kCopyTraceColumns, 8);
 inline constexpr std::string_view kCopyStatsSignature = leading_columns(kCopyStatsColumns, 3);
 inline constexpr std::string_view kMemoryStatsSignature = leading_columns(kMemoryStatsColumns, 3);
-inline constexpr std::string_view kKernelByRangeSignature = leading_columns(kKernelByRangeColumns, 3);
+inline constexpr std::string_view kKernelByRangeSignature =
+    leading_columns(kKernelByRangeColumns, 3);
 
 // `commit_first` runs after every report is complete and before they are renamed into place; it
 // returns a path to list first in files_written (the merged db), or "" for none.

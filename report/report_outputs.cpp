@@ -67,9 +67,7 @@ void write_kernel_csv(ReportRun& run, OutputFile& file, size_t) {
 void write_copy_csv(ReportRun& run, OutputFile& file, size_t) {
   write_copy_stats(run.copy_stats, file);
 }
-void write_memory(ReportRun& run, OutputFile& file, size_t) {
-  write_memory_csv(run.memory, file);
-}
+void write_memory(ReportRun& run, OutputFile& file, size_t) { write_memory_csv(run.memory, file); }
 void write_ranges(ReportRun& run, OutputFile& file, size_t) {
   if (run.ranges) write_stats_csv(*run.ranges, file);
 }
@@ -97,20 +95,32 @@ constexpr ReportOutput kOutputs[] = {
     {"stats", ".csv", kCsvSignature, wants_stats, kPerRuntime, {}, {}, write_api_csv},
     {"stats", ".kernel.csv", kCsvSignature, wants_stats, kFile, {}, {}, write_kernel_csv},
     // The run's numbers for CI: prof --compare reads it without the db. Written first: see `first`.
-    {"summary", ".summary.json", kSummarySignature, wants_summary, kFile, {}, {}, write_summary_json,
+    {"summary",
+     ".summary.json",
+     kSummarySignature,
+     wants_summary,
+     kFile,
+     {},
+     {},
+     write_summary_json,
      true},
     // Every call, dispatch and copy as the pass reads it (rocprofv3's *_trace.csv).
     {"trace", ".api_trace.csv", kApiTraceSignature, wants_trace, kFile, write_api_trace_header,
      rows_of<ApiTraceWriter>},
     {"trace", ".kernel_trace.csv", kKernelTraceSignature, wants_trace, kFile,
-     write_kernel_trace_header,
-     rows_of<KernelTraceWriter>},
+     write_kernel_trace_header, rows_of<KernelTraceWriter>},
     {"trace", ".copy_trace.csv", kCopyTraceSignature, wants_trace, kFile, write_copy_trace_header,
      rows_of<CopyTraceWriter>},
     {"stats", ".copy_stats.csv", kCopyStatsSignature, wants_stats, kFile, {}, {}, write_copy_csv},
     {"stats", ".memory_stats.csv", kMemoryStatsSignature, wants_stats, kFile, {}, {}, write_memory},
     {"stats", ".range_stats.csv", kCsvSignature, wants_ranges, kFile, {}, {}, write_ranges},
-    {"stats", ".kernel_by_range.csv", kKernelByRangeSignature, wants_by_range, kFile, {}, {},
+    {"stats",
+     ".kernel_by_range.csv",
+     kKernelByRangeSignature,
+     wants_by_range,
+     kFile,
+     {},
+     {},
      write_by_range},
     // The timelines (TimelineOutput): Perfetto's protobuf trace and the JSON views.
     {"pftrace", ".pftrace", kPftraceSignature, wants_pftrace, kPftrace},

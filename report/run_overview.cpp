@@ -9,7 +9,8 @@ namespace {
 
 std::optional<int64_t> number(std::string_view text) {
   int64_t value = 0;
-  if (text.empty() || std::from_chars(text.data(), text.data() + text.size(), value).ptr != text.data() + text.size())
+  if (text.empty() || std::from_chars(text.data(), text.data() + text.size(), value).ptr !=
+                          text.data() + text.size())
     return std::nullopt;
   return value;
 }
@@ -45,7 +46,8 @@ ProcessOverview read_process_overview(Database& db, const SourceProcess& process
   return o;
 }
 
-void StreamBusyCollector::add(int64_t device, int64_t stream, const std::optional<int64_t>& begin_ns,
+void StreamBusyCollector::add(int64_t device, int64_t stream,
+                              const std::optional<int64_t>& begin_ns,
                               const std::optional<int64_t>& end_ns, int64_t kernel) {
   if (!begin_ns || !end_ns) return;  // only timed work keeps a stream busy
   auto [it, fresh] = streams_.try_emplace({device, stream});
@@ -73,7 +75,8 @@ std::vector<StreamBusy> StreamBusyCollector::take(int64_t process_index) {
   return streams;
 }
 
-std::vector<StreamBusy> query_stream_busy(Database& db, const RowFilter& filter, int64_t process_index) {
+std::vector<StreamBusy> query_stream_busy(Database& db, const RowFilter& filter,
+                                          int64_t process_index) {
   StreamBusyCollector streams;
   scan_events(db, filter, {&streams});
   return streams.take(process_index);

@@ -1,5 +1,6 @@
 // The run at a glance, for the HTML report: each process's description (from its meta) and each
-// stream's busy time (added up in the report's one pass over the events). Small: a row per process and per stream.
+// stream's busy time (added up in the report's one pass over the events). Small: a row per process
+// and per stream.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -26,7 +27,9 @@ struct ProcessOverview {
   int64_t start_ns = 0, end_ns = 0, db_completed_ns = 0;
   bool incomplete = false;  // meta incomplete: cut short at the end of the run
   int64_t duration_ns() const { return end_ns - start_ns; }
-  int64_t db_build_ns() const { return db_completed_ns - end_ns; }  // program's end to the db complete
+  int64_t db_build_ns() const {
+    return db_completed_ns - end_ns;
+  }  // program's end to the db complete
 };
 
 // The selected process's overview. When meta lacks start or end (an older db), its API calls'
@@ -44,19 +47,24 @@ struct StreamBusy {
 };
 
 // The selected process's streams that ran timed work, by device then stream.
-std::vector<StreamBusy> query_stream_busy(Database& db, const RowFilter& filter, int64_t process_index);
+std::vector<StreamBusy> query_stream_busy(Database& db, const RowFilter& filter,
+                                          int64_t process_index);
 
 // query_stream_busy as a consumer of one pass over the events (report/event_pass.hpp).
 class StreamBusyCollector final : public EventConsumer {
  public:
-  void kernel(const KernelRow& r) override { add(r.device, r.stream_index, r.device_begin_ns, r.device_end_ns, 1); }
-  void copy(const CopyRow& r) override { add(r.device, r.stream_index, r.device_begin_ns, r.device_end_ns, 0); }
+  void kernel(const KernelRow& r) override {
+    add(r.device, r.stream_index, r.device_begin_ns, r.device_end_ns, 1);
+  }
+  void copy(const CopyRow& r) override {
+    add(r.device, r.stream_index, r.device_begin_ns, r.device_end_ns, 0);
+  }
   // The streams so far, by device then stream; starts again empty.
   std::vector<StreamBusy> take(int64_t process_index);
 
  private:
-  void add(int64_t device, int64_t stream, const std::optional<int64_t>& begin_ns, const std::optional<int64_t>& end_ns,
-           int64_t kernel);
+  void add(int64_t device, int64_t stream, const std::optional<int64_t>& begin_ns,
+           const std::optional<int64_t>& end_ns, int64_t kernel);
   std::map<std::pair<int64_t, int64_t>, StreamBusy> streams_;
 };
 

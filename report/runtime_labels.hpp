@@ -35,8 +35,8 @@ TimelineLabels timeline_labels(const std::vector<RuntimeLabels>& runtimes);
 // The schema version in `schema`.meta (1 when the key is missing or unreadable).
 int64_t schema_version(Database& db, const std::string& schema = "main");
 // Makes a version-1 database in `schema` readable as version 2 through temp objects named
-// <prefix>runtimes, <prefix>api_names and <prefix>streams (prefix "" shadows main's own tables): a version-1
-// database is a HIP process's, written before the runtimes table existed.
+// <prefix>runtimes, <prefix>api_names and <prefix>streams (prefix "" shadows main's own tables): a
+// version-1 database is a HIP process's, written before the runtimes table existed.
 void present_as_current(Database& db, const std::string& schema, const std::string& prefix);
 
 }  // namespace prof::report

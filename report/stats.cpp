@@ -15,7 +15,9 @@
 
 namespace prof::report {
 
-int64_t NameStats::average_ns() const { return timed_calls > 0 ? rounded_div(total_ns, timed_calls) : 0; }
+int64_t NameStats::average_ns() const {
+  return timed_calls > 0 ? rounded_div(total_ns, timed_calls) : 0;
+}
 
 int64_t NameStats::stddev_ns() const {
   if (timed_calls <= 0 || squared_deviation <= 0) return 0;
@@ -62,7 +64,8 @@ void merge_into(NameStats& into, const NameStats& row) {
 // Keys are ids; two ids can share a name (an API listed twice, a kernel stored both mangled and
 // demangled). Merge them so the CSV keeps one row per name.
 std::vector<NameStats> merge_same_names(std::vector<NameStats> rows) {
-  std::sort(rows.begin(), rows.end(), [](const NameStats& a, const NameStats& b) { return a.name < b.name; });
+  std::sort(rows.begin(), rows.end(),
+            [](const NameStats& a, const NameStats& b) { return a.name < b.name; });
   // In place: a second vector would double the peak for a run of many kernel names (issue 42).
   size_t kept = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -86,7 +89,8 @@ StatsTable merge_stats_tables(std::vector<StatsTable> tables) {
 }
 
 StatsTable ApiStatsCollector::table(Database& db, int64_t runtime_id, bool with_unnamed) const {
-  // runtime_id is the db's own integer; an id api_names does not hold counts under the first runtime.
+  // runtime_id is the db's own integer; an id api_names does not hold counts under the first
+  // runtime.
   std::map<int64_t, std::pair<int64_t, std::string>> names;  // api_id -> runtime, name
   Statement st = db.prepare("SELECT api_id, runtime_id, name FROM api_names");
   while (st.step()) names[st.column_int(0)] = {st.column_int(1), std::string(st.column_text(2))};
@@ -94,7 +98,8 @@ StatsTable ApiStatsCollector::table(Database& db, int64_t runtime_id, bool with_
   for (const auto& [api_id, totals] : by_api_) {
     auto name = names.find(api_id);
     if (name == names.end() ? !with_unnamed : name->second.first != runtime_id) continue;
-    rows.push_back(totals.stats(name != names.end() ? name->second.second : "unknown API " + std::to_string(api_id)));
+    rows.push_back(totals.stats(name != names.end() ? name->second.second
+                                                    : "unknown API " + std::to_string(api_id)));
   }
   return make_stats_table(merge_same_names(std::move(rows)));
 }
@@ -112,13 +117,15 @@ StatsTable KernelStatsCollector::table() const {
     rows.push_back(totals.stats("unknown kernel " + std::to_string(name_id)));
   for (const auto& [address, totals] : by_address_) {
     char text[64];
-    std::snprintf(text, sizeof text, "unknown kernel at 0x%llx", static_cast<unsigned long long>(address));
+    std::snprintf(text, sizeof text, "unknown kernel at 0x%llx",
+                  static_cast<unsigned long long>(address));
     rows.push_back(totals.stats(text));
   }
   return make_stats_table(merge_same_names(std::move(rows)));
 }
 
-StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtime_id, bool with_unnamed) {
+StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtime_id,
+                           bool with_unnamed) {
   ApiStatsCollector stats;
   ProfileBuilder profile;  // the median and p95 (report/stats_quantiles.hpp)
   scan_events(db, filter, {&stats, &profile.add_process(db)});

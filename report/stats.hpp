@@ -1,6 +1,6 @@
-// Per-name duration statistics (the rows of the per-runtime API CSVs and the .kernel.csv file and of the
-// summary tables), added up in one pass over the events; the report holds one small record per
-// distinct name.
+// Per-name duration statistics (the rows of the per-runtime API CSVs and the .kernel.csv file and
+// of the summary tables), added up in one pass over the events; the report holds one small record
+// per distinct name.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -17,8 +17,8 @@
 namespace prof::report {
 
 struct NameStats {
-  std::string name;         // API name, or the demangled kernel name (raw bytes; writers repair UTF-8)
-  int64_t calls = 0;        // every call or launch, timed or not
+  std::string name;   // API name, or the demangled kernel name (raw bytes; writers repair UTF-8)
+  int64_t calls = 0;  // every call or launch, timed or not
   int64_t timed_calls = 0;  // those with a duration (kernels without device times are not)
   int64_t total_ns = 0;
   int64_t min_ns = 0;            // 0 when timed_calls == 0
@@ -84,7 +84,8 @@ struct DurationAccumulator {
 
 // API durations are end_ns - begin_ns of api_calls, grouped by api_names.name.
 // The calls of one runtime; `with_unnamed` also counts calls whose api_id api_names lacks.
-StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtime_id, bool with_unnamed);
+StatsTable query_api_stats(Database& db, const RowFilter& filter, int64_t runtime_id,
+                           bool with_unnamed);
 // Kernel durations are device_end_ns - device_begin_ns, grouped by the kernel's (demangled) name;
 // launches with NULL device times count in `calls` only.
 StatsTable query_kernel_stats(Database& db, const RowFilter& filter);

@@ -5,8 +5,8 @@
 
 namespace prof::report {
 
-StatsQuantiles::StatsQuantiles(std::vector<std::pair<std::string, StatsTable*>> api, StatsTable* kernels,
-                               std::vector<CopyStats>* copies)
+StatsQuantiles::StatsQuantiles(std::vector<std::pair<std::string, StatsTable*>> api,
+                               StatsTable* kernels, std::vector<CopyStats>* copies)
     : kernels_(index_of(kernels)), copies_(copies) {
   for (auto& [runtime, table] : api) api_.emplace_back(runtime, index_of(table));
 }
@@ -26,8 +26,9 @@ StatsQuantiles::Index StatsQuantiles::index_of(StatsTable* table) {
 NameStats* StatsQuantiles::find(Index& index, std::string_view name) {
   if (!index.table) return nullptr;
   std::vector<NameStats>& rows = index.table->rows;
-  auto it = std::lower_bound(index.by_name.begin(), index.by_name.end(), name,
-                             [&](uint32_t row, std::string_view key) { return rows[row].name < key; });
+  auto it =
+      std::lower_bound(index.by_name.begin(), index.by_name.end(), name,
+                       [&](uint32_t row, std::string_view key) { return rows[row].name < key; });
   return it != index.by_name.end() && rows[*it].name == name ? &rows[*it] : nullptr;
 }
 
@@ -36,7 +37,8 @@ void StatsQuantiles::operator()(const ProfileEntry& e) {
   if (e.kind == "kernel") {
     row = find(kernels_, e.name);
   } else if (e.kind == "api" && !api_.empty()) {
-    auto runtime = std::find_if(api_.begin(), api_.end(), [&](const auto& a) { return a.first == e.runtime; });
+    auto runtime =
+        std::find_if(api_.begin(), api_.end(), [&](const auto& a) { return a.first == e.runtime; });
     row = find(runtime != api_.end() ? runtime->second : api_.front().second, e.name);
   } else if (e.kind == "copy" && copies_) {
     for (CopyStats& s : *copies_) {

@@ -22,19 +22,22 @@ void write_device_metadata(TimelineContext& ctx) {
   for (const auto& [device, stream_index] : streams) {
     int64_t pid = stream_pid(device);
     if (pid != named_pid) {
-      std::string name = ctx.labels.stream + " on " + ctx.labels.device + " " + std::to_string(device);
+      std::string name =
+          ctx.labels.stream + " on " + ctx.labels.device + " " + std::to_string(device);
       ctx.writer.process_name(ctx.pid_base + pid, ctx.process_name(name), ctx.pid_base + pid);
       named_pid = pid;
     }
-    ctx.writer.thread_name(ctx.pid_base + pid, stream_tid(stream_index), stream_lane_name(ctx.labels, stream_index),
-                           stream_index);
+    ctx.writer.thread_name(ctx.pid_base + pid, stream_tid(stream_index),
+                           stream_lane_name(ctx.labels, stream_index), stream_index);
   }
 }
 
 Lane stream_copy_lane(int64_t device, int64_t, int64_t stream_index) {
   return Lane{stream_pid(device), stream_tid(stream_index)};
 }
-Lane stream_kernel_lane(int64_t device, int64_t stream_index) { return Lane{stream_pid(device), stream_tid(stream_index)}; }
+Lane stream_kernel_lane(int64_t device, int64_t stream_index) {
+  return Lane{stream_pid(device), stream_tid(stream_index)};
+}
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // The terminal summary: an API table per runtime, the kernel table, the copy table, the busiest
 // streams, dropped events
-// (never silent) and the files written. Names are made safe for a terminal and long ones are shortened here only.
+// (never silent) and the files written. Names are made safe for a terminal and long ones are
+// shortened here only.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -32,10 +33,10 @@ struct SummaryInput {
   const StatsTable& kernels;
   std::vector<std::pair<std::string, int64_t>> drops;  // cause, count
   std::vector<std::string> files_written;
-  std::vector<MemorySeries> memory = {};  // peak and at-exit bytes per device and kind
-  std::string device_label = "Device";    // the runtimes' word for a device ("Device", "MLU/NPU")
-  std::vector<std::string> notes = {};    // after the files: what was written differently and why
-  std::vector<CopyStats> copies = {};     // per direction (Memset too), any order
+  std::vector<MemorySeries> memory = {};    // peak and at-exit bytes per device and kind
+  std::string device_label = "Device";      // the runtimes' word for a device ("Device", "MLU/NPU")
+  std::vector<std::string> notes = {};      // after the files: what was written differently and why
+  std::vector<CopyStats> copies = {};       // per direction (Memset too), any order
   std::vector<SummaryStream> streams = {};  // any order; the busiest kSummaryStreams are shown
   std::string stream_label = "Stream";      // the runtimes' word ("Stream", "Queue/Stream")
 };
@@ -48,7 +49,8 @@ inline constexpr size_t kSummaryNameWidth = 60;  // display columns; longer name
 inline constexpr size_t kSummaryLineWidth = 100;
 inline constexpr size_t kSummaryTableNameWidth = 37;
 
-// with_files: the "Files written" list and notes (a combined summary of several processes has none).
+// with_files: the "Files written" list and notes (a combined summary of several processes has
+// none).
 void write_summary(const SummaryInput& input, TextSink& sink, bool with_files = true);
 
 // Bytes for people: "512 B", "1.50 KiB", "12.00 MiB", "3.25 GiB" (two decimals, binary units).

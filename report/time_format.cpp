@@ -24,7 +24,8 @@ std::string fixed3(unsigned __int128 magnitude, bool negative) {
 }
 
 unsigned __int128 magnitude_of(int64_t value) {
-  return value < 0 ? static_cast<unsigned __int128>(-static_cast<__int128>(value)) : static_cast<unsigned __int128>(value);
+  return value < 0 ? static_cast<unsigned __int128>(-static_cast<__int128>(value))
+                   : static_cast<unsigned __int128>(value);
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ std::string ns_to_us_text(int64_t ns) { return fixed3(magnitude_of(ns), ns < 0);
 std::string human_duration(int64_t ns) {
   unsigned __int128 m = magnitude_of(ns);
   bool negative = ns < 0;
-  if (m < 1000) return (negative ? "-" : "") + std::to_string(static_cast<unsigned long long>(m)) + " ns";
+  if (m < 1000)
+    return (negative ? "-" : "") + std::to_string(static_cast<unsigned long long>(m)) + " ns";
   // Round to the three shown decimals of the chosen unit: the unit is chosen after rounding, so
   // 999999 ns prints "1.000 ms" rather than "1000.000 us".
   const char* units[] = {"us", "ms", "s"};
@@ -49,12 +51,14 @@ std::string human_duration(int64_t ns) {
 
 int64_t rounded_div(int64_t numerator, int64_t denominator) {
   if (denominator <= 0) return 0;
-  return static_cast<int64_t>((static_cast<__int128>(numerator) * 2 + denominator) / (static_cast<__int128>(denominator) * 2));
+  return static_cast<int64_t>((static_cast<__int128>(numerator) * 2 + denominator) /
+                              (static_cast<__int128>(denominator) * 2));
 }
 
 std::string percent_text(int64_t part, int64_t whole) {
   if (whole <= 0) return "0.00";
-  __int128 hundredths = (static_cast<__int128>(part) * 20000 + whole) / (static_cast<__int128>(whole) * 2);
+  __int128 hundredths =
+      (static_cast<__int128>(part) * 20000 + whole) / (static_cast<__int128>(whole) * 2);
   char text[48];
   std::snprintf(text, sizeof text, "%lld.%02lld", static_cast<long long>(hundredths / 100),
                 static_cast<long long>(hundredths % 100));

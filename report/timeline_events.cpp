@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -42,7 +42,8 @@ void read_names(TimelineContext& ctx) {
   while (apis.step())
     ctx.api_names[apis.column_int(0)] = {std::string(apis.column_text(1)), apis.column_int(2)};
   Statement directions = ctx.db.prepare("SELECT direction, name FROM copy_directions");
-  while (directions.step()) ctx.direction_names[directions.column_int(0)] = directions.column_text(1);
+  while (directions.step())
+    ctx.direction_names[directions.column_int(0)] = directions.column_text(1);
 }
 
 const TimelineLanes& TimelineContext::timeline_lanes() {
@@ -57,7 +58,8 @@ const TimelineLanes& TimelineContext::timeline_lanes() {
 const TimelineContext::ApiName& TimelineContext::api_name(int64_t api_id) {
   read_names(*this);
   auto it = api_names.find(api_id);
-  if (it == api_names.end()) it = api_names.emplace(api_id, ApiName{"unknown API " + std::to_string(api_id), 0}).first;
+  if (it == api_names.end())
+    it = api_names.emplace(api_id, ApiName{"unknown API " + std::to_string(api_id), 0}).first;
   return it->second;
 }
 
@@ -93,16 +95,19 @@ JsonObject timeline_drops(Database& db) {
 
 void write_api_process_metadata(TimelineContext& ctx) {
   ctx.writer.process_name(ctx.api_pid(), ctx.process_name("Runtime API"), ctx.pid_base);
-  std::unordered_map<int64_t, std::pair<int64_t, std::string>> runtime_of_api;  // api_id -> runtime, its title
+  std::unordered_map<int64_t, std::pair<int64_t, std::string>>
+      runtime_of_api;  // api_id -> runtime, its title
   {
     Statement st = ctx.db.prepare(
         "SELECT n.api_id, n.runtime_id, COALESCE(r.api_title, '') FROM api_names n"
         " LEFT JOIN runtimes r ON r.runtime_id = n.runtime_id");
-    while (st.step()) runtime_of_api[st.column_int(0)] = {st.column_int(1), std::string(st.column_text(2))};
+    while (st.step())
+      runtime_of_api[st.column_int(0)] = {st.column_int(1), std::string(st.column_text(2))};
   }
   // Each thread's runtimes (distinct pairs are few), then its lanes in thread order.
-  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, std::string>> lanes;  // (order, thread) -> runtime
-  std::set<std::tuple<int64_t, int64_t, int64_t>> seen;                          // (order, thread, runtime)
+  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, std::string>>
+      lanes;                                             // (order, thread) -> runtime
+  std::set<std::tuple<int64_t, int64_t, int64_t>> seen;  // (order, thread, runtime)
   std::map<int64_t, std::string> titles;
   // Distinct (thread, api, thread order) triples, in any order: lanes are written from `seen`.
   std::vector<std::tuple<int64_t, int64_t, int64_t>> thread_apis;
@@ -128,7 +133,8 @@ void write_api_process_metadata(TimelineContext& ctx) {
     if (lane == tid)
       ctx.writer.os_thread_name(ctx.api_pid(), tid, "Thread " + std::to_string(tid), order);
     else
-      ctx.writer.thread_name(ctx.api_pid(), lane, titles[runtime] + " (Thread " + std::to_string(tid) + ")", order);
+      ctx.writer.thread_name(ctx.api_pid(), lane,
+                             titles[runtime] + " (Thread " + std::to_string(tid) + ")", order);
   }
   ctx.has_api_args = ctx.db.table_exists("api_args") && [&] {
     Statement any = ctx.db.prepare("SELECT 1 FROM api_args LIMIT 1");
@@ -155,22 +161,26 @@ void add_api_args(JsonObject& args, std::string_view pairs) {
 }  // namespace
 
 const TimelineEventWriter::Call& TimelineEventWriter::call_kind(int64_t api_id, int64_t thread_id) {
-  if (last_call_ && last_call_->api_id == api_id && last_call_->thread_id == thread_id) return *last_call_;
+  if (last_call_ && last_call_->api_id == api_id && last_call_->thread_id == thread_id)
+    return *last_call_;
   auto [it, added] = calls_.try_emplace({api_id, thread_id});
   if (added) {
     const TimelineContext::ApiName& api = ctx_.api_name(api_id);
-    it->second = {api_id, thread_id, &api, json_string(api.name), ctx_.lane_tid(thread_id, api.runtime_id)};
+    it->second = {api_id, thread_id, &api, json_string(api.name),
+                  ctx_.lane_tid(thread_id, api.runtime_id)};
   }
   last_call_ = &it->second;
   return it->second;
 }
 
 void TimelineEventWriter::api(const ApiRow& r) {
-  static constexpr std::string_view kSequence = "{\"sequence\":", kCorrelation = ",\"correlation_id\":",
-                                    kResult = ",\"result\":", kStream = ",\"stream\":", kDevice = ",\"device\":",
+  static constexpr std::string_view kSequence = "{\"sequence\":",
+                                    kCorrelation = ",\"correlation_id\":", kResult = ",\"result\":",
+                                    kStream = ",\"stream\":", kDevice = ",\"device\":",
                                     kBytes = ",\"bytes\":", kAux = ",\"aux\":", kNull = "null";
-  char* const args = args_.at_least(kSequence.size() + kCorrelation.size() + kResult.size() + kStream.size() +
-                                 kDevice.size() + kBytes.size() + kAux.size() + 1 + 7 * kIntChars);
+  char* const args =
+      args_.at_least(kSequence.size() + kCorrelation.size() + kResult.size() + kStream.size() +
+                     kDevice.size() + kBytes.size() + kAux.size() + 1 + 7 * kIntChars);
   char* p = put(args, kSequence);
   p = r.sequence ? put_int(p, *r.sequence) : put(p, kNull);
   p = put(p, kCorrelation);
@@ -204,16 +214,18 @@ void TimelineEventWriter::api(const ApiRow& r) {
     args_json = std::string_view(args, static_cast<size_t>(p - args));
   }
   const Call& call = call_kind(r.api_id, r.thread_id);
-  ctx_.writer.complete_raw(ctx_.api_pid(), call.lane, call.quoted_name, "\"api\"", r.begin_ns, r.end_ns, args_json);
+  ctx_.writer.complete_raw(ctx_.api_pid(), call.lane, call.quoted_name, "\"api\"", r.begin_ns,
+                           r.end_ns, args_json);
 }
 
-void TimelineEventWriter::flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call,
-                               Lane lane, int64_t device_begin_ns, int64_t device_end_ns) {
+void TimelineEventWriter::flow(int64_t correlation_id, const std::optional<int64_t>& call_thread,
+                               const CallOf& call, Lane lane, int64_t device_begin_ns,
+                               int64_t device_end_ns) {
   if (!call_thread) return;  // the call was not recorded (dropped): no arrow
   const Call& kind = call_kind(call.api_id, *call_thread);
   FlowSource source{kind.quoted_name, "\"api\"", call.begin_ns, call.end_ns};
-  ctx_.writer.flow(correlation_id, ctx_.api_pid(), kind.lane, lane.pid, lane.tid, device_begin_ns, device_end_ns,
-                   source);
+  ctx_.writer.flow(correlation_id, ctx_.api_pid(), kind.lane, lane.pid, lane.tid, device_begin_ns,
+                   device_end_ns, source);
 }
 
 void TimelineEventWriter::copy(const CopyRow& r) {
@@ -221,12 +233,14 @@ void TimelineEventWriter::copy(const CopyRow& r) {
   Lane lane = place_copy_(r.device, r.direction, r.stream_index);
   lane.pid += ctx_.pid_base;
   auto [names, added] = quoted_directions_.try_emplace(r.direction);
-  if (added) names->second = {json_string(copy_slice_name(r.direction)), json_string(ctx_.direction_name(r.direction))};
+  if (added)
+    names->second = {json_string(copy_slice_name(r.direction)),
+                     json_string(ctx_.direction_name(r.direction))};
   const auto& [slice_name, direction] = names->second;
-  static constexpr std::string_view kBytes = "{\"bytes\":", kDirection = ",\"direction\":", kStream = ",\"stream\":",
-                                    kCorrelation = ",\"correlation_id\":";
-  char* const args = args_.at_least(kBytes.size() + kDirection.size() + direction.size() + kStream.size() +
-                                 kCorrelation.size() + 1 + 3 * kIntChars);
+  static constexpr std::string_view kBytes = "{\"bytes\":", kDirection = ",\"direction\":",
+                                    kStream = ",\"stream\":", kCorrelation = ",\"correlation_id\":";
+  char* const args = args_.at_least(kBytes.size() + kDirection.size() + direction.size() +
+                                    kStream.size() + kCorrelation.size() + 1 + 3 * kIntChars);
   char* p = put(args, kBytes);
   p = put_int(p, r.bytes);
   p = put(p, kDirection);
@@ -236,8 +250,8 @@ void TimelineEventWriter::copy(const CopyRow& r) {
   p = put(p, kCorrelation);
   p = put_int(p, r.correlation_id);
   *p++ = '}';
-  ctx_.writer.complete_raw(lane.pid, lane.tid, slice_name, "\"copy\"", *r.device_begin_ns, *r.device_end_ns,
-                           std::string_view(args, static_cast<size_t>(p - args)));
+  ctx_.writer.complete_raw(lane.pid, lane.tid, slice_name, "\"copy\"", *r.device_begin_ns,
+                           *r.device_end_ns, std::string_view(args, static_cast<size_t>(p - args)));
   flow(r.correlation_id, r.call_thread_id, r.call, lane, *r.device_begin_ns, *r.device_end_ns);
 }
 
@@ -249,7 +263,7 @@ void TimelineEventWriter::kernel(const KernelRow& r) {
                                     kShared = ")\",\"shared_mem_bytes\":", kStream = ",\"stream\":",
                                     kCorrelation = ",\"correlation_id\":";
   char* const args = args_.at_least(kGrid.size() + kBlock.size() + kShared.size() + kStream.size() +
-                                 kCorrelation.size() + 1 + 4 + 9 * kIntChars);
+                                    kCorrelation.size() + 1 + 4 + 9 * kIntChars);
   char* p = put(args, kGrid);
   for (int i = 0; i < 3; ++i) {
     if (i > 0) *p++ = ',';
@@ -272,8 +286,8 @@ void TimelineEventWriter::kernel(const KernelRow& r) {
     char unknown[64];
     std::snprintf(unknown, sizeof unknown, "unknown kernel at 0x%llx",
                   static_cast<unsigned long long>(r.function_address));
-    ctx_.writer.complete_raw(lane.pid, lane.tid, json_string(unknown), "\"kernel\"", *r.device_begin_ns,
-                             *r.device_end_ns, args_json);
+    ctx_.writer.complete_raw(lane.pid, lane.tid, json_string(unknown), "\"kernel\"",
+                             *r.device_begin_ns, *r.device_end_ns, args_json);
   } else {
     quoted_kernel_name_.clear();
     append_json_string(quoted_kernel_name_, ctx_.kernel_name(r, unknown_kernel_name_));

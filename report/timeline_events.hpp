@@ -48,14 +48,21 @@ class TimelineLanes final : public EventConsumer {
       copy_lanes_.insert(lane);
     }
   }
-  const Pairs& thread_apis() const { return thread_apis_.pairs; }      // (thread_id, api_id) of calls
-  const Pairs& kernel_streams() const { return kernel_streams_.pairs; }  // (device, stream) of timed kernels
-  const Pairs& copy_streams() const { return copy_streams_.pairs; }      // (device, stream) of timed copies
+  const Pairs& thread_apis() const { return thread_apis_.pairs; }  // (thread_id, api_id) of calls
+  const Pairs& kernel_streams() const {
+    return kernel_streams_.pairs;
+  }  // (device, stream) of timed kernels
+  const Pairs& copy_streams() const {
+    return copy_streams_.pairs;
+  }  // (device, stream) of timed copies
   using Triples = std::set<std::tuple<int64_t, int64_t, int64_t>>;
-  const Triples& copy_lanes() const { return copy_lanes_; }  // (device, direction, stream) of timed copies
+  const Triples& copy_lanes() const {
+    return copy_lanes_;
+  }  // (device, direction, stream) of timed copies
   // Adds the lanes another consumer saw in other rows.
   void absorb(const TimelineLanes& other) {
-    for (auto [mine, theirs] : {std::pair{&thread_apis_, &other.thread_apis_}, {&kernel_streams_, &other.kernel_streams_},
+    for (auto [mine, theirs] : {std::pair{&thread_apis_, &other.thread_apis_},
+                                {&kernel_streams_, &other.kernel_streams_},
                                 {&copy_streams_, &other.copy_streams_}})
       mine->pairs.insert(theirs->pairs.begin(), theirs->pairs.end());
     copy_lanes_.insert(other.copy_lanes_.begin(), other.copy_lanes_.end());
@@ -88,7 +95,8 @@ struct TimelineContext {
   std::string process_label;  // appended to process names: "" or " (pid 4242, host h)"
   TimelineLabels labels;      // the runtimes' words for streams and devices
   JsonObject args = {};       // reused for every event
-  // The lanes, when the report's pass gathered them; otherwise timeline_lanes() makes a pass of its own.
+  // The lanes, when the report's pass gathered them; otherwise timeline_lanes() makes a pass of its
+  // own.
   const TimelineLanes* lanes = nullptr;
   std::unique_ptr<TimelineLanes> own_lanes = {};
   const TimelineLanes& timeline_lanes();
@@ -114,12 +122,15 @@ struct TimelineContext {
   static constexpr int64_t kRuntimeLaneStride = 100'000'000;  // above any Linux thread id
   int64_t lane_tid(int64_t thread_id, int64_t runtime_id) const {
     auto it = thread_first_runtime.find(thread_id);
-    return it == thread_first_runtime.end() || it->second == runtime_id ? thread_id
-                                                                          : thread_id + runtime_id * kRuntimeLaneStride;
+    return it == thread_first_runtime.end() || it->second == runtime_id
+               ? thread_id
+               : thread_id + runtime_id * kRuntimeLaneStride;
   }
 
   int64_t api_pid() const { return pid_base + kRuntimeApiPid; }
-  std::string process_name(std::string_view name) const { return std::string(name) + process_label; }
+  std::string process_name(std::string_view name) const {
+    return std::string(name) + process_label;
+  }
 };
 
 // ts 0 of the timeline: meta start_ns, or the earliest begin of any covered event if one is
@@ -159,8 +170,8 @@ class TimelineEventWriter final : public EventConsumer {
   void copy(const CopyRow& r) override;
 
  private:
-  void flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call, Lane lane,
-            int64_t device_begin_ns, int64_t device_end_ns);
+  void flow(int64_t correlation_id, const std::optional<int64_t>& call_thread, const CallOf& call,
+            Lane lane, int64_t device_begin_ns, int64_t device_end_ns);
   // What a call's slice needs of its API and thread, looked up once per (api, thread).
   struct Call {
     int64_t api_id = 0, thread_id = 0;
@@ -182,7 +193,8 @@ class TimelineEventWriter final : public EventConsumer {
   // A kernel's name as a JSON string, made per event: a cache by id would cost a copy of every
   // distinct name per view (issue 42).
   std::string quoted_kernel_name_, unknown_kernel_name_;
-  std::unordered_map<int64_t, std::pair<std::string, std::string>> quoted_directions_;  // slice name, lane name
+  std::unordered_map<int64_t, std::pair<std::string, std::string>>
+      quoted_directions_;   // slice name, lane name
   LineBuffer args_;         // each event's args, written through a pointer
   std::string with_named_;  // args with named arguments (api_args)
 };
@@ -190,12 +202,14 @@ class TimelineEventWriter final : public EventConsumer {
 // "Memory in use" counter tracks (report/memory.hpp): device and managed memory of device N in
 // the process `device_pid` gives (named `device_process` when no other lane named it), pinned host
 // memory in the Runtime API process; a sample at every change.
-void write_memory_counters(TimelineContext& ctx, const std::function<int64_t(int64_t device)>& device_pid,
+void write_memory_counters(TimelineContext& ctx,
+                           const std::function<int64_t(int64_t device)>& device_pid,
                            const std::function<std::string(int64_t device)>& device_process);
 
 // Copy directions (common/record.hpp CopyDirection values).
 std::string copy_slice_name(int64_t direction);  // "CopyHostToDevice", "Memset", ...
-int64_t copy_lane_order(int64_t direction);      // H2D, D2H, D2D, H2H, P2P, Default, Memset, Unknown
-std::string stream_lane_name(const TimelineLabels& labels, int64_t stream_index);  // "Stream 0": the default stream
+int64_t copy_lane_order(int64_t direction);  // H2D, D2H, D2D, H2H, P2P, Default, Memset, Unknown
+std::string stream_lane_name(const TimelineLabels& labels,
+                             int64_t stream_index);  // "Stream 0": the default stream
 
 }  // namespace prof::report

@@ -6,8 +6,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "report/memory.hpp"
 #include "report/event_pass.hpp"
+#include "report/memory.hpp"
 
 namespace prof::report {
 
@@ -19,8 +19,8 @@ namespace {
 // its arrow's two ends and the API slice the part may have to repeat for the arrow (at most 4).
 using Weight = PartPlanner::Weight;
 
-constexpr int64_t kApiBytes = 190, kKernelBytes = 230, kCopyBytes = 230, kFlowBytes = 220, kCounterBytes = 110,
-                  kRepeatedBytes = 180, kMarkerBytes = 160;
+constexpr int64_t kApiBytes = 190, kKernelBytes = 230, kCopyBytes = 230, kFlowBytes = 220,
+                  kCounterBytes = 110, kRepeatedBytes = 180, kMarkerBytes = 160;
 constexpr int64_t kBins = PartPlanner::kBins;
 
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -42,7 +42,9 @@ class PartPlanner::Greedy {
   bool fits(const Weight& w) const {
     return current_.events + w.events <= max_events_ && current_.bytes + w.bytes <= max_bytes_;
   }
-  bool fits_alone(const Weight& w) const { return w.events <= max_events_ && w.bytes <= max_bytes_; }
+  bool fits_alone(const Weight& w) const {
+    return w.events <= max_events_ && w.bytes <= max_bytes_;
+  }
   void cut(int64_t at_ns) {
     if (current_.events == 0) return;
     starts_.push_back(at_ns);
@@ -58,7 +60,11 @@ class PartPlanner::Greedy {
 };
 
 PartPlanner::PartPlanner(int64_t max_events, int64_t max_bytes, int64_t lo, int64_t hi)
-    : max_events_(max_events), max_bytes_(max_bytes), lo_(lo), hi_(hi), bins_(static_cast<size_t>(kBins)) {}
+    : max_events_(max_events),
+      max_bytes_(max_bytes),
+      lo_(lo),
+      hi_(hi),
+      bins_(static_cast<size_t>(kBins)) {}
 
 void PartPlanner::begin_process(Database& db) {
   api_name_bytes_ = lengths(db, "SELECT api_id, length(name) FROM api_names");
@@ -92,7 +98,8 @@ void PartPlanner::add(int64_t at_ns, const Weight& w) {
   add_weight(at_ns, w);
 }
 
-void PartPlanner::add_samples(Database& db, std::set<std::tuple<int64_t, int, int64_t>>* tracks, int64_t process_id) {
+void PartPlanner::add_samples(Database& db, std::set<std::tuple<int64_t, int, int64_t>>* tracks,
+                              int64_t process_id) {
   read_memory(db, [&](const MemorySeries& series, int64_t at_ns, int64_t) {
     if (tracks) tracks->emplace(process_id, static_cast<int>(series.kind), series.device);
     add(at_ns, {1, kCounterBytes});
@@ -100,7 +107,8 @@ void PartPlanner::add_samples(Database& db, std::set<std::tuple<int64_t, int, in
   // Marks and ranges (--hiptx-trace): an instant, a slice or an async pair, by begin.
   if (db.table_exists("markers")) {
     Statement markers = db.prepare("SELECT begin_ns, length(message) FROM markers");
-    while (markers.step()) add(markers.column_int(0), {2, 2 * kMarkerBytes + markers.column_int(1)});
+    while (markers.step())
+      add(markers.column_int(0), {2, 2 * kMarkerBytes + markers.column_int(1)});
   }
 }
 
@@ -139,7 +147,8 @@ void PartPlanner::add_weight(int64_t at_ns, const Weight& w) {
 void PartPlanner::widen() {
   std::vector<Weight> wider(static_cast<size_t>(kBins));
   if (!empty_) {
-    for (int64_t bin = low_; bin <= high_; ++bin) wider[slot(floor_div(bin, 2))].add(bins_[slot(bin)]);
+    for (int64_t bin = low_; bin <= high_; ++bin)
+      wider[slot(floor_div(bin, 2))].add(bins_[slot(bin)]);
     low_ = floor_div(low_, 2);
     high_ = floor_div(high_, 2);
   }
@@ -151,24 +160,28 @@ std::vector<int64_t> PartPlanner::plan(Database& db, const RowFilter& filter,
                                        const std::vector<SourceProcess>& processes,
                                        const TimesScan& scan) {
   if (max_events_ <= 0) return {INT64_MIN};
-  std::set<std::tuple<int64_t, int, int64_t>> tracks;  // counter tracks: each part may start with a sample of each
+  std::set<std::tuple<int64_t, int, int64_t>>
+      tracks;  // counter tracks: each part may start with a sample of each
   for (const SourceProcess& p : processes) {
     select_process(db, p.process_id);
     add_samples(db, &tracks, p.process_id);
   }
   // Small timelines (nearly all) are settled by counting rows: at most 4 events each.
   const int64_t worst_event_bytes = 1024;
-  if (rows_ == 0 || (rows_ * 4 <= max_events_ && rows_ * 4 * worst_event_bytes <= max_bytes_)) return {INT64_MIN};
+  if (rows_ == 0 || (rows_ * 4 <= max_events_ && rows_ * 4 * worst_event_bytes <= max_bytes_))
+    return {INT64_MIN};
   const int64_t reserved = static_cast<int64_t>(tracks.size());
-  Greedy greedy(std::max<int64_t>(1, max_events_ - reserved), max_bytes_ - reserved * kCounterBytes);
+  Greedy greedy(std::max<int64_t>(1, max_events_ - reserved),
+                max_bytes_ - reserved * kCounterBytes);
   fill(db, filter, processes, scan, greedy);
   return greedy.take();
 }
 
 // The bins in time order into the greedy parts; a bin that alone exceeds the budget is planned
 // again by a planner of its own time range (one more pass over event times), in finer bins.
-void PartPlanner::fill(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
-                       const TimesScan& scan, Greedy& greedy) const {
+void PartPlanner::fill(Database& db, const RowFilter& filter,
+                       const std::vector<SourceProcess>& processes, const TimesScan& scan,
+                       Greedy& greedy) const {
   for (int64_t bin = low_; !empty_ && bin <= high_; ++bin) {
     const Weight& w = bins_[slot(bin)];
     if (w.events == 0) continue;

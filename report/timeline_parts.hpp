@@ -28,12 +28,14 @@ inline constexpr int64_t kPartMaxBytes = 128ll << 20;
 // the events that begin in [start_i, start_i+1): API calls by begin, kernels and copies (with their
 // arrows) by device begin, counter samples by time. Each part's events and estimated bytes stay
 // within the budget unless one nanosecond alone exceeds it. Memory is a fixed-size histogram whose
-// bins widen as the time span grows (on either side: a ring of bins); a bin that alone exceeds the budget is planned again by a
-// planner of its own time range, at the cost of one more pass over event times.
+// bins widen as the time span grows (on either side: a ring of bins); a bin that alone exceeds the
+// budget is planned again by a planner of its own time range, at the cost of one more pass over
+// event times.
 class PartPlanner final : public EventConsumer {
  public:
   // Events outside [lo, hi) are left out.
-  PartPlanner(int64_t max_events, int64_t max_bytes, int64_t lo = INT64_MIN, int64_t hi = INT64_MAX);
+  PartPlanner(int64_t max_events, int64_t max_bytes, int64_t lo = INT64_MIN,
+              int64_t hi = INT64_MAX);
   void begin_process(Database& db);  // the selected process's name lengths
   void api(const ApiRow& r) override;
   void kernel(const KernelRow& r) override;
@@ -44,7 +46,8 @@ class PartPlanner final : public EventConsumer {
   using TimesScan =
       std::function<void(Database&, const RowFilter&, const std::vector<EventConsumer*>&)>;
   std::vector<int64_t> plan(Database& db, const RowFilter& filter,
-                            const std::vector<SourceProcess>& processes, const TimesScan& scan = {});
+                            const std::vector<SourceProcess>& processes,
+                            const TimesScan& scan = {});
   // Adds the events another planner (same budget) histogrammed: exact, since bins of either width
   // nest in the wider ones.
   void absorb(const PartPlanner& other);
@@ -66,7 +69,8 @@ class PartPlanner final : public EventConsumer {
   void widen();
   static size_t slot(int64_t bin);
   // The selected process's memory samples and marks (their counter tracks into `tracks`).
-  void add_samples(Database& db, std::set<std::tuple<int64_t, int, int64_t>>* tracks, int64_t process_id);
+  void add_samples(Database& db, std::set<std::tuple<int64_t, int, int64_t>>* tracks,
+                   int64_t process_id);
   void fill(Database& db, const RowFilter& filter, const std::vector<SourceProcess>& processes,
             const TimesScan& scan, Greedy& greedy) const;
 

@@ -23,8 +23,10 @@ namespace {
 // bytes / ns = GB/s with three decimals, rounded half up, integer arithmetic; nothing when ns <= 0.
 char* put_bandwidth(char* p, int64_t bytes, int64_t ns) {
   if (ns <= 0) return p;
-  const __int128 milli = (static_cast<__int128>(bytes) * 1000 * 2 + ns) / (2 * static_cast<__int128>(ns));
-  const int64_t whole = static_cast<int64_t>(milli / 1000), frac = static_cast<int64_t>(milli % 1000);
+  const __int128 milli =
+      (static_cast<__int128>(bytes) * 1000 * 2 + ns) / (2 * static_cast<__int128>(ns));
+  const int64_t whole = static_cast<int64_t>(milli / 1000),
+                frac = static_cast<int64_t>(milli % 1000);
   p = put_int(p, whole);
   p[0] = '.';
   p[1] = static_cast<char>('0' + frac / 100);
@@ -41,9 +43,7 @@ std::string bandwidth_text(int64_t bytes, int64_t ns) {
   return std::string(text, put_bandwidth(text, bytes, ns));
 }
 
-void write_kernel_trace_header(TextSink& out) {
-  CsvWriter(out).begin_columns(kKernelTraceColumns);
-}
+void write_kernel_trace_header(TextSink& out) { CsvWriter(out).begin_columns(kKernelTraceColumns); }
 
 namespace {
 
@@ -51,7 +51,8 @@ namespace {
 std::map<int64_t, std::string> stream_runtimes(Database& db) {
   std::map<int64_t, std::string> names;
   Statement st = db.prepare(
-      "SELECT t.stream_index, COALESCE(r.name, '') FROM streams t LEFT JOIN runtimes r ON r.runtime_id = t.runtime_id");
+      "SELECT t.stream_index, COALESCE(r.name, '') FROM streams t LEFT JOIN runtimes r ON "
+      "r.runtime_id = t.runtime_id");
   while (st.step()) names[st.column_int(0)] = st.column_text(1);
   return names;
 }
@@ -62,11 +63,12 @@ const std::string& runtime_of(const std::map<int64_t, std::string>& names, int64
   return it == names.end() ? none : it->second;
 }
 
-// The columns a kernel row and a copy row begin with: Kind,Runtime,Pid,Tid,Device,Stream,Correlation,
+// The columns a kernel row and a copy row begin with:
+// Kind,Runtime,Pid,Tid,Device,Stream,Correlation,
 // (`line` is sized for them: device_head_chars).
 template <typename Row>
-char* put_device_head(char* p, std::string_view kind, const std::string& runtime, const std::string& pid,
-                      const Row& r) {
+char* put_device_head(char* p, std::string_view kind, const std::string& runtime,
+                      const std::string& pid, const Row& r) {
   p = put(p, kind);
   *p++ = ',';
   p = put(p, runtime);
@@ -83,7 +85,8 @@ char* put_device_head(char* p, std::string_view kind, const std::string& runtime
   *p++ = ',';
   return p;
 }
-size_t device_head_chars(std::string_view kind, const std::string& runtime, const std::string& pid) {
+size_t device_head_chars(std::string_view kind, const std::string& runtime,
+                         const std::string& pid) {
   return kind.size() + runtime.size() + pid.size() + 4 * kIntChars + 7;
 }
 
@@ -117,11 +120,12 @@ void KernelTraceWriter::kernel(const KernelRow& r) {
     }
     name = field_;
   } else {
-    name = std::string_view(unknown, static_cast<size_t>(std::snprintf(unknown, sizeof unknown,
-                                                                     "unknown kernel at 0x%llx",
-                                                                     static_cast<unsigned long long>(r.function_address))));
+    name = std::string_view(unknown, static_cast<size_t>(std::snprintf(
+                                         unknown, sizeof unknown, "unknown kernel at 0x%llx",
+                                         static_cast<unsigned long long>(r.function_address))));
   }
-  char* const line = line_.at_least(device_head_chars(kKind, runtime, pid_) + name.size() + 10 * (kIntChars + 1) + 2);
+  char* const line = line_.at_least(device_head_chars(kKind, runtime, pid_) + name.size() +
+                                    10 * (kIntChars + 1) + 2);
   char* p = put_device_head(line, kKind, runtime, pid_, r);
   p = put(p, name);
   *p++ = ',';
@@ -130,7 +134,8 @@ void KernelTraceWriter::kernel(const KernelRow& r) {
   if (r.device_end_ns) p = put_int(p, *r.device_end_ns);
   *p++ = ',';
   if (r.device_begin_ns && r.device_end_ns) p = put_int(p, *r.device_end_ns - *r.device_begin_ns);
-  for (int64_t v : {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2], r.shared_mem_bytes}) {
+  for (int64_t v :
+       {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2], r.shared_mem_bytes}) {
     *p++ = ',';
     p = put_int(p, v);
   }
@@ -144,11 +149,10 @@ void write_kernel_trace(Database& db, const RowFilter& filter, int64_t pid, Text
   scan_events(db, filter, {&writer});
 }
 
-void write_copy_trace_header(TextSink& out) {
-  CsvWriter(out).begin_columns(kCopyTraceColumns);
-}
+void write_copy_trace_header(TextSink& out) { CsvWriter(out).begin_columns(kCopyTraceColumns); }
 
-CopyTraceWriter::CopyTraceWriter(Database& db, int64_t pid, TextSink& out) : out_(out), pid_(num(pid)) {
+CopyTraceWriter::CopyTraceWriter(Database& db, int64_t pid, TextSink& out)
+    : out_(out), pid_(num(pid)) {
   for (const auto& [stream, runtime] : stream_runtimes(db)) runtimes_[stream] = csv_field(runtime);
   Statement d = db.prepare("SELECT direction, name FROM copy_directions");
   while (d.step()) {
@@ -167,8 +171,9 @@ void CopyTraceWriter::copy(const CopyRow& r) {
   const bool timed = r.device_begin_ns && r.device_end_ns;
   const std::string_view kind = direction == "Memset" ? "MEMORY_SET" : "MEMORY_COPY";
   const std::string& runtime = runtime_of(runtimes_, r.stream_index);
-  char* const line = line_.at_least(device_head_chars(kind, runtime, pid_) + direction_field.size() +
-                                    4 * (kIntChars + 1) + kBandwidthChars + 3);
+  char* const line =
+      line_.at_least(device_head_chars(kind, runtime, pid_) + direction_field.size() +
+                     4 * (kIntChars + 1) + kBandwidthChars + 3);
   char* p = put_device_head(line, kind, runtime, pid_, r);
   p = put(p, direction_field);
   *p++ = ',';
@@ -180,7 +185,8 @@ void CopyTraceWriter::copy(const CopyRow& r) {
   *p++ = ',';
   if (timed) p = put_int(p, *r.device_end_ns - *r.device_begin_ns);
   *p++ = ',';
-  if (timed) p = put_bandwidth(p, r.bytes, *r.device_end_ns - *r.device_begin_ns);  // digits and a point
+  if (timed)
+    p = put_bandwidth(p, r.bytes, *r.device_end_ns - *r.device_begin_ns);  // digits and a point
   *p++ = '\n';
   out_.write(line_.text(p));
 }
@@ -190,18 +196,17 @@ void write_copy_trace(Database& db, const RowFilter& filter, int64_t pid, TextSi
   scan_events(db, filter, {&writer});
 }
 
-void write_api_trace_header(TextSink& out) {
-  CsvWriter(out).begin_columns(kApiTraceColumns);
-}
+void write_api_trace_header(TextSink& out) { CsvWriter(out).begin_columns(kApiTraceColumns); }
 
 ApiTraceWriter::ApiTraceWriter(Database& db, int64_t pid, TextSink& out) : pid_(pid), out_(out) {
   // Names come from a small map, not a join per row.
   Statement names = db.prepare(
-      "SELECT n.api_id, COALESCE(r.name, ''), n.name FROM api_names n LEFT JOIN runtimes r ON r.runtime_id = "
+      "SELECT n.api_id, COALESCE(r.name, ''), n.name FROM api_names n LEFT JOIN runtimes r ON "
+      "r.runtime_id = "
       "n.runtime_id");
   while (names.step())
-    prefix_[names.column_int(0)] = csv_field(names.column_text(1)) + "," + csv_field(names.column_text(2)) + "," +
-                                   num(pid) + ",";
+    prefix_[names.column_int(0)] = csv_field(names.column_text(1)) + "," +
+                                   csv_field(names.column_text(2)) + "," + num(pid) + ",";
 }
 
 void ApiTraceWriter::api(const ApiRow& r) {
@@ -294,7 +299,8 @@ std::vector<CopyStats> merge_copy_stats(std::vector<std::vector<CopyStats>> part
       m.bytes += s.bytes;
       m.timed_bytes += s.timed_bytes;
       m.total_ns += s.total_ns;
-      m.median_ns = m.p95_ns = 0;  // filled from the combined durations (report/stats_quantiles.hpp)
+      m.median_ns = m.p95_ns =
+          0;  // filled from the combined durations (report/stats_quantiles.hpp)
     }
   std::vector<CopyStats> merged;
   for (auto& [direction, s] : by_direction) merged.push_back(s);
@@ -312,9 +318,9 @@ void write_copy_stats(const std::vector<CopyStats>& stats, TextSink& out) {
   csv.begin_columns(kCopyStatsColumns);
   for (const CopyStats& s : rows)
     csv.row({s.direction, num(s.calls), num(s.bytes), num(s.total_ns),
-             num(s.timed_calls > 0 ? rounded_div(s.total_ns, s.timed_calls) : 0), percent_text(s.total_ns, grand),
-             num(s.min_ns), num(s.max_ns), bandwidth_text(s.timed_bytes, s.total_ns), num(s.median_ns),
-             num(s.p95_ns)});
+             num(s.timed_calls > 0 ? rounded_div(s.total_ns, s.timed_calls) : 0),
+             percent_text(s.total_ns, grand), num(s.min_ns), num(s.max_ns),
+             bandwidth_text(s.timed_bytes, s.total_ns), num(s.median_ns), num(s.p95_ns)});
 }
 
 }  // namespace prof::report

@@ -1,7 +1,8 @@
 // Per-event CSVs, one row per dispatch, copy or call (rocprofv3's kernel_trace.csv,
 // memory_copy_trace.csv and api_trace.csv; nsys's cuda_gpu_trace), and the copy statistics per
-// direction (rocprof's copy_stats.csv). Streamed from one ordered pass over the events: memory does not grow with
-// the trace. Columns are named like rocprofv3's where the meaning is the same (docs/formats.md).
+// direction (rocprof's copy_stats.csv). Streamed from one ordered pass over the events: memory does
+// not grow with the trace. Columns are named like rocprofv3's where the meaning is the same
+// (docs/formats.md).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -68,16 +69,19 @@ class CopyTraceWriter final : public EventConsumer {
  private:
   TextSink& out_;
   std::string pid_;
-  std::map<int64_t, std::string> runtimes_;    // stream_index -> runtime name, as a CSV field
-  std::map<int64_t, std::pair<std::string, std::string>> directions_;  // direction -> name, as a CSV field
+  std::map<int64_t, std::string> runtimes_;  // stream_index -> runtime name, as a CSV field
+  std::map<int64_t, std::pair<std::string, std::string>>
+      directions_;  // direction -> name, as a CSV field
   LineBuffer line_;
 };
 
 // Per copy direction (Memset included): calls, bytes, device time, bandwidth.
 struct CopyStats {
   std::string direction;
-  int64_t calls = 0, timed_calls = 0, bytes = 0, timed_bytes = 0, total_ns = 0, min_ns = 0, max_ns = 0;
-  // Nearest rank, within 0.8%: filled from the run profile (report/stats_quantiles.hpp), 0 until then.
+  int64_t calls = 0, timed_calls = 0, bytes = 0, timed_bytes = 0, total_ns = 0, min_ns = 0,
+          max_ns = 0;
+  // Nearest rank, within 0.8%: filled from the run profile (report/stats_quantiles.hpp), 0 until
+  // then.
   int64_t median_ns = 0, p95_ns = 0;
 };
 std::vector<CopyStats> query_copy_stats(Database& db, const RowFilter& filter);

@@ -17,7 +17,8 @@ class JsonObject {
   JsonObject& add(std::string_view key, int64_t value);
   JsonObject& add(std::string_view key, std::string_view value);
   JsonObject& add_null(std::string_view key);
-  JsonObject& add_raw(std::string_view key, std::string_view json);  // `json` must already be valid JSON
+  JsonObject& add_raw(std::string_view key,
+                      std::string_view json);  // `json` must already be valid JSON
   std::string text() const { return body_.empty() ? "{}" : "{" + body_ + "}"; }
   void append_to(std::string& out) const;
   bool empty() const { return body_.empty(); }
@@ -33,7 +34,8 @@ class JsonObject {
 inline void append_int(std::string& out, int64_t value) {
   char text[24];
   char* end = std::to_chars(text, text + sizeof text, value).ptr;
-  out.append(text, static_cast<size_t>(end - text));  // (pointer, length): not the generic iterator append
+  out.append(
+      text, static_cast<size_t>(end - text));  // (pointer, length): not the generic iterator append
 }
 
 // The slice a flow arrow starts from (the API call), repeated in a later part that holds the
@@ -62,18 +64,20 @@ class TraceWriter {
                         int64_t begin_ns, int64_t end_ns, const JsonObject& args) = 0;
   // complete() with the name and category already JSON strings (json_string: quotes included) and
   // the args a JSON object's text: the timeline's hot path.
-  virtual void complete_raw(int64_t pid, int64_t tid, std::string_view name_json, std::string_view category_json,
-                            int64_t begin_ns, int64_t end_ns, std::string_view args_json) = 0;
-  virtual void instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category, int64_t at_ns,
-                       const JsonObject& args) = 0;
-  virtual void async_slice(int64_t pid, int64_t tid, int64_t id, std::string_view name, std::string_view category,
-                           int64_t begin_ns, int64_t end_ns, const JsonObject& args) = 0;
+  virtual void complete_raw(int64_t pid, int64_t tid, std::string_view name_json,
+                            std::string_view category_json, int64_t begin_ns, int64_t end_ns,
+                            std::string_view args_json) = 0;
+  virtual void instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
+                       int64_t at_ns, const JsonObject& args) = 0;
+  virtual void async_slice(int64_t pid, int64_t tid, int64_t id, std::string_view name,
+                           std::string_view category, int64_t begin_ns, int64_t end_ns,
+                           const JsonObject& args) = 0;
   virtual void counter(int64_t pid, std::string_view name, int64_t at_ns, std::string_view series,
                        int64_t value) = 0;
   // An arrow from the call `source` on (pid_from, tid_from) to the kernel or copy just written on
   // (pid_to, tid_to), [to_ns, to_end_ns].
-  virtual void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t pid_to, int64_t tid_to, int64_t to_ns,
-                    int64_t to_end_ns, const FlowSource& source) = 0;
+  virtual void flow(int64_t id, int64_t pid_from, int64_t tid_from, int64_t pid_to, int64_t tid_to,
+                    int64_t to_ns, int64_t to_end_ns, const FlowSource& source) = 0;
 };
 
 }  // namespace prof::report

@@ -8,7 +8,6 @@ bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
 bool is_hex(char c) { return hex_value(c) >= 0; }
 
-
 // Whether `text` starts with `letter` and `digits` hex digits ("x1b", "u202e").
 bool starts_code(std::string_view text, char letter, size_t digits) {
   if (text.size() < 1 + digits || text[0] != letter) return false;
@@ -126,8 +125,10 @@ void append_utf8_escaped(std::string& out, std::string_view text, Escapes escape
       continue;
     }
     const Unit unit = unit_at(text.substr(i), escapes);
-    if (unit.code[0] != 0) out.append(unit.code);
-    else out.append(text, i, unit.length);
+    if (unit.code[0] != 0)
+      out.append(unit.code);
+    else
+      out.append(text, i, unit.length);
     i += unit.length;
   }
 }

@@ -36,7 +36,7 @@ enum class RuntimeKind : uint8_t {
 
 // One runtime's line of runtime_list.def, for the code that needs no API rows (cli, descriptions).
 struct RuntimeEntry {
-  const char* name;        // as PROF_RUNTIMES and the db spell it
+  const char* name;  // as PROF_RUNTIMES and the db spell it
   RuntimeKind kind;
   const char* trace_flag;  // `prof --<trace_flag>`, possibly shared with an earlier runtime
   const char* trace_help;  // "" when the flag is shared with an earlier runtime
@@ -53,7 +53,8 @@ constexpr bool is_device_runtime(RuntimeId r) {
   return index < kRuntimeCount && kRuntimes[index].kind == RuntimeKind::kDevice;
 }
 inline constexpr uint16_t kRuntimeIdSpan = 1000;
-// As PROF_RUNTIMES and `prof --<name>-trace` spell them (runtimes.hpp checks the descriptions agree).
+// As PROF_RUNTIMES and `prof --<name>-trace` spell them (runtimes.hpp checks the descriptions
+// agree).
 inline constexpr const char* kRuntimeNames[kRuntimeCount] = {
 #define PROF_RUNTIME(Enum, name, ...) #name,
 #include "runtimes/runtime_list.def"
@@ -70,10 +71,11 @@ namespace api_rows {
   namespace name {                          \
   enum Row : uint16_t {
 #define PROF_API_ROW(Enum, name, row, ...) row,
-#define PROF_RUNTIME_ROWS_END(Enum, name)                                          \
-  kCount                                                                           \
-  };                                                                               \
-  static_assert(kCount <= kRuntimeIdSpan, #name "'s table outgrew its id range");  \
+#define PROF_RUNTIME_ROWS_END(Enum, name)                                         \
+  kCount                                                                          \
+  }                                                                               \
+  ;                                                                               \
+  static_assert(kCount <= kRuntimeIdSpan, #name "'s table outgrew its id range"); \
   }
 #include "runtimes/runtime_rows.def"
 #undef PROF_RUNTIME_ROWS_BEGIN
@@ -105,21 +107,31 @@ inline constexpr std::array<size_t, kRuntimeCount + 1> kRuntimeFirstSlot = [] {
 inline constexpr size_t kApiCount = kRuntimeFirstSlot[kRuntimeCount];
 
 // The `activity` column: which calls enqueue device work and whether they block until it is done.
-// kKernelSync: work that has run when the call returns (ACL's aclmdlExecute), timed like a blocking copy.
-enum class HookActivity : uint8_t { kNone, kKernel, kCopy, kMemset, kCopySync, kMemsetSync, kKernelSync };
+// kKernelSync: work that has run when the call returns (ACL's aclmdlExecute), timed like a blocking
+// copy.
+enum class HookActivity : uint8_t {
+  kNone,
+  kKernel,
+  kCopy,
+  kMemset,
+  kCopySync,
+  kMemsetSync,
+  kKernelSync
+};
 
 struct ApiInfo {
   uint16_t id;
   RuntimeId runtime;
   std::string_view name;
   HookActivity activity;
-  bool has_stream;  // the `stream` column names a stream (a literal 0 there means the call has none)
+  bool
+      has_stream;  // the `stream` column names a stream (a literal 0 there means the call has none)
 };
 
 #define PROF_API_HAS_STREAM(stream) (sizeof(#stream) != 2 || #stream[0] != '0')
 inline constexpr std::array<ApiInfo, kApiCount> kApis = {{
-#define PROF_API_ROW(Enum, name, row, ret, params, args, activity, stream, ...)                  \
-  {static_cast<uint16_t>(ApiId::row), RuntimeId::k##Enum, #row, HookActivity::activity,         \
+#define PROF_API_ROW(Enum, name, row, ret, params, args, activity, stream, ...)         \
+  {static_cast<uint16_t>(ApiId::row), RuntimeId::k##Enum, #row, HookActivity::activity, \
    PROF_API_HAS_STREAM(stream)},
 #include "runtimes/runtime_rows.def"
 #undef PROF_API_ROW

@@ -15,9 +15,9 @@ inline constexpr std::array<const RuntimeDescription*, kRuntimeCount> kRuntimeDe
 #undef PROF_RUNTIME
 };
 
-#define PROF_RUNTIME(Enum, rt, ...)                                                       \
-  static_assert(k##Enum##Description.id == RuntimeId::k##Enum &&                         \
-                    k##Enum##Description.name == std::string_view(#rt),                  \
+#define PROF_RUNTIME(Enum, rt, ...)                                     \
+  static_assert(k##Enum##Description.id == RuntimeId::k##Enum &&        \
+                    k##Enum##Description.name == std::string_view(#rt), \
                 "k" #Enum "Description disagrees with its line in runtimes/runtime_list.def");
 #include "runtimes/runtime_list.def"
 #undef PROF_RUNTIME
@@ -39,14 +39,16 @@ inline bool creates_stream(uint16_t api_id) {
 inline std::optional<MemoryRole> memory_role(uint16_t api_id) {
   const ApiInfo* api = find_api(api_id);
   if (!api) return std::nullopt;
-  for (const MemoryCall& call : kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->memory_calls)
+  for (const MemoryCall& call :
+       kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->memory_calls)
     if (static_cast<uint16_t>(call.api) == api_id) return call.role;
   return std::nullopt;
 }
 
 // The stream a call's handle names, with the runtime's aliases of the default stream as 0.
 inline uint64_t canonical_stream(const ApiInfo& api, uint64_t handle) {
-  for (uint64_t alias : kRuntimeDescriptions[static_cast<size_t>(api.runtime)]->default_stream_aliases)
+  for (uint64_t alias :
+       kRuntimeDescriptions[static_cast<size_t>(api.runtime)]->default_stream_aliases)
     if (handle == alias) return 0;
   return handle;
 }

@@ -1,11 +1,13 @@
 // The simulated device's activity interface: per-op device times for a profiler, as a real device
 // reports them from its own timestamps, whatever the host threads are doing. The model's times
-// are the device's, so a tool reading these reports gets the truth file's times exactly, on any load.
+// are the device's, so a tool reading these reports gets the truth file's times exactly, on any
+// load.
 //
 // Subscribers (at most 4 per face library): HIP's own interface, as ROCm 5.2's libamdhip64 offers
 // it to roctracer (hipInitActivityCallback, hipEnableActivityCallback, hipGetCmdName; records as
 // runtimes/hip/hip_activity.hpp), and the profiling libraries of the other faces
-// (sim/activity_libs/), which subscribe through prof_sim_activity_subscribe (sim/activity_subscriber.h).
+// (sim/activity_libs/), which subscribe through prof_sim_activity_subscribe
+// (sim/activity_subscriber.h).
 //
 // The contract, as this model implements it (for HIP the id callback's timing is this model's
 // reading of ROCclr 5.2, not checked against a real device): when a subscriber wants an op's kind,
@@ -32,25 +34,29 @@ struct Slot {
   void* arg = nullptr;
 };
 constexpr int kSlots = 4;
-Slot g_slots[kSlots];                    // constant-initialised: usable from the first call
-std::atomic<uint32_t> g_wanted{0};       // the union of the slots' kinds
+Slot g_slots[kSlots];               // constant-initialised: usable from the first call
+std::atomic<uint32_t> g_wanted{0};  // the union of the slots' kinds
 std::atomic<uint64_t> g_next_id{1};
 
 uint32_t kind_of(const Op& op) noexcept {
-  return op.kind == OpKind::kKernel ? PROF_SIM_OP_KERNEL : op.kind == OpKind::kCopy ? PROF_SIM_OP_COPY : PROF_SIM_OP_MEMSET;
+  return op.kind == OpKind::kKernel ? PROF_SIM_OP_KERNEL
+         : op.kind == OpKind::kCopy ? PROF_SIM_OP_COPY
+                                    : PROF_SIM_OP_MEMSET;
 }
 
 void recompute_wanted() noexcept {
   uint32_t wanted = 0;
   for (const Slot& slot : g_slots)
-    if (slot.used.load(std::memory_order_acquire)) wanted |= slot.kinds.load(std::memory_order_relaxed);
+    if (slot.used.load(std::memory_order_acquire))
+      wanted |= slot.kinds.load(std::memory_order_relaxed);
   g_wanted.store(wanted, std::memory_order_release);
 }
 
 int subscribe(const prof_sim_activity_subscriber* s) noexcept {
   if (s == nullptr || s->on_done == nullptr) return -1;
   for (Slot& slot : g_slots) {  // the same subscriber again: new kinds (0: unsubscribed)
-    if (slot.used.load(std::memory_order_acquire) && slot.on_done == s->on_done && slot.arg == s->arg) {
+    if (slot.used.load(std::memory_order_acquire) && slot.on_done == s->on_done &&
+        slot.arg == s->arg) {
       slot.kinds.store(s->kinds, std::memory_order_release);
       recompute_wanted();
       return 0;
@@ -104,8 +110,10 @@ void hip_on_done(const prof_sim_op_report* r, void*) {
   record.end_ns = r->end_ns;
   record.device_id = r->device;
   record.queue_id = r->stream;
-  if (r->kind == PROF_SIM_OP_KERNEL) record.kernel_name = r->name;
-  else record.bytes = r->bytes;
+  if (r->kind == PROF_SIM_OP_KERNEL)
+    record.kernel_name = r->name;
+  else
+    record.bytes = r->bytes;
   op_callback(record.op, &record, g_hip.arg.load(std::memory_order_relaxed));
 }
 
@@ -113,7 +121,8 @@ void hip_resubscribe() noexcept {
   const uint32_t ops = g_hip.enabled.load(std::memory_order_acquire);
   prof_sim_activity_subscriber s{};
   if (ops & (1u << kHipVdiOpIdDispatch)) s.kinds |= 1u << PROF_SIM_OP_KERNEL;
-  if (ops & (1u << kHipVdiOpIdCopy)) s.kinds |= (1u << PROF_SIM_OP_COPY) | (1u << PROF_SIM_OP_MEMSET);
+  if (ops & (1u << kHipVdiOpIdCopy))
+    s.kinds |= (1u << PROF_SIM_OP_COPY) | (1u << PROF_SIM_OP_MEMSET);
   s.on_enqueue = hip_on_enqueue;
   s.on_done = hip_on_done;
   (void)subscribe(&s);
@@ -127,8 +136,8 @@ void activity_assign_locked(Op& op) noexcept {
   if ((wanted & (1u << kind)) == 0) return;
   op.activity_id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   for (Slot& slot : g_slots)
-    if (slot.used.load(std::memory_order_acquire) && (slot.kinds.load(std::memory_order_relaxed) & (1u << kind)) &&
-        slot.on_enqueue != nullptr)
+    if (slot.used.load(std::memory_order_acquire) &&
+        (slot.kinds.load(std::memory_order_relaxed) & (1u << kind)) && slot.on_enqueue != nullptr)
       slot.on_enqueue(op.activity_id, kind, slot.arg);
 }
 
@@ -147,7 +156,8 @@ void activity_report(const Stream& stream, const Op& op) noexcept {
   r.grid[0] = op.grid.x, r.grid[1] = op.grid.y, r.grid[2] = op.grid.z;
   r.block[0] = op.block.x, r.block[1] = op.block.y, r.block[2] = op.block.z;
   for (Slot& slot : g_slots)
-    if (slot.used.load(std::memory_order_acquire) && (slot.kinds.load(std::memory_order_relaxed) & (1u << r.kind)))
+    if (slot.used.load(std::memory_order_acquire) &&
+        (slot.kinds.load(std::memory_order_relaxed) & (1u << r.kind)))
       slot.on_done(&r, slot.arg);
 }
 
@@ -171,15 +181,19 @@ using prof::sim::g_hip;
 // ROCclr 5.2: stores the tool's callbacks (no runtime state, no last error).
 void hipInitActivityCallback(void* id_callback, void* op_callback, void* arg) {
   g_hip.arg.store(arg, std::memory_order_relaxed);
-  g_hip.id_callback.store(reinterpret_cast<hip_activity_id_callback_t>(id_callback), std::memory_order_release);
-  g_hip.op_callback.store(reinterpret_cast<hip_activity_op_callback_t>(op_callback), std::memory_order_release);
+  g_hip.id_callback.store(reinterpret_cast<hip_activity_id_callback_t>(id_callback),
+                          std::memory_order_release);
+  g_hip.op_callback.store(reinterpret_cast<hip_activity_op_callback_t>(op_callback),
+                          std::memory_order_release);
 }
 
 // True when `op` is one this runtime reports (a HipVdiOpId).
 bool hipEnableActivityCallback(unsigned op, bool enable) {
   if (op >= kHipVdiOpIdNumber) return false;
-  if (enable) g_hip.enabled.fetch_or(1u << op, std::memory_order_acq_rel);
-  else g_hip.enabled.fetch_and(~(1u << op), std::memory_order_acq_rel);
+  if (enable)
+    g_hip.enabled.fetch_or(1u << op, std::memory_order_acq_rel);
+  else
+    g_hip.enabled.fetch_and(~(1u << op), std::memory_order_acq_rel);
   prof::sim::hip_resubscribe();
   return true;
 }

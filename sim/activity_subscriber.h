@@ -26,11 +26,11 @@ struct prof_sim_op_report {
   uint32_t kind;           /* prof_sim_op_kind */
   uint32_t direction;      /* prof_sim_copy_direction (copies) */
   int device;
-  uint64_t stream;         /* the stream's handle value, as the application passes it */
-  uint64_t begin_ns;       /* device begin and end, CLOCK_MONOTONIC ns */
+  uint64_t stream;   /* the stream's handle value, as the application passes it */
+  uint64_t begin_ns; /* device begin and end, CLOCK_MONOTONIC ns */
   uint64_t end_ns;
-  uint64_t bytes;          /* copies and memsets */
-  const char* name;        /* kernels: the registered name, or NULL; valid during the call */
+  uint64_t bytes;   /* copies and memsets */
+  const char* name; /* kernels: the registered name, or NULL; valid during the call */
   uint32_t grid[3];
   uint32_t block[3];
 };

@@ -20,7 +20,8 @@ namespace {
 // CNRT's rule (cnrt.h: "returns the last error ... produced by any of the runtime calls in the
 // same thread and resets it to cnrtSuccess"): a failed call sets it; success and a query's
 // cnrtErrorBusy (an answer: the work is still running) leave it.
-thread_local LastError<cnrtRet_t, cnrtSuccess, cnrtErrorBusy, LastErrorRule::kFailuresOnly> t_last_error;
+thread_local LastError<cnrtRet_t, cnrtSuccess, cnrtErrorBusy, LastErrorRule::kFailuresOnly>
+    t_last_error;
 
 // The model's (HIP's) codes in CNRT's numbering.
 cnrtRet_t cnrt_code(hipError_t e) noexcept {
@@ -79,7 +80,8 @@ bool kind_of(cnrtMemTransDir_t dir, hipMemcpyKind& kind) noexcept {
 // takes the software timestamps (cnrtNotifierElapsedTime), _ALL both.
 std::mutex g_flags_lock;
 std::unordered_map<cnrtNotifier_t, unsigned>& notifier_flags() {
-  static auto* flags = new std::unordered_map<cnrtNotifier_t, unsigned>;  // never destroyed (docs/sim.md)
+  static auto* flags =
+      new std::unordered_map<cnrtNotifier_t, unsigned>;  // never destroyed (docs/sim.md)
   return *flags;
 }
 unsigned flags_of(cnrtNotifier_t n) {
@@ -119,7 +121,8 @@ cnrtRet_t create_notifier(cnrtNotifier_t* pNotifier, unsigned int flags) noexcep
   return done(ret);
 }
 
-cnrtRet_t memcpy_async(void* dst, void* src, size_t bytes, cnrtQueue_t queue, cnrtMemTransDir_t dir) noexcept {
+cnrtRet_t memcpy_async(void* dst, void* src, size_t bytes, cnrtQueue_t queue,
+                       cnrtMemTransDir_t dir) noexcept {
   hipMemcpyKind kind;
   if (!kind_of(dir, kind)) return done(cnrtErrorMemcpyDirectionInvalid);
   return done(hipMemcpyAsync(dst, src, bytes, kind, stream_of(queue)));
@@ -130,13 +133,15 @@ constexpr ErrorText<cnrtRet_t> kErrors[] = {
     {cnrtErrorNotReady, "cnrtErrorNotReady", "The device or resource requested is busy now."},
     {cnrtErrorInit, "cnrtErrorInit", "Initialization of CNRT fails."},
     {cnrtErrorNoDevice, "cnrtErrorNoDevice", "No device is found."},
-    {cnrtErrorDeviceInvalid, "cnrtErrorDeviceInvalid", "The device ordinal passed to the API is out of range."},
+    {cnrtErrorDeviceInvalid, "cnrtErrorDeviceInvalid",
+     "The device ordinal passed to the API is out of range."},
     {cnrtErrorArgsInvalid, "cnrtErrorArgsInvalid",
      "One of the parameters passed to the API is invalid or out of range."},
     {cnrtErrorNoMem, "cnrtErrorNoMem", "There is insufficient MLU device memory."},
     {cnrtErrorInvalidResourceHandle, "cnrtErrorInvalidResourceHandle",
      "The resource handle passed to the API is invalid."},
-    {cnrtErrorIllegalState, "cnrtErrorIllegalState", "A resource required by the API is not in a valid state."},
+    {cnrtErrorIllegalState, "cnrtErrorIllegalState",
+     "A resource required by the API is not in a valid state."},
     {cnrtErrorNotSupport, "cnrtErrorNotSupport", "The feature is not supported now."},
     {cnrtErrorNotFound, "cnrtErrorNotFound", "Specific resources are not found."},
     {cnrtErrorInvalidKernel, "cnrtErrorInvalidKernel", "The kernel handle is invalid."},
@@ -144,9 +149,11 @@ constexpr ErrorText<cnrtRet_t> kErrors[] = {
      "The operation is not permitted when the queue is capturing."},
     {cnrtErrorQueueCaptureInvalidated, "cnrtErrorQueueCaptureInvalidated",
      "The current capture sequence on the queue has been invalidated due to previous error."},
-    {cnrtErrorQueueCaptureMerged, "cnrtErrorQueueCaptureMerged", "Two independent capture sequences are merged."},
+    {cnrtErrorQueueCaptureMerged, "cnrtErrorQueueCaptureMerged",
+     "Two independent capture sequences are merged."},
     {cnrtErrorQueueCaptureIsolation, "cnrtErrorQueueCaptureIsolation",
-     "A queue in capture sequence is trying to create a dependency which crosses the capture boundary."},
+     "A queue in capture sequence is trying to create a dependency which crosses the capture "
+     "boundary."},
     {cnrtErrorQueueCaptureUnmatched, "cnrtErrorQueueCaptureUnmatched",
      "The queue in capture sequence is not the initially captured one."},
     {cnrtErrorMemcpyDirectionInvalid, "cnrtErrorMemcpyDirectionInvalid",
@@ -182,7 +189,8 @@ cnrtRet_t cnrtGetDeviceProperties_V3(cnrtDeviceProp_t* prop, int device) {
   std::strncpy(prop->name, "prof simulated MLU", sizeof prop->name - 1);
   prop->totalMem = static_cast<int>(model.totalGlobalMem >> 20);
   prop->totalGlobalMemSize = model.totalGlobalMem;
-  prop->availableGlobalMemorySize = static_cast<int>((model.totalGlobalMem - allocated_device_bytes(device)) >> 20);
+  prop->availableGlobalMemorySize =
+      static_cast<int>((model.totalGlobalMem - allocated_device_bytes(device)) >> 20);
   for (int i = 0; i < 3; ++i) prop->maxDim[i] = model.maxGridSize[i];
   prop->ipuClockRate = model.clockRate;
   prop->major = 5;  // an MLU500-class device (ISA 5xx)
@@ -205,7 +213,9 @@ cnrtRet_t cnrtMalloc(void** pPtr, size_t bytes) { return done(hipMalloc(pPtr, by
 cnrtRet_t cnrtFree(void* ptr) { return done(hipFree(ptr)); }
 cnrtRet_t cnrtHostMalloc(void** pPtr, size_t bytes) { return done(hipHostMalloc(pPtr, bytes, 0)); }
 cnrtRet_t cnrtFreeHost(void* ptr) { return done(hipHostFree(ptr)); }
-cnrtRet_t cnrtMemset(void* ptr, int value, size_t bytes) { return done(hipMemset(ptr, value, bytes)); }
+cnrtRet_t cnrtMemset(void* ptr, int value, size_t bytes) {
+  return done(hipMemset(ptr, value, bytes));
+}
 cnrtRet_t cnrtMemsetAsync(void* ptr, int value, size_t bytes, cnrtQueue_t queue) {
   return done(hipMemsetAsync(ptr, value, bytes, stream_of(queue)));
 }
@@ -214,19 +224,23 @@ cnrtRet_t cnrtMemcpy(void* dst, void* src, size_t bytes, cnrtMemTransDir_t dir) 
   if (!kind_of(dir, kind)) return done(cnrtErrorMemcpyDirectionInvalid);
   return done(hipMemcpy(dst, src, bytes, kind));
 }
-cnrtRet_t cnrtMemcpyAsync(void* dst, void* src, size_t bytes, cnrtQueue_t queue, cnrtMemTransDir_t dir) {
+cnrtRet_t cnrtMemcpyAsync(void* dst, void* src, size_t bytes, cnrtQueue_t queue,
+                          cnrtMemTransDir_t dir) {
   return memcpy_async(dst, src, bytes, queue, dir);
 }
-cnrtRet_t cnrtMemcpyAsync_V2(void* dst, void* src, size_t bytes, cnrtQueue_t queue, cnrtMemTransDir_t dir) {
+cnrtRet_t cnrtMemcpyAsync_V2(void* dst, void* src, size_t bytes, cnrtQueue_t queue,
+                             cnrtMemTransDir_t dir) {
   return memcpy_async(dst, src, bytes, queue, dir);
 }
-cnrtRet_t cnrtMemcpyAsync_V3(void* dst, void* src, size_t bytes, cnrtQueue_t queue, cnrtMemTransDir_t dir) {
+cnrtRet_t cnrtMemcpyAsync_V3(void* dst, void* src, size_t bytes, cnrtQueue_t queue,
+                             cnrtMemTransDir_t dir) {
   return memcpy_async(dst, src, bytes, queue, dir);
 }
 cnrtRet_t cnrtMemcpyPeer(void* dst, int dstDev, void* src, int srcDev, size_t bytes) {
   return done(hipMemcpyPeer(dst, dstDev, src, srcDev, bytes));
 }
-cnrtRet_t cnrtMemcpyPeerAsync(void* dst, int dstDev, void* src, int srcDev, size_t bytes, cnrtQueue_t queue) {
+cnrtRet_t cnrtMemcpyPeerAsync(void* dst, int dstDev, void* src, int srcDev, size_t bytes,
+                              cnrtQueue_t queue) {
   return done(hipMemcpyPeerAsync(dst, dstDev, src, srcDev, bytes, stream_of(queue)));
 }
 // Queue-ordered allocation: the memory exists from the call on (an early, valid point in the
@@ -237,7 +251,8 @@ cnrtRet_t cnrtMemAllocAsync(void** pPtr, size_t byteSize, cnrtQueue_t queue) {
 }
 cnrtRet_t cnrtMemFreeAsync(void* mluAddr, cnrtQueue_t hqueue) {
   if (resolve_stream(stream_of(hqueue)) == nullptr) return done(cnrtErrorInvalidResourceHandle);
-  if (const hipError_t ret = hipStreamSynchronize(stream_of(hqueue)); ret != hipSuccess) return done(ret);
+  if (const hipError_t ret = hipStreamSynchronize(stream_of(hqueue)); ret != hipSuccess)
+    return done(ret);
   return done(hipFree(mluAddr));
 }
 
@@ -261,14 +276,17 @@ cnrtRet_t cnrtQueueWaitNotifier(cnrtNotifier_t notifier, cnrtQueue_t queue, unsi
   return done(hipStreamWaitEvent(stream_of(queue), event_of(notifier), 0));
 }
 cnrtRet_t cnrtQueueIsCapturing(cnrtQueue_t queue, enum cnrtQueueCaptureStatus* pStatus) {
-  return done(hipStreamIsCapturing(stream_of(queue), reinterpret_cast<hipStreamCaptureStatus*>(pStatus)));
+  return done(
+      hipStreamIsCapturing(stream_of(queue), reinterpret_cast<hipStreamCaptureStatus*>(pStatus)));
 }
 
 // ---- notifiers ------------------------------------------------------------------------------
 cnrtRet_t cnrtNotifierCreateWithFlags(cnrtNotifier_t* pNotifier, unsigned int flags) {
   return create_notifier(pNotifier, flags);
 }
-cnrtRet_t cnrtNotifierCreate(cnrtNotifier_t* pNotifier) { return create_notifier(pNotifier, CNRT_NOTIFIER_DEFAULT); }
+cnrtRet_t cnrtNotifierCreate(cnrtNotifier_t* pNotifier) {
+  return create_notifier(pNotifier, CNRT_NOTIFIER_DEFAULT);
+}
 cnrtRet_t cnrtNotifierDestroy(cnrtNotifier_t notifier) {
   const hipError_t ret = hipEventDestroy(event_of(notifier));
   if (ret == hipSuccess) {
@@ -280,22 +298,29 @@ cnrtRet_t cnrtNotifierDestroy(cnrtNotifier_t notifier) {
 cnrtRet_t cnrtPlaceNotifier(cnrtNotifier_t notifier, cnrtQueue_t queue) {
   return done(hipEventRecord(event_of(notifier), stream_of(queue)));
 }
-cnrtRet_t cnrtPlaceNotifierWithFlags(cnrtNotifier_t notifier, cnrtQueue_t queue, unsigned int flags) {
+cnrtRet_t cnrtPlaceNotifierWithFlags(cnrtNotifier_t notifier, cnrtQueue_t queue,
+                                     unsigned int flags) {
   if (flags > 1) return done(cnrtErrorArgsInvalid);  // CNRT_NOTIFIER_PLACE_DEFAULT or _EXTERNAL
   return done(hipEventRecord(event_of(notifier), stream_of(queue)));
 }
-cnrtRet_t cnrtWaitNotifier(cnrtNotifier_t notifier) { return done(hipEventSynchronize(event_of(notifier))); }
-cnrtRet_t cnrtQueryNotifier(cnrtNotifier_t notifier) { return done(hipEventQuery(event_of(notifier))); }
+cnrtRet_t cnrtWaitNotifier(cnrtNotifier_t notifier) {
+  return done(hipEventSynchronize(event_of(notifier)));
+}
+cnrtRet_t cnrtQueryNotifier(cnrtNotifier_t notifier) {
+  return done(hipEventQuery(event_of(notifier)));
+}
 // Milliseconds between the two notifiers' (software) timestamps.
 cnrtRet_t cnrtNotifierElapsedTime(cnrtNotifier_t start, cnrtNotifier_t end, float* ms) {
-  constexpr unsigned kNoSoftware = CNRT_NOTIFIER_DISABLE_TIMING_SW | CNRT_NOTIFIER_DISABLE_TIMING_ALL;
+  constexpr unsigned kNoSoftware =
+      CNRT_NOTIFIER_DISABLE_TIMING_SW | CNRT_NOTIFIER_DISABLE_TIMING_ALL;
   if (((flags_of(start) | flags_of(end)) & kNoSoftware) != 0) return done(cnrtErrorArgsInvalid);
   return done(hipEventElapsedTime(ms, event_of(start), event_of(end)));
 }
 // Microseconds of device execution between two notifiers (the model has one clock, so it is the
 // same span as ElapsedTime, in other units).
 cnrtRet_t cnrtNotifierDuration(cnrtNotifier_t start, cnrtNotifier_t end, float* us) {
-  if (((flags_of(start) | flags_of(end)) & CNRT_NOTIFIER_DISABLE_TIMING_ALL) != 0) return done(cnrtErrorArgsInvalid);
+  if (((flags_of(start) | flags_of(end)) & CNRT_NOTIFIER_DISABLE_TIMING_ALL) != 0)
+    return done(cnrtErrorArgsInvalid);
   if (us == nullptr) return done(cnrtErrorArgsInvalid);
   float ms = 0;
   const hipError_t ret = hipEventElapsedTime(&ms, event_of(start), event_of(end));
@@ -305,13 +330,14 @@ cnrtRet_t cnrtNotifierDuration(cnrtNotifier_t start, cnrtNotifier_t end, float* 
 
 // ---- launches -------------------------------------------------------------------------------
 // The model times a kernel by its threads: dim.x * dim.y * dim.z tasks of `ktype` cores each.
-cnrtRet_t cnrtInvokeKernel(const void* kernel, cnrtDim3_t dim, cnrtFunctionType_t ktype, void** args, size_t reserved,
-                           cnrtQueue_t queue) {
+cnrtRet_t cnrtInvokeKernel(const void* kernel, cnrtDim3_t dim, cnrtFunctionType_t ktype,
+                           void** args, size_t reserved, cnrtQueue_t queue) {
   (void)reserved;
   if (kernel == nullptr) return done(cnrtErrorInvalidKernel);
-  if (!valid_function_type(ktype) || dim.x == 0 || dim.y == 0 || dim.z == 0) return done(cnrtErrorArgsInvalid);
-  return done(hipLaunchKernel(kernel, dim3{dim.x, dim.y, dim.z}, dim3{static_cast<uint32_t>(ktype), 1, 1}, args, 0,
-                              stream_of(queue)));
+  if (!valid_function_type(ktype) || dim.x == 0 || dim.y == 0 || dim.z == 0)
+    return done(cnrtErrorArgsInvalid);
+  return done(hipLaunchKernel(kernel, dim3{dim.x, dim.y, dim.z},
+                              dim3{static_cast<uint32_t>(ktype), 1, 1}, args, 0, stream_of(queue)));
 }
 // A task topology entity is the model's executable graph.
 cnrtRet_t cnrtTaskTopoEntityInvoke(cnrtTaskTopoEntity_t entity, cnrtQueue_t queue) {
@@ -342,8 +368,9 @@ cnrtRet_t cnrtGetLibVersion(int* major, int* minor, int* patch) {
 namespace prof::sim {
 namespace {
 using AnyFunction = void (*)();
-#define PROF_CNRT_API(name, ret, params, ...)                                             \
-  static_assert(std::is_same_v<decltype(&::name), ret(*) params>, #name " differs from cnrt_api.def");
+#define PROF_CNRT_API(name, ret, params, ...)                     \
+  static_assert(std::is_same_v<decltype(&::name), ret(*) params>, \
+                #name " differs from cnrt_api.def");
 #include "runtimes/cnrt/cnrt_api.def"
 #undef PROF_CNRT_API
 [[gnu::used]] const AnyFunction kEveryExport[] = {

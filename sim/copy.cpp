@@ -20,7 +20,8 @@ struct CopyShape {
   size_t src_pitch_bytes;
 };
 
-bool direction_of(hipMemcpyKind kind, const CopyShape& shape, bool peer, CopyDirection* out) noexcept {
+bool direction_of(hipMemcpyKind kind, const CopyShape& shape, bool peer,
+                  CopyDirection* out) noexcept {
   if (peer) {
     *out = CopyDirection::kP2P;
     return true;
@@ -55,7 +56,8 @@ hipError_t enqueue(Stream* stream, Op&& op, uint64_t duration_ns, bool sync) {
   {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
-    if (stream->capture != nullptr && !sync) return capture_op_locked(stream, std::move(op), duration_ns);
+    if (stream->capture != nullptr && !sync)
+      return capture_op_locked(stream, std::move(op), duration_ns);
     if (const hipError_t ret = check_not_capturing_locked(stream); ret != hipSuccess) return ret;
     if (const hipError_t ret = check_legacy_capture_locked(stream); ret != hipSuccess) return ret;
     submit_locked(stream, std::move(op), duration_ns, 0, sync ? &here : nullptr);
@@ -88,7 +90,8 @@ hipError_t copy(const CopyShape& shape, hipMemcpyKind kind, hipStream_t handle, 
   return enqueue(stream, std::move(op), copy_duration_ns(bytes, direction), sync);
 }
 
-hipError_t copy_1d(void* dst, const void* src, size_t bytes, hipMemcpyKind kind, hipStream_t stream, bool sync) {
+hipError_t copy_1d(void* dst, const void* src, size_t bytes, hipMemcpyKind kind, hipStream_t stream,
+                   bool sync) {
   return copy(CopyShape{dst, src, bytes, 1, bytes, bytes}, kind, stream, sync);
 }
 
@@ -100,13 +103,14 @@ bool valid_device(int device) noexcept { return device >= 0 && device < device_c
 
 }  // namespace
 
-hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                   hipMemcpyKind kind, hipStream_t stream, bool sync) noexcept {
+hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                   size_t height, hipMemcpyKind kind, hipStream_t stream, bool sync) noexcept {
   return copy(CopyShape{dst, src, width, height, dpitch, spitch}, kind, stream, sync);
 }
 
-hipError_t memset_pattern(void* dst, uint32_t value, unsigned element_bytes, size_t width_elements, size_t height,
-                          size_t pitch_bytes, hipStream_t handle, bool sync) noexcept {
+hipError_t memset_pattern(void* dst, uint32_t value, unsigned element_bytes, size_t width_elements,
+                          size_t height, size_t pitch_bytes, hipStream_t handle,
+                          bool sync) noexcept {
   Stream* stream = resolve_stream(handle);
   if (stream == nullptr) return handle == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle;
   const size_t width_bytes = width_elements * element_bytes;
@@ -139,7 +143,8 @@ hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind
   return finish(copy_1d(dst, src, sizeBytes, kind, nullptr, true));
 }
 
-hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
+hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
+                          hipStream_t stream) {
   return finish(copy_1d(dst, src, sizeBytes, kind, stream, false));
 }
 
@@ -163,22 +168,25 @@ hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t sizeBytes, h
   return finish(copy_1d(dst, src, sizeBytes, hipMemcpyDeviceToHost, stream, false));
 }
 
-hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream) {
+hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes,
+                              hipStream_t stream) {
   return finish(copy_1d(dst, src, sizeBytes, hipMemcpyDeviceToDevice, stream, false));
 }
 
 // Goes through the PLT to the exported hipMemcpy, as libamdhip64 5.2 does (see vendor-api.md):
 // the library is built with semantic interposition, so this is never bound or inlined locally.
-hipError_t hipMemcpyPeer(void* dst, int dstDeviceId, const void* src, int srcDeviceId, size_t sizeBytes) {
-  if (!valid_device(dstDeviceId) || !valid_device(srcDeviceId)) return finish(hipErrorInvalidDevice);
+hipError_t hipMemcpyPeer(void* dst, int dstDeviceId, const void* src, int srcDeviceId,
+                         size_t sizeBytes) {
+  if (!valid_device(dstDeviceId) || !valid_device(srcDeviceId))
+    return finish(hipErrorInvalidDevice);
   peer_copy_pending = true;
   const hipError_t ret = hipMemcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice);
   peer_copy_pending = false;
   return finish(ret);
 }
 
-hipError_t hipMemcpyPeerAsync(void* dst, int dstDeviceId, const void* src, int srcDevice, size_t sizeBytes,
-                              hipStream_t stream) {
+hipError_t hipMemcpyPeerAsync(void* dst, int dstDeviceId, const void* src, int srcDevice,
+                              size_t sizeBytes, hipStream_t stream) {
   if (!valid_device(dstDeviceId) || !valid_device(srcDevice)) return finish(hipErrorInvalidDevice);
   peer_copy_pending = true;
   const hipError_t ret = hipMemcpyAsync(dst, src, sizeBytes, hipMemcpyDeviceToDevice, stream);
@@ -186,12 +194,12 @@ hipError_t hipMemcpyPeerAsync(void* dst, int dstDeviceId, const void* src, int s
   return finish(ret);
 }
 
-hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                       hipMemcpyKind kind) {
+hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                       size_t height, hipMemcpyKind kind) {
   return finish(copy(CopyShape{dst, src, width, height, dpitch, spitch}, kind, nullptr, true));
 }
 
-hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                            hipMemcpyKind kind, hipStream_t stream) {
+hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                            size_t height, hipMemcpyKind kind, hipStream_t stream) {
   return finish(copy(CopyShape{dst, src, width, height, dpitch, spitch}, kind, stream, false));
 }

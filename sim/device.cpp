@@ -1,4 +1,5 @@
-// Devices: the runtime singleton, the per-thread current device, properties, device-wide sync/reset.
+// Devices: the runtime singleton, the per-thread current device, properties, device-wide
+// sync/reset.
 #include <cstdlib>
 #include <cstring>
 
@@ -21,7 +22,8 @@ int devices_from_env() noexcept {
 
 Runtime* make_runtime() {
   open_truth_file();
-  auto* rt = new Runtime;  // never destroyed: a program's (or profiler's) exit path may still call us
+  auto* rt =
+      new Runtime;  // never destroyed: a program's (or profiler's) exit path may still call us
   std::lock_guard<std::mutex> guard(rt->lock);
   rt->devices.resize(static_cast<size_t>(devices_from_env()));
   for (int d = 0; d < static_cast<int>(rt->devices.size()); ++d) {
@@ -128,7 +130,8 @@ hipError_t hipDeviceSynchronize(void) {
   {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
-    if (const hipError_t ret = check_device_sync_capture_locked(current_device()); ret != hipSuccess) {
+    if (const hipError_t ret = check_device_sync_capture_locked(current_device());
+        ret != hipSuccess) {
       return finish(ret);
     }
   }

@@ -6,7 +6,8 @@
 namespace prof::sim {
 namespace {
 
-thread_local LastError<hipError_t, hipSuccess, hipErrorNotReady, LastErrorRule::kEveryReturn> last_error;
+thread_local LastError<hipError_t, hipSuccess, hipErrorNotReady, LastErrorRule::kEveryReturn>
+    last_error;
 
 const char* error_name(hipError_t e) noexcept {
   switch (e) {

@@ -44,7 +44,8 @@ using namespace prof::sim;
 
 namespace {
 
-constexpr unsigned kKnownEventFlags = hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess;
+constexpr unsigned kKnownEventFlags =
+    hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess;
 
 struct EventState {
   bool captured;  // last recorded into a capture: not a point on any stream
@@ -93,7 +94,9 @@ hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
   return finish(hipSuccess);
 }
 
-hipError_t hipEventCreate(hipEvent_t* event) { return hipEventCreateWithFlags(event, hipEventDefault); }
+hipError_t hipEventCreate(hipEvent_t* event) {
+  return hipEventCreateWithFlags(event, hipEventDefault);
+}
 
 hipError_t hipEventDestroy(hipEvent_t event) {
   Runtime& rt = runtime();

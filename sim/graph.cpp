@@ -39,7 +39,8 @@ Capture* active_capture(uint64_t id) {
 }
 
 void set_status(Capture* c) {
-  const int status = c->invalidated ? hipStreamCaptureStatusInvalidated : hipStreamCaptureStatusActive;
+  const int status =
+      c->invalidated ? hipStreamCaptureStatusInvalidated : hipStreamCaptureStatusActive;
   for (Stream* s : c->streams) s->capture_status.store(status, std::memory_order_release);
 }
 
@@ -141,7 +142,8 @@ hipError_t capture_wait_event_locked(Stream* stream, Event* event) {
   }
   if (into->invalidated) return hipErrorStreamCaptureInvalidated;
   auto& tail = stream->capture_tail;
-  if (std::find(tail.begin(), tail.end(), event->captured_node) == tail.end()) tail.push_back(event->captured_node);
+  if (std::find(tail.begin(), tail.end(), event->captured_node) == tail.end())
+    tail.push_back(event->captured_node);
   return hipSuccess;
 }
 
@@ -169,7 +171,8 @@ using namespace prof::sim;
 hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode) {
   Stream* s = resolve_stream(stream);
   if (s == nullptr) return finish(hipErrorInvalidHandle);
-  if (mode < hipStreamCaptureModeGlobal || mode > hipStreamCaptureModeRelaxed) return finish(hipErrorInvalidValue);
+  if (mode < hipStreamCaptureModeGlobal || mode > hipStreamCaptureModeRelaxed)
+    return finish(hipErrorInvalidValue);
   // The legacy null stream synchronizes with every blocking stream: it cannot be captured.
   if (s->is_null) return finish(hipErrorStreamCaptureUnsupported);
   Runtime& rt = runtime();
@@ -261,8 +264,10 @@ hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t* nodes, size_t* num
 }
 
 // Edges in node order, then in each node's dependency order.
-hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t* from, hipGraphNode_t* to, size_t* numEdges) {
-  if (numEdges == nullptr || (from == nullptr) != (to == nullptr)) return finish(hipErrorInvalidValue);
+hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t* from, hipGraphNode_t* to,
+                            size_t* numEdges) {
+  if (numEdges == nullptr || (from == nullptr) != (to == nullptr))
+    return finish(hipErrorInvalidValue);
   Runtime& rt = runtime();
   std::lock_guard<std::mutex> guard(rt.lock);
   Graph* g = resolve_graph_locked(graph);
@@ -312,8 +317,8 @@ hipError_t hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelNodeParams*
   return finish(hipSuccess);
 }
 
-hipError_t hipGraphInstantiate(hipGraphExec_t* pGraphExec, hipGraph_t graph, hipGraphNode_t* pErrorNode,
-                               char* pLogBuffer, size_t bufferSize) {
+hipError_t hipGraphInstantiate(hipGraphExec_t* pGraphExec, hipGraph_t graph,
+                               hipGraphNode_t* pErrorNode, char* pLogBuffer, size_t bufferSize) {
   if (pGraphExec == nullptr) return finish(hipErrorInvalidValue);
   Runtime& rt = runtime();
   std::lock_guard<std::mutex> guard(rt.lock);

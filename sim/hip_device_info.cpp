@@ -16,7 +16,8 @@ namespace {
 constexpr int kMaxPeers = 64;
 constexpr int kHipVersion = 50221153;  // HIP 5.2.21153, Debian's libamdhip64 5.2.3
 constexpr size_t kDeviceMemoryBytes = size_t{16} << 30;
-constexpr int kRegistersPerMultiprocessor = 65536 * 4;  // 4 SIMDs of 64 KiB VGPRs... in 4-byte registers
+constexpr int kRegistersPerMultiprocessor =
+    65536 * 4;  // 4 SIMDs of 64 KiB VGPRs... in 4-byte registers
 constexpr int kMaxBlocksPerMultiprocessor = 32;
 // A simulated kernel uses no registers or LDS of its own; occupancy is limited by threads only.
 constexpr int kModelRegistersPerThread = 32;
@@ -43,16 +44,24 @@ bool attribute(hipDeviceAttribute_t attr, int device, int* value) noexcept {
     case hipDeviceAttributeMaxGridDimX: *value = p.maxGridSize[0]; return true;
     case hipDeviceAttributeMaxGridDimY: *value = p.maxGridSize[1]; return true;
     case hipDeviceAttributeMaxGridDimZ: *value = p.maxGridSize[2]; return true;
-    case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); return true;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock:
+      *value = static_cast<int>(p.sharedMemPerBlock);
+      return true;
     case hipDeviceAttributeSharedMemPerMultiprocessor:
     case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor:
       *value = static_cast<int>(p.maxSharedMemoryPerMultiProcessor);
       return true;
-    case hipDeviceAttributeTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); return true;
-    case hipDeviceAttributeTotalGlobalMem: *value = static_cast<int>(std::min<size_t>(p.totalGlobalMem, 0x7fffffff)); return true;
+    case hipDeviceAttributeTotalConstantMemory:
+      *value = static_cast<int>(p.totalConstMem);
+      return true;
+    case hipDeviceAttributeTotalGlobalMem:
+      *value = static_cast<int>(std::min<size_t>(p.totalGlobalMem, 0x7fffffff));
+      return true;
     case hipDeviceAttributeWarpSize: *value = p.warpSize; return true;
     case hipDeviceAttributeMaxRegistersPerBlock: *value = p.regsPerBlock; return true;
-    case hipDeviceAttributeMaxRegistersPerMultiprocessor: *value = kRegistersPerMultiprocessor; return true;
+    case hipDeviceAttributeMaxRegistersPerMultiprocessor:
+      *value = kRegistersPerMultiprocessor;
+      return true;
     case hipDeviceAttributeClockRate: *value = p.clockRate; return true;
     case hipDeviceAttributeClockInstructionRate: *value = p.clockInstructionRate; return true;
     case hipDeviceAttributeMemoryClockRate: *value = p.memoryClockRate; return true;
@@ -60,8 +69,12 @@ bool attribute(hipDeviceAttribute_t attr, int device, int* value) noexcept {
     case hipDeviceAttributeMultiprocessorCount:
     case hipDeviceAttributePhysicalMultiProcessorCount: *value = p.multiProcessorCount; return true;
     case hipDeviceAttributeL2CacheSize: *value = p.l2CacheSize; return true;
-    case hipDeviceAttributeMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; return true;
-    case hipDeviceAttributeMaxBlocksPerMultiProcessor: *value = kMaxBlocksPerMultiprocessor; return true;
+    case hipDeviceAttributeMaxThreadsPerMultiProcessor:
+      *value = p.maxThreadsPerMultiProcessor;
+      return true;
+    case hipDeviceAttributeMaxBlocksPerMultiProcessor:
+      *value = kMaxBlocksPerMultiprocessor;
+      return true;
     case hipDeviceAttributeComputeCapabilityMajor: *value = p.major; return true;
     case hipDeviceAttributeComputeCapabilityMinor: *value = p.minor; return true;
     case hipDeviceAttributeGcnArch: *value = p.gcnArch; return true;
@@ -109,13 +122,15 @@ int active_blocks(int block_size, size_t dynamic_shared_bytes) noexcept {
   blocks = std::min(blocks, kRegistersPerMultiprocessor / (block_size * kModelRegistersPerThread));
   if (dynamic_shared_bytes > 0) {
     if (dynamic_shared_bytes > p.sharedMemPerBlock) return 0;
-    blocks = std::min<int>(blocks, static_cast<int>(p.maxSharedMemoryPerMultiProcessor / dynamic_shared_bytes));
+    blocks = std::min<int>(
+        blocks, static_cast<int>(p.maxSharedMemoryPerMultiProcessor / dynamic_shared_bytes));
   }
   return blocks;
 }
 
 // The block size (a multiple of the wavefront) with the most resident threads; ties: the larger.
-hipError_t potential_block_size(int* grid_size, int* block_size, size_t dynamic_shared_bytes, int limit) noexcept {
+hipError_t potential_block_size(int* grid_size, int* block_size, size_t dynamic_shared_bytes,
+                                int limit) noexcept {
   if (grid_size == nullptr || block_size == nullptr) return hipErrorInvalidValue;
   hipDeviceProp_t p;
   device_properties(&p, current_device());
@@ -243,7 +258,8 @@ hipError_t hipDeviceDisablePeerAccess(int peerDeviceId) {
   return finish(hipSuccess);
 }
 
-hipError_t hipDeviceGetP2PAttribute(int* value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+hipError_t hipDeviceGetP2PAttribute(int* value, hipDeviceP2PAttr attr, int srcDevice,
+                                    int dstDevice) {
   if (value == nullptr) return finish(hipErrorInvalidValue);
   if (!valid_device(srcDevice) || !valid_device(dstDevice) || srcDevice == dstDevice) {
     return finish(hipErrorInvalidDevice);
@@ -258,21 +274,24 @@ hipError_t hipDeviceGetP2PAttribute(int* value, hipDeviceP2PAttr attr, int srcDe
   return finish(hipSuccess);
 }
 
-hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* f, int blockSize,
-                                                        size_t dynSharedMemPerBlk) {
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* f,
+                                                        int blockSize, size_t dynSharedMemPerBlk) {
   if (numBlocks == nullptr || f == nullptr) return finish(hipErrorInvalidValue);
   *numBlocks = active_blocks(blockSize, dynSharedMemPerBlk);
   return finish(hipSuccess);
 }
 
-hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* f, int blockSize,
-                                                                 size_t dynSharedMemPerBlk, unsigned int flags) {
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* f,
+                                                                 int blockSize,
+                                                                 size_t dynSharedMemPerBlk,
+                                                                 unsigned int flags) {
   if (numBlocks == nullptr || f == nullptr || flags > 1) return finish(hipErrorInvalidValue);
   *numBlocks = active_blocks(blockSize, dynSharedMemPerBlk);
   return finish(hipSuccess);
 }
 
-hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, hipFunction_t f, int blockSize,
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, hipFunction_t f,
+                                                              int blockSize,
                                                               size_t dynSharedMemPerBlk) {
   if (numBlocks == nullptr) return finish(hipErrorInvalidValue);
   if (!is_module_function(f)) return finish(hipErrorInvalidHandle);
@@ -280,17 +299,16 @@ hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, hi
   return finish(hipSuccess);
 }
 
-hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, hipFunction_t f,
-                                                                       int blockSize, size_t dynSharedMemPerBlk,
-                                                                       unsigned int flags) {
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int* numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags) {
   if (numBlocks == nullptr || flags > 1) return finish(hipErrorInvalidValue);
   if (!is_module_function(f)) return finish(hipErrorInvalidHandle);
   *numBlocks = active_blocks(blockSize, dynSharedMemPerBlk);
   return finish(hipSuccess);
 }
 
-hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, const void* f, size_t dynSharedMemPerBlk,
-                                             int blockSizeLimit) {
+hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, const void* f,
+                                             size_t dynSharedMemPerBlk, int blockSizeLimit) {
   if (f == nullptr) return finish(hipErrorInvalidValue);
   return finish(potential_block_size(gridSize, blockSize, dynSharedMemPerBlk, blockSizeLimit));
 }
@@ -301,8 +319,10 @@ hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize
   return finish(potential_block_size(gridSize, blockSize, dynSharedMemPerBlk, blockSizeLimit));
 }
 
-hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int* gridSize, int* blockSize, hipFunction_t f,
-                                                            size_t dynSharedMemPerBlk, int blockSizeLimit,
+hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int* gridSize, int* blockSize,
+                                                            hipFunction_t f,
+                                                            size_t dynSharedMemPerBlk,
+                                                            int blockSizeLimit,
                                                             unsigned int flags) {
   if (flags > 1) return finish(hipErrorInvalidValue);
   if (!is_module_function(f)) return finish(hipErrorInvalidHandle);
@@ -395,7 +415,8 @@ hipError_t hipChooseDevice(int* device, const hipDeviceProp_t* prop) {
 hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) {
   if (attributes == nullptr || ptr == nullptr) return finish(hipErrorInvalidValue);
   AllocationInfo a;
-  if (!find_allocation(ptr, &a)) return finish(hipErrorInvalidValue);  // unregistered host memory, as 5.2
+  if (!find_allocation(ptr, &a))
+    return finish(hipErrorInvalidValue);  // unregistered host memory, as 5.2
   std::memset(attributes, 0, sizeof *attributes);
   attributes->memoryType = is_host_memory(a.kind) ? hipMemoryTypeHost : hipMemoryTypeDevice;
   attributes->device = a.device;
@@ -407,7 +428,8 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void
 
 hipError_t hipMemPtrGetInfo(void* ptr, size_t* size) {
   AllocationInfo a;
-  if (ptr == nullptr || size == nullptr || !find_allocation(ptr, &a)) return finish(hipErrorInvalidValue);
+  if (ptr == nullptr || size == nullptr || !find_allocation(ptr, &a))
+    return finish(hipErrorInvalidValue);
   *size = a.size_bytes;
   return finish(hipSuccess);
 }

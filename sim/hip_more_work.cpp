@@ -39,16 +39,16 @@ bool find_var(const void* symbol, DeviceVar* out) noexcept {
   return true;
 }
 
-hipError_t to_symbol(const void* symbol, const void* src, size_t bytes, size_t offset, hipMemcpyKind kind,
-                     hipStream_t stream, bool sync) noexcept {
+hipError_t to_symbol(const void* symbol, const void* src, size_t bytes, size_t offset,
+                     hipMemcpyKind kind, hipStream_t stream, bool sync) noexcept {
   DeviceVar v;
   if (symbol == nullptr || !find_var(symbol, &v)) return hipErrorInvalidSymbol;
   if (offset > v.size_bytes || bytes > v.size_bytes - offset) return hipErrorInvalidValue;
   char* dst = static_cast<char*>(v.device_ptr) + offset;
   return copy_2d(dst, bytes, src, bytes, bytes, 1, kind, stream, sync);
 }
-hipError_t from_symbol(void* dst, const void* symbol, size_t bytes, size_t offset, hipMemcpyKind kind,
-                       hipStream_t stream, bool sync) noexcept {
+hipError_t from_symbol(void* dst, const void* symbol, size_t bytes, size_t offset,
+                       hipMemcpyKind kind, hipStream_t stream, bool sync) noexcept {
   DeviceVar v;
   if (symbol == nullptr || !find_var(symbol, &v)) return hipErrorInvalidSymbol;
   if (offset > v.size_bytes || bytes > v.size_bytes - offset) return hipErrorInvalidValue;
@@ -105,25 +105,33 @@ using namespace prof::sim;
 // ---- allocations ----
 hipError_t hipMallocAsync(void** dev_ptr, size_t size, hipStream_t stream) {
   // Allocated at once: a valid point in stream order.
-  if (resolve_stream(stream) == nullptr) return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
+  if (resolve_stream(stream) == nullptr)
+    return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
   return finish(allocate(dev_ptr, size, AllocationKind::kDevice));
 }
-hipError_t hipMallocFromPoolAsync(void** dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream) {
+hipError_t hipMallocFromPoolAsync(void** dev_ptr, size_t size, hipMemPool_t mem_pool,
+                                  hipStream_t stream) {
   if (mem_pool == nullptr) return finish(hipErrorInvalidValue);
-  if (resolve_stream(stream) == nullptr) return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
+  if (resolve_stream(stream) == nullptr)
+    return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
   return finish(allocate(dev_ptr, size, AllocationKind::kDevice));
 }
 hipError_t hipFreeAsync(void* dev_ptr, hipStream_t stream) {
   // The device's queued work finishes first (the caller waits: a simplification).
-  if (resolve_stream(stream) == nullptr) return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
+  if (resolve_stream(stream) == nullptr)
+    return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
   return finish(release(dev_ptr));
 }
 hipError_t hipExtMallocWithFlags(void** ptr, size_t sizeBytes, unsigned int flags) {
   (void)flags;
   return finish(allocate(ptr, sizeBytes, AllocationKind::kDevice));
 }
-hipError_t hipMallocHost(void** ptr, size_t size) { return finish(allocate(ptr, size, AllocationKind::kHost)); }
-hipError_t hipMemAllocHost(void** ptr, size_t size) { return finish(allocate(ptr, size, AllocationKind::kHost)); }
+hipError_t hipMallocHost(void** ptr, size_t size) {
+  return finish(allocate(ptr, size, AllocationKind::kHost));
+}
+hipError_t hipMemAllocHost(void** ptr, size_t size) {
+  return finish(allocate(ptr, size, AllocationKind::kHost));
+}
 hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags) {
   (void)flags;
   return finish(allocate(ptr, size, AllocationKind::kHost));
@@ -132,7 +140,9 @@ hipError_t hipFreeHost(void* ptr) { return finish(release(ptr)); }
 
 namespace {
 constexpr size_t kPitchAlignmentBytes = 256;
-size_t pitch_of(size_t width) { return (width + kPitchAlignmentBytes - 1) / kPitchAlignmentBytes * kPitchAlignmentBytes; }
+size_t pitch_of(size_t width) {
+  return (width + kPitchAlignmentBytes - 1) / kPitchAlignmentBytes * kPitchAlignmentBytes;
+}
 }  // namespace
 
 hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
@@ -143,7 +153,8 @@ hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height
 hipError_t hipMemAllocPitch(hipDeviceptr_t* dptr, size_t* pitch, size_t widthInBytes, size_t height,
                             unsigned int elementSizeBytes) {
   if (dptr == nullptr || pitch == nullptr) return finish(hipErrorInvalidValue);
-  if (elementSizeBytes != 4 && elementSizeBytes != 8 && elementSizeBytes != 16) return finish(hipErrorInvalidValue);
+  if (elementSizeBytes != 4 && elementSizeBytes != 8 && elementSizeBytes != 16)
+    return finish(hipErrorInvalidValue);
   *pitch = pitch_of(widthInBytes);
   return finish(allocate(dptr, *pitch * height, AllocationKind::kDevice));
 }
@@ -151,7 +162,8 @@ hipError_t hipMalloc3D(hipPitchedPtr* pitchedDevPtr, hipExtent extent) {
   if (pitchedDevPtr == nullptr) return finish(hipErrorInvalidValue);
   const size_t pitch = pitch_of(extent.width);
   void* p = nullptr;
-  const hipError_t ret = allocate(&p, pitch * extent.height * extent.depth, AllocationKind::kDevice);
+  const hipError_t ret =
+      allocate(&p, pitch * extent.height * extent.depth, AllocationKind::kDevice);
   if (ret == hipSuccess) *pitchedDevPtr = hipPitchedPtr{p, pitch, extent.width, extent.height};
   return finish(ret);
 }
@@ -182,16 +194,19 @@ hipError_t hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags) 
 hipError_t hipHostUnregister(void* hostPtr) { return finish(unregister_host(hostPtr)); }
 hipError_t hipMemPrefetchAsync(const void* dev_ptr, size_t count, int device, hipStream_t stream) {
   (void)count, (void)device;
-  if (resolve_stream(stream) == nullptr) return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
+  if (resolve_stream(stream) == nullptr)
+    return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
   return finish(dev_ptr == nullptr ? hipErrorInvalidValue : hipSuccess);
 }
 hipError_t hipMemAdvise(const void* dev_ptr, size_t count, hipMemoryAdvise advice, int device) {
   (void)count, (void)advice, (void)device;
   return finish(dev_ptr == nullptr ? hipErrorInvalidValue : hipSuccess);
 }
-hipError_t hipStreamAttachMemAsync(hipStream_t stream, void* dev_ptr, size_t length, unsigned int flags) {
+hipError_t hipStreamAttachMemAsync(hipStream_t stream, void* dev_ptr, size_t length,
+                                   unsigned int flags) {
   (void)length, (void)flags;
-  if (resolve_stream(stream) == nullptr) return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
+  if (resolve_stream(stream) == nullptr)
+    return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
   return finish(dev_ptr == nullptr ? hipErrorInvalidValue : hipSuccess);
 }
 hipError_t hipMemPoolCreate(hipMemPool_t* mem_pool, const hipMemPoolProps* pool_props) {
@@ -215,33 +230,39 @@ hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold) {
 }
 
 // ---- copies and memsets ----
-hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
+hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
+                               hipStream_t stream) {
   return finish(copy_2d(dst, sizeBytes, src, sizeBytes, sizeBytes, 1, kind, stream, true));
 }
 hipError_t hipMemcpy_spt(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind) {
-  return finish(copy_2d(dst, sizeBytes, src, sizeBytes, sizeBytes, 1, kind, hipStreamPerThread, true));
+  return finish(
+      copy_2d(dst, sizeBytes, src, sizeBytes, sizeBytes, 1, kind, hipStreamPerThread, true));
 }
-hipError_t hipMemcpyAsync_spt(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
-  return finish(copy_2d(dst, sizeBytes, src, sizeBytes, sizeBytes, 1, kind, stream ? stream : hipStreamPerThread,
-                        false));
+hipError_t hipMemcpyAsync_spt(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
+                              hipStream_t stream) {
+  return finish(copy_2d(dst, sizeBytes, src, sizeBytes, sizeBytes, 1, kind,
+                        stream ? stream : hipStreamPerThread, false));
 }
-hipError_t hipMemcpy2D_spt(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                           hipMemcpyKind kind) {
+hipError_t hipMemcpy2D_spt(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                           size_t height, hipMemcpyKind kind) {
   return finish(copy_2d(dst, dpitch, src, spitch, width, height, kind, hipStreamPerThread, true));
 }
 hipError_t hipMemcpyParam2D(const hip_Memcpy2D* pCopy);
 namespace {
 hipError_t param_2d(const hip_Memcpy2D* p, hipStream_t stream, bool sync) noexcept {
-  if (p == nullptr || p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray) {
+  if (p == nullptr || p->srcMemoryType == hipMemoryTypeArray ||
+      p->dstMemoryType == hipMemoryTypeArray) {
     return p == nullptr ? hipErrorInvalidValue : hipErrorNotSupported;  // arrays are not modelled
   }
-  const char* src = static_cast<const char*>(p->srcMemoryType == hipMemoryTypeHost ? p->srcHost : p->srcDevice);
+  const char* src =
+      static_cast<const char*>(p->srcMemoryType == hipMemoryTypeHost ? p->srcHost : p->srcDevice);
   char* dst = static_cast<char*>(p->dstMemoryType == hipMemoryTypeHost ? p->dstHost : p->dstDevice);
   if (src == nullptr || dst == nullptr) return hipErrorInvalidValue;
   src += p->srcY * p->srcPitch + p->srcXInBytes;
   dst += p->dstY * p->dstPitch + p->dstXInBytes;
-  return copy_2d(dst, p->dstPitch ? p->dstPitch : p->WidthInBytes, src, p->srcPitch ? p->srcPitch : p->WidthInBytes,
-                 p->WidthInBytes, p->Height, hipMemcpyDefault, stream, sync);
+  return copy_2d(dst, p->dstPitch ? p->dstPitch : p->WidthInBytes, src,
+                 p->srcPitch ? p->srcPitch : p->WidthInBytes, p->WidthInBytes, p->Height,
+                 hipMemcpyDefault, stream, sync);
 }
 // A 3D copy between linear allocations whose slices are contiguous rows (ysize == extent.height)
 // is one 2D copy of height * depth rows.
@@ -253,55 +274,71 @@ hipError_t copy_3d(const hipMemcpy3DParms* p, hipStream_t stream, bool sync) noe
   if (p->dstPtr.ysize != e.height && e.depth > 1) return hipErrorNotSupported;
   const char* src = static_cast<const char*>(p->srcPtr.ptr) +
                     (p->srcPos.z * p->srcPtr.ysize + p->srcPos.y) * p->srcPtr.pitch + p->srcPos.x;
-  char* dst = static_cast<char*>(p->dstPtr.ptr) + (p->dstPos.z * p->dstPtr.ysize + p->dstPos.y) * p->dstPtr.pitch +
-              p->dstPos.x;
-  return copy_2d(dst, p->dstPtr.pitch, src, p->srcPtr.pitch, e.width, e.height * (e.depth ? e.depth : 1), p->kind,
-                 stream, sync);
+  char* dst = static_cast<char*>(p->dstPtr.ptr) +
+              (p->dstPos.z * p->dstPtr.ysize + p->dstPos.y) * p->dstPtr.pitch + p->dstPos.x;
+  return copy_2d(dst, p->dstPtr.pitch, src, p->srcPtr.pitch, e.width,
+                 e.height * (e.depth ? e.depth : 1), p->kind, stream, sync);
 }
-hipError_t memset_3d(hipPitchedPtr p, int value, hipExtent e, hipStream_t stream, bool sync) noexcept {
+hipError_t memset_3d(hipPitchedPtr p, int value, hipExtent e, hipStream_t stream,
+                     bool sync) noexcept {
   if (p.ysize != e.height && e.depth > 1) return hipErrorNotSupported;
-  return memset_pattern(p.ptr, static_cast<uint32_t>(value), 1, e.width, e.height * (e.depth ? e.depth : 1), p.pitch,
-                        stream, sync);
+  return memset_pattern(p.ptr, static_cast<uint32_t>(value), 1, e.width,
+                        e.height * (e.depth ? e.depth : 1), p.pitch, stream, sync);
 }
 }  // namespace
-hipError_t hipMemcpyParam2D(const hip_Memcpy2D* pCopy) { return finish(param_2d(pCopy, nullptr, true)); }
+hipError_t hipMemcpyParam2D(const hip_Memcpy2D* pCopy) {
+  return finish(param_2d(pCopy, nullptr, true));
+}
 hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D* pCopy, hipStream_t stream) {
   return finish(param_2d(pCopy, stream, false));
 }
-hipError_t hipMemcpy3D(const struct hipMemcpy3DParms* p) { return finish(copy_3d(p, nullptr, true)); }
-hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms* p) { return finish(copy_3d(p, hipStreamPerThread, true)); }
+hipError_t hipMemcpy3D(const struct hipMemcpy3DParms* p) {
+  return finish(copy_3d(p, nullptr, true));
+}
+hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms* p) {
+  return finish(copy_3d(p, hipStreamPerThread, true));
+}
 hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms* p, hipStream_t stream) {
   return finish(copy_3d(p, stream, false));
 }
 hipError_t hipMemset_spt(void* dst, int value, size_t sizeBytes) {
-  return finish(memset_pattern(dst, static_cast<uint32_t>(value), 1, sizeBytes, 1, sizeBytes, hipStreamPerThread, true));
+  return finish(memset_pattern(dst, static_cast<uint32_t>(value), 1, sizeBytes, 1, sizeBytes,
+                               hipStreamPerThread, true));
 }
 hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count) {
   return finish(memset_pattern(dest, value, 1, count, 1, count, nullptr, true));
 }
-hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream) {
+hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count,
+                            hipStream_t stream) {
   return finish(memset_pattern(dest, value, 1, count, 1, count, stream, false));
 }
 hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count) {
   return finish(memset_pattern(dest, value, 2, count, 1, count * 2, nullptr, true));
 }
-hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream) {
+hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count,
+                             hipStream_t stream) {
   return finish(memset_pattern(dest, value, 2, count, 1, count * 2, stream, false));
 }
 hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count) {
-  return finish(memset_pattern(dest, static_cast<uint32_t>(value), 4, count, 1, count * 4, nullptr, true));
+  return finish(
+      memset_pattern(dest, static_cast<uint32_t>(value), 4, count, 1, count * 4, nullptr, true));
 }
 hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream) {
-  return finish(memset_pattern(dst, static_cast<uint32_t>(value), 4, count, 1, count * 4, stream, false));
+  return finish(
+      memset_pattern(dst, static_cast<uint32_t>(value), 4, count, 1, count * 4, stream, false));
 }
 hipError_t hipMemset2D(void* dst, size_t pitch, int value, size_t width, size_t height) {
-  return finish(memset_pattern(dst, static_cast<uint32_t>(value), 1, width, height, pitch, nullptr, true));
+  return finish(
+      memset_pattern(dst, static_cast<uint32_t>(value), 1, width, height, pitch, nullptr, true));
 }
 hipError_t hipMemset2D_spt(void* dst, size_t pitch, int value, size_t width, size_t height) {
-  return finish(memset_pattern(dst, static_cast<uint32_t>(value), 1, width, height, pitch, hipStreamPerThread, true));
+  return finish(memset_pattern(dst, static_cast<uint32_t>(value), 1, width, height, pitch,
+                               hipStreamPerThread, true));
 }
-hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream) {
-  return finish(memset_pattern(dst, static_cast<uint32_t>(value), 1, width, height, pitch, stream, false));
+hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t width, size_t height,
+                            hipStream_t stream) {
+  return finish(
+      memset_pattern(dst, static_cast<uint32_t>(value), 1, width, height, pitch, stream, false));
 }
 hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent) {
   return finish(memset_3d(pitchedDevPtr, value, extent, nullptr, true));
@@ -309,13 +346,14 @@ hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent) {
   return finish(memset_3d(pitchedDevPtr, value, extent, hipStreamPerThread, true));
 }
-hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream) {
+hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent,
+                            hipStream_t stream) {
   return finish(memset_3d(pitchedDevPtr, value, extent, stream, false));
 }
 
 // ---- device globals ----
-void __hipRegisterVar(void** modules, void* var, char* hostVar, char* deviceVar, int ext, size_t size, int constant,
-                      int global) {
+void __hipRegisterVar(void** modules, void* var, char* hostVar, char* deviceVar, int ext,
+                      size_t size, int constant, int global) {
   (void)modules, (void)hostVar, (void)ext, (void)constant, (void)global;
   if (var == nullptr || size == 0) return;
   void* device_ptr = nullptr;
@@ -326,8 +364,8 @@ void __hipRegisterVar(void** modules, void* var, char* hostVar, char* deviceVar,
   r.by_shadow[var] = {device_ptr, size};
   if (deviceVar != nullptr) r.by_name[deviceVar] = {device_ptr, size};
 }
-void __hipRegisterManagedVar(void* hipModule, void** pointer, void* init_value, const char* name, size_t size,
-                             unsigned align) {
+void __hipRegisterManagedVar(void* hipModule, void** pointer, void* init_value, const char* name,
+                             size_t size, unsigned align) {
   (void)hipModule, (void)align;
   if (pointer == nullptr || size == 0) return;
   void* p = nullptr;
@@ -340,10 +378,12 @@ void __hipRegisterManagedVar(void* hipModule, void** pointer, void* init_value, 
   if (name != nullptr) r.by_name[name] = {p, size};
 }
 // Textures and surfaces read by device code: nothing to keep, as kernels do not run.
-void __hipRegisterTexture(void** modules, void* var, char* hostVar, char* deviceVar, int type, int norm, int ext) {
+void __hipRegisterTexture(void** modules, void* var, char* hostVar, char* deviceVar, int type,
+                          int norm, int ext) {
   (void)modules, (void)var, (void)hostVar, (void)deviceVar, (void)type, (void)norm, (void)ext;
 }
-void __hipRegisterSurface(void** modules, void* var, char* hostVar, char* deviceVar, int type, int ext) {
+void __hipRegisterSurface(void** modules, void* var, char* hostVar, char* deviceVar, int type,
+                          int ext) {
   (void)modules, (void)var, (void)hostVar, (void)deviceVar, (void)type, (void)ext;
 }
 hipError_t hipGetSymbolAddress(void** devPtr, const void* symbol) {
@@ -362,7 +402,8 @@ hipError_t hipGetSymbolSize(size_t* size, const void* symbol) {
 }
 // Globals of a loaded code object are not parsed out of it: those the program registered are
 // found by name, others are hipErrorNotFound.
-hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t hmod, const char* name) {
+hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t hmod,
+                              const char* name) {
   if (hmod == nullptr || name == nullptr) return finish(hipErrorInvalidValue);
   VarRegistry& r = vars();
   std::lock_guard<std::mutex> guard(r.mutex);
@@ -372,18 +413,20 @@ hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t h
   if (bytes != nullptr) *bytes = it->second.size_bytes;
   return finish(hipSuccess);
 }
-hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes, size_t offset, hipMemcpyKind kind) {
+hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
+                             hipMemcpyKind kind) {
   return finish(to_symbol(symbol, src, sizeBytes, offset, kind, nullptr, true));
 }
-hipError_t hipMemcpyToSymbol_spt(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
-                                 hipMemcpyKind kind) {
+hipError_t hipMemcpyToSymbol_spt(const void* symbol, const void* src, size_t sizeBytes,
+                                 size_t offset, hipMemcpyKind kind) {
   return finish(to_symbol(symbol, src, sizeBytes, offset, kind, hipStreamPerThread, true));
 }
-hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
-                                  hipMemcpyKind kind, hipStream_t stream) {
+hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t sizeBytes,
+                                  size_t offset, hipMemcpyKind kind, hipStream_t stream) {
   return finish(to_symbol(symbol, src, sizeBytes, offset, kind, stream, false));
 }
-hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind) {
+hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
+                               hipMemcpyKind kind) {
   return finish(from_symbol(dst, symbol, sizeBytes, offset, kind, nullptr, true));
 }
 hipError_t hipMemcpyFromSymbol_spt(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
@@ -396,47 +439,56 @@ hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t sizeBy
 }
 
 // ---- launches ----
-hipError_t hipLaunchKernel_spt(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
-                               size_t sharedMemBytes, hipStream_t stream) {
+hipError_t hipLaunchKernel_spt(const void* function_address, dim3 numBlocks, dim3 dimBlocks,
+                               void** args, size_t sharedMemBytes, hipStream_t stream) {
   (void)args;
   return finish(launch(address(function_address), numBlocks, dimBlocks, sharedMemBytes,
                        stream ? stream : hipStreamPerThread, nullptr, nullptr));
 }
-hipError_t hipLaunchCooperativeKernel_spt(const void* f, dim3 gridDim, dim3 blockDim, void** kernelParams,
-                                          uint32_t sharedMemBytes, hipStream_t hStream) {
+hipError_t hipLaunchCooperativeKernel_spt(const void* f, dim3 gridDim, dim3 blockDim,
+                                          void** kernelParams, uint32_t sharedMemBytes,
+                                          hipStream_t hStream) {
   (void)kernelParams;
-  return finish(launch(address(f), gridDim, blockDim, sharedMemBytes, hStream ? hStream : hipStreamPerThread, nullptr,
-                       nullptr));
+  return finish(launch(address(f), gridDim, blockDim, sharedMemBytes,
+                       hStream ? hStream : hipStreamPerThread, nullptr, nullptr));
 }
 namespace {
-hipError_t module_launch_threads(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t lx, uint32_t ly,
-                                 uint32_t lz, size_t shared, hipStream_t stream, hipEvent_t start, hipEvent_t stop) {
+hipError_t module_launch_threads(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+                                 uint32_t lx, uint32_t ly, uint32_t lz, size_t shared,
+                                 hipStream_t stream, hipEvent_t start, hipEvent_t stop) {
   const CallEntry entry;  // the submit time is the call's entry, before the function lookup
   if (f == nullptr) return hipErrorInvalidDeviceFunction;
   if (!is_module_function(f)) return hipErrorInvalidHandle;
   if (lx == 0 || ly == 0 || lz == 0) return hipErrorInvalidConfiguration;
-  return launch(address(f), dim3{gx / lx, gy / ly, gz / lz}, dim3{lx, ly, lz}, shared, stream, start, stop);
+  return launch(address(f), dim3{gx / lx, gy / ly, gz / lz}, dim3{lx, ly, lz}, shared, stream,
+                start, stop);
 }
 }  // namespace
-hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY,
-                                    uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY,
-                                    uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream,
-                                    void** kernelParams, void** extra, hipEvent_t startEvent, hipEvent_t stopEvent,
-                                    uint32_t flags) {
+hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX,
+                                    uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ,
+                                    uint32_t localWorkSizeX, uint32_t localWorkSizeY,
+                                    uint32_t localWorkSizeZ, size_t sharedMemBytes,
+                                    hipStream_t hStream, void** kernelParams, void** extra,
+                                    hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags) {
   (void)kernelParams, (void)extra, (void)flags;
-  return finish(module_launch_threads(f, globalWorkSizeX, globalWorkSizeY, globalWorkSizeZ, localWorkSizeX,
-                                      localWorkSizeY, localWorkSizeZ, sharedMemBytes, hStream, startEvent, stopEvent));
+  return finish(module_launch_threads(f, globalWorkSizeX, globalWorkSizeY, globalWorkSizeZ,
+                                      localWorkSizeX, localWorkSizeY, localWorkSizeZ,
+                                      sharedMemBytes, hStream, startEvent, stopEvent));
 }
-hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY,
-                                    uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY,
-                                    uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream,
-                                    void** kernelParams, void** extra, hipEvent_t startEvent, hipEvent_t stopEvent) {
+hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX,
+                                    uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ,
+                                    uint32_t localWorkSizeX, uint32_t localWorkSizeY,
+                                    uint32_t localWorkSizeZ, size_t sharedMemBytes,
+                                    hipStream_t hStream, void** kernelParams, void** extra,
+                                    hipEvent_t startEvent, hipEvent_t stopEvent) {
   (void)kernelParams, (void)extra;
-  return finish(module_launch_threads(f, globalWorkSizeX, globalWorkSizeY, globalWorkSizeZ, localWorkSizeX,
-                                      localWorkSizeY, localWorkSizeZ, sharedMemBytes, hStream, startEvent, stopEvent));
+  return finish(module_launch_threads(f, globalWorkSizeX, globalWorkSizeY, globalWorkSizeZ,
+                                      localWorkSizeX, localWorkSizeY, localWorkSizeZ,
+                                      sharedMemBytes, hStream, startEvent, stopEvent));
 }
-void hipLaunchKernelGGLImpl(uintptr_t function_address, const dim3& numBlocks, const dim3& dimBlocks,
-                            uint32_t sharedMemBytes, hipStream_t stream, void** kernarg) {
+void hipLaunchKernelGGLImpl(uintptr_t function_address, const dim3& numBlocks,
+                            const dim3& dimBlocks, uint32_t sharedMemBytes, hipStream_t stream,
+                            void** kernarg) {
   (void)kernarg;
   finish(launch(function_address, numBlocks, dimBlocks, sharedMemBytes, stream, nullptr, nullptr));
 }
@@ -452,15 +504,15 @@ hipError_t hipLaunchByPtr(const void* func) {
   if (t_configurations.empty()) return finish(hipErrorMissingConfiguration);
   const Configuration c = t_configurations.back();
   t_configurations.pop_back();
-  return finish(launch(address(func), c.grid, c.block, c.shared_mem_bytes, c.stream, nullptr, nullptr));
+  return finish(
+      launch(address(func), c.grid, c.block, c.shared_mem_bytes, c.stream, nullptr, nullptr));
 }
 namespace {
 hipError_t multi_launch(const hipLaunchParams* list, int n) noexcept {
   if (list == nullptr || n <= 0 || n > device_count()) return hipErrorInvalidValue;
   for (int i = 0; i < n; ++i) {
-    const hipError_t ret =
-        launch(address(list[i].func), list[i].gridDim, list[i].blockDim, list[i].sharedMem, list[i].stream, nullptr,
-               nullptr);
+    const hipError_t ret = launch(address(list[i].func), list[i].gridDim, list[i].blockDim,
+                                  list[i].sharedMem, list[i].stream, nullptr, nullptr);
     if (ret != hipSuccess) return ret;
   }
   return hipSuccess;
@@ -471,7 +523,8 @@ hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* launchParamsLi
   (void)flags;
   return finish(multi_launch(launchParamsList, numDevices));
 }
-hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices, unsigned int flags) {
+hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices,
+                                              unsigned int flags) {
   (void)flags;
   return finish(multi_launch(launchParamsList, numDevices));
 }
@@ -482,7 +535,8 @@ hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannel
   return hipChannelFormatDesc{x, y, z, w, f};
 }
 hipError_t hipCreateTextureObject(hipTextureObject_t* pTexObject, const hipResourceDesc* pResDesc,
-                                  const hipTextureDesc* pTexDesc, const struct hipResourceViewDesc* pResViewDesc) {
+                                  const hipTextureDesc* pTexDesc,
+                                  const struct hipResourceViewDesc* pResViewDesc) {
   (void)pResViewDesc;
   if (pResDesc == nullptr || pTexDesc == nullptr) return finish(hipErrorInvalidValue);
   return finish(new_handle(pTexObject));
@@ -491,7 +545,8 @@ hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject) {
   return finish(textureObject == nullptr ? hipSuccess : delete_handle(textureObject));
 }
 hipError_t hipTexObjectCreate(hipTextureObject_t* pTexObject, const HIP_RESOURCE_DESC* pResDesc,
-                              const HIP_TEXTURE_DESC* pTexDesc, const HIP_RESOURCE_VIEW_DESC* pResViewDesc) {
+                              const HIP_TEXTURE_DESC* pTexDesc,
+                              const HIP_RESOURCE_VIEW_DESC* pResViewDesc) {
   (void)pResViewDesc;
   if (pResDesc == nullptr || pTexDesc == nullptr) return finish(hipErrorInvalidValue);
   return finish(new_handle(pTexObject));
@@ -499,7 +554,8 @@ hipError_t hipTexObjectCreate(hipTextureObject_t* pTexObject, const HIP_RESOURCE
 hipError_t hipTexObjectDestroy(hipTextureObject_t texObject) {
   return finish(texObject == nullptr ? hipSuccess : delete_handle(texObject));
 }
-hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* pSurfObject, const hipResourceDesc* pResDesc) {
+hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* pSurfObject,
+                                  const hipResourceDesc* pResDesc) {
   if (pResDesc == nullptr) return finish(hipErrorInvalidValue);
   return finish(new_handle(pSurfObject));
 }
@@ -508,8 +564,8 @@ hipError_t hipDestroySurfaceObject(hipSurfaceObject_t surfaceObject) {
 }
 
 // ---- hiprtc ----
-hiprtcResult hiprtcCreateProgram(hiprtcProgram* prog, const char* src, const char* name, int numHeaders,
-                                 const char** headers, const char** includeNames) {
+hiprtcResult hiprtcCreateProgram(hiprtcProgram* prog, const char* src, const char* name,
+                                 int numHeaders, const char** headers, const char** includeNames) {
   (void)headers, (void)includeNames;
   if (prog == nullptr || src == nullptr || numHeaders < 0) return HIPRTC_ERROR_INVALID_INPUT;
   *prog = reinterpret_cast<hiprtcProgram>(new Program{src, name ? name : "default_program", {}});
@@ -559,7 +615,8 @@ hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char* name_expres
   return name_expression == nullptr ? HIPRTC_ERROR_INVALID_INPUT : HIPRTC_SUCCESS;
 }
 // Kernels are found by name in a simulated code object, so an expression is its own lowered name.
-hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char* name_expression, const char** lowered_name) {
+hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char* name_expression,
+                                  const char** lowered_name) {
   if (prog == nullptr) return HIPRTC_ERROR_INVALID_PROGRAM;
   if (name_expression == nullptr || lowered_name == nullptr) return HIPRTC_ERROR_INVALID_INPUT;
   *lowered_name = name_expression;
@@ -582,8 +639,8 @@ hiprtcResult hiprtcVersion(int* major, int* minor) {
 }
 
 // ---- modules and streams ----
-hipError_t hipModuleLoadDataEx(hipModule_t* module, const void* image, unsigned int numOptions, hipJitOption* options,
-                               void** optionValues) {
+hipError_t hipModuleLoadDataEx(hipModule_t* module, const void* image, unsigned int numOptions,
+                               hipJitOption* options, void** optionValues) {
   (void)numOptions, (void)options, (void)optionValues;
   return finish(load_module_image(module, image));
 }
@@ -600,7 +657,8 @@ hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags) {
 }
 hipError_t hipStreamGetPriority(hipStream_t stream, int* priority) {
   if (priority == nullptr) return finish(hipErrorInvalidValue);
-  if (resolve_stream(stream) == nullptr) return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
+  if (resolve_stream(stream) == nullptr)
+    return finish(stream == nullptr ? hipErrorNoDevice : hipErrorInvalidHandle);
   *priority = 0;
   return finish(hipSuccess);
 }

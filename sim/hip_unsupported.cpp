@@ -63,7 +63,8 @@ extern "C" __attribute__((visibility("default"))) unsigned short __gnu_f2h_ieee(
   const unsigned sign = (bits >> 16) & 0x8000u;
   const int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
   const unsigned mantissa = bits & 0x7fffffu;
-  if (((bits >> 23) & 0xff) == 0xff) return static_cast<unsigned short>(sign | 0x7c00u | (mantissa ? 0x200u : 0));
+  if (((bits >> 23) & 0xff) == 0xff)
+    return static_cast<unsigned short>(sign | 0x7c00u | (mantissa ? 0x200u : 0));
   if (exponent >= 0x1f) return static_cast<unsigned short>(sign | 0x7c00u);
   if (exponent <= 0) {
     if (exponent < -10) return static_cast<unsigned short>(sign);
@@ -74,6 +75,10 @@ extern "C" __attribute__((visibility("default"))) unsigned short __gnu_f2h_ieee(
   return static_cast<unsigned short>(h + ((mantissa >> 12) & 1u));  // round half up
 }
 
-extern "C" __attribute__((visibility("default"))) const char* amd_dbgapi_get_build_name() { return "prof-sim"; }
-extern "C" __attribute__((visibility("default"))) const char* amd_dbgapi_get_git_hash() { return "0"; }
+extern "C" __attribute__((visibility("default"))) const char* amd_dbgapi_get_build_name() {
+  return "prof-sim";
+}
+extern "C" __attribute__((visibility("default"))) const char* amd_dbgapi_get_git_hash() {
+  return "0";
+}
 extern "C" __attribute__((visibility("default"))) size_t amd_dbgapi_get_build_id() { return 0; }

@@ -165,7 +165,8 @@ bool find_allocation(const void* ptr, AllocationInfo* out) noexcept {
   std::lock_guard<std::mutex> guard(r.mutex);
   auto it = containing(r, reinterpret_cast<uintptr_t>(ptr));
   if (it == r.by_base.end()) return false;
-  *out = {reinterpret_cast<void*>(it->first), it->second.size_bytes, it->second.device, it->second.kind};
+  *out = {reinterpret_cast<void*>(it->first), it->second.size_bytes, it->second.device,
+          it->second.kind};
   return true;
 }
 
@@ -206,7 +207,9 @@ size_t allocated_device_bytes(int device) noexcept {
 
 using namespace prof::sim;
 
-hipError_t hipMalloc(void** ptr, size_t size) { return finish(allocate(ptr, size, AllocationKind::kDevice)); }
+hipError_t hipMalloc(void** ptr, size_t size) {
+  return finish(allocate(ptr, size, AllocationKind::kDevice));
+}
 
 hipError_t hipFree(void* ptr) { return finish(release(ptr)); }
 
@@ -218,6 +221,7 @@ hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags) {
 hipError_t hipHostFree(void* ptr) { return finish(release(ptr)); }
 
 hipError_t hipMallocManaged(void** dev_ptr, size_t size, unsigned int flags) {
-  if (flags != hipMemAttachGlobal && flags != 0x02 /* hipMemAttachHost */) return finish(hipErrorInvalidValue);
+  if (flags != hipMemAttachGlobal && flags != 0x02 /* hipMemAttachHost */)
+    return finish(hipErrorInvalidValue);
   return finish(allocate(dev_ptr, size, AllocationKind::kManaged));
 }

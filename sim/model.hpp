@@ -1,12 +1,13 @@
 // The simulated device's timing model: every modelled duration comes from these constants and
 // functions, so the docs (docs/sim.md), the worker and the tests agree on one formula.
-// All durations are integer nanoseconds of the host CLOCK_MONOTONIC (prof::now_ns); divisions floor.
+// All durations are integer nanoseconds of the host CLOCK_MONOTONIC (prof::now_ns); divisions
+// floor.
 #pragma once
 #include <cstdint>
 
 namespace prof::sim {
 
-inline constexpr uint64_t kKernelLaunchNs = 5000;        // fixed cost of any kernel
+inline constexpr uint64_t kKernelLaunchNs = 5000;         // fixed cost of any kernel
 inline constexpr uint64_t kKernelThreadsPerNs = 4;        // 0.25 ns per launched thread
 inline constexpr uint64_t kCopyLaunchNs = 2000;           // fixed cost of any copy
 inline constexpr uint64_t kHostDeviceBytesPerNs = 12;     // H2D and D2H: 12 GB/s
@@ -64,6 +65,8 @@ inline uint64_t copy_duration_ns(uint64_t bytes, CopyDirection d) noexcept {
   return kCopyLaunchNs + bytes / bytes_per_ns(d);
 }
 
-inline uint64_t memset_duration_ns(uint64_t bytes) noexcept { return kMemsetLaunchNs + bytes / kMemsetBytesPerNs; }
+inline uint64_t memset_duration_ns(uint64_t bytes) noexcept {
+  return kMemsetLaunchNs + bytes / kMemsetBytesPerNs;
+}
 
 }  // namespace prof::sim

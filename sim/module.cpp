@@ -91,11 +91,11 @@ void** __hipRegisterFatBinary(const void* data) {
   return &fat->handle_slot;
 }
 
-void __hipRegisterFunction(void** modules, const void* hostFunction, char* deviceFunction, const char* deviceName,
-                           unsigned int threadLimit, uint3* tid, uint3* bid, dim3* blockDim, dim3* gridDim,
-                           int* wSize) {
-  (void)modules, (void)deviceFunction, (void)threadLimit, (void)tid, (void)bid, (void)blockDim, (void)gridDim,
-      (void)wSize;
+void __hipRegisterFunction(void** modules, const void* hostFunction, char* deviceFunction,
+                           const char* deviceName, unsigned int threadLimit, uint3* tid, uint3* bid,
+                           dim3* blockDim, dim3* gridDim, int* wSize) {
+  (void)modules, (void)deviceFunction, (void)threadLimit, (void)tid, (void)bid, (void)blockDim,
+      (void)gridDim, (void)wSize;
   if (hostFunction == nullptr || deviceName == nullptr) return;
   const char* name = intern(deviceName);
   Registry& r = registry();
@@ -119,7 +119,9 @@ hipError_t prof::sim::load_module_image(hipModule_t* module, const void* image) 
   return new_module(module);
 }
 
-hipError_t hipModuleLoadData(hipModule_t* module, const void* image) { return finish(load_module_image(module, image)); }
+hipError_t hipModuleLoadData(hipModule_t* module, const void* image) {
+  return finish(load_module_image(module, image));
+}
 
 hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* kname) {
   if (function == nullptr || kname == nullptr) return finish(hipErrorInvalidValue);

@@ -19,12 +19,15 @@ namespace {
 // CUDA's rule: a call that fails sets the thread's last error; success and "not ready" (a query's
 // answer, not an error) leave it. musaGetLastError returns and clears it, musaPeekAtLastError
 // only returns it. The model's HIP-style bookkeeping (finish) is private to this library.
-thread_local LastError<musaError_t, musaSuccess, musaErrorNotReady, LastErrorRule::kFailuresOnly> t_last_error;
+thread_local LastError<musaError_t, musaSuccess, musaErrorNotReady, LastErrorRule::kFailuresOnly>
+    t_last_error;
 
 // The model's error numbers are CUDA's (HIP took them from CUDA), so the value carries over: every
-// code the model returns to a musa* call has its MUSA twin at the same number (hipErrorInvalidContext
-// and hipErrorFileNotFound come only from HIP's module calls, which MUSA's face does not use).
-#define PROF_SAME_CODE(hip, musa) static_assert(static_cast<int>(hip) == static_cast<int>(musa), #hip " != " #musa);
+// code the model returns to a musa* call has its MUSA twin at the same number
+// (hipErrorInvalidContext and hipErrorFileNotFound come only from HIP's module calls, which MUSA's
+// face does not use).
+#define PROF_SAME_CODE(hip, musa) \
+  static_assert(static_cast<int>(hip) == static_cast<int>(musa), #hip " != " #musa);
 PROF_SAME_CODE(hipSuccess, musaSuccess)
 PROF_SAME_CODE(hipErrorInvalidValue, musaErrorInvalidValue)
 PROF_SAME_CODE(hipErrorOutOfMemory, musaErrorMemoryAllocation)
@@ -52,7 +55,9 @@ PROF_SAME_CODE(hipErrorStreamCaptureImplicit, musaErrorStreamCaptureImplicit)
 PROF_SAME_CODE(hipErrorCapturedEvent, musaErrorCapturedEvent)
 PROF_SAME_CODE(hipErrorUnknown, musaErrorUnknown)
 #undef PROF_SAME_CODE
-musaError_t done(hipError_t ret) noexcept { return t_last_error.note(static_cast<musaError_t>(ret)); }
+musaError_t done(hipError_t ret) noexcept {
+  return t_last_error.note(static_cast<musaError_t>(ret));
+}
 
 // musaStreamLegacy (0x1) is the legacy default stream, the model's null stream; musaStreamPerThread
 // (0x2) has the value of the model's per-thread handle.
@@ -61,7 +66,9 @@ hipStream_t stream_of(musaStream_t s) noexcept {
   return reinterpret_cast<hipStream_t>(s);
 }
 hipEvent_t event_of(musaEvent_t e) noexcept { return reinterpret_cast<hipEvent_t>(e); }
-hipMemcpyKind kind_of(musaMemcpyKind k) noexcept { return static_cast<hipMemcpyKind>(static_cast<int>(k)); }
+hipMemcpyKind kind_of(musaMemcpyKind k) noexcept {
+  return static_cast<hipMemcpyKind>(static_cast<int>(k));
+}
 
 constexpr size_t kTotalMemoryBytes = size_t{16} << 30;
 
@@ -71,18 +78,22 @@ constexpr ErrorText<musaError_t> kErrors[] = {
     {musaErrorInvalidValue, "musaErrorInvalidValue", "invalid argument"},
     {musaErrorMemoryAllocation, "musaErrorMemoryAllocation", "out of memory"},
     {musaErrorInitializationError, "musaErrorInitializationError", "initialization error"},
-    {musaErrorInvalidConfiguration, "musaErrorInvalidConfiguration", "invalid configuration argument"},
+    {musaErrorInvalidConfiguration, "musaErrorInvalidConfiguration",
+     "invalid configuration argument"},
     {musaErrorInvalidPitchValue, "musaErrorInvalidPitchValue", "invalid pitch argument"},
     {musaErrorInvalidSymbol, "musaErrorInvalidSymbol", "invalid device symbol"},
     {musaErrorInvalidDevicePointer, "musaErrorInvalidDevicePointer", "invalid device pointer"},
-    {musaErrorInvalidMemcpyDirection, "musaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
-    {musaErrorMissingConfiguration, "musaErrorMissingConfiguration", "__global__ function call is not configured"},
+    {musaErrorInvalidMemcpyDirection, "musaErrorInvalidMemcpyDirection",
+     "invalid copy direction for memcpy"},
+    {musaErrorMissingConfiguration, "musaErrorMissingConfiguration",
+     "__global__ function call is not configured"},
     {musaErrorInvalidDeviceFunction, "musaErrorInvalidDeviceFunction", "invalid device function"},
     {musaErrorNoDevice, "musaErrorNoDevice", "no MUSA-capable device is detected"},
     {musaErrorInvalidDevice, "musaErrorInvalidDevice", "invalid device ordinal"},
     {musaErrorInvalidKernelImage, "musaErrorInvalidKernelImage", "device kernel image is invalid"},
     {musaErrorInvalidResourceHandle, "musaErrorInvalidResourceHandle", "invalid resource handle"},
-    {musaErrorIllegalState, "musaErrorIllegalState", "the operation cannot be performed in the present state"},
+    {musaErrorIllegalState, "musaErrorIllegalState",
+     "the operation cannot be performed in the present state"},
     {musaErrorSymbolNotFound, "musaErrorSymbolNotFound", "named symbol not found"},
     {musaErrorNotReady, "musaErrorNotReady", "device not ready"},
     {musaErrorNotSupported, "musaErrorNotSupported", "operation not supported"},
@@ -94,7 +105,8 @@ constexpr ErrorText<musaError_t> kErrors[] = {
      "operation would result in a merge of separate capture sequences"},
     {musaErrorStreamCaptureUnmatched, "musaErrorStreamCaptureUnmatched",
      "capture was not ended in the same stream as it began"},
-    {musaErrorStreamCaptureUnjoined, "musaErrorStreamCaptureUnjoined", "capturing stream has unjoined work"},
+    {musaErrorStreamCaptureUnjoined, "musaErrorStreamCaptureUnjoined",
+     "capturing stream has unjoined work"},
     {musaErrorStreamCaptureIsolation, "musaErrorStreamCaptureIsolation",
      "dependency created on uncaptured work in another stream"},
     {musaErrorStreamCaptureImplicit, "musaErrorStreamCaptureImplicit",
@@ -103,7 +115,6 @@ constexpr ErrorText<musaError_t> kErrors[] = {
      "operation not permitted on an event last recorded in a capturing stream"},
     {musaErrorUnknown, "musaErrorUnknown", "unknown error"},
 };
-
 
 }  // namespace
 }  // namespace prof::sim
@@ -152,7 +163,9 @@ musaError_t musaDeviceGetAttribute(int* value, musaDeviceAttr attr, int device) 
     case musaDevAttrMaxGridDimX: *value = prop.maxGridSize[0]; break;
     case musaDevAttrMaxGridDimY: *value = prop.maxGridSize[1]; break;
     case musaDevAttrMaxGridDimZ: *value = prop.maxGridSize[2]; break;
-    case musaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(prop.sharedMemPerBlock); break;
+    case musaDevAttrMaxSharedMemoryPerBlock:
+      *value = static_cast<int>(prop.sharedMemPerBlock);
+      break;
     case musaDevAttrWarpSize: *value = prop.warpSize; break;
     case musaDevAttrClockRate: *value = prop.clockRate; break;
     case musaDevAttrMultiProcessorCount: *value = prop.multiProcessorCount; break;
@@ -186,7 +199,8 @@ musaError_t musaMallocAsync(void** devPtr, size_t size, musaStream_t hStream) {
 }
 musaError_t musaFreeAsync(void* devPtr, musaStream_t hStream) {
   if (resolve_stream(stream_of(hStream)) == nullptr) return done(hipErrorInvalidHandle);
-  if (const hipError_t ret = hipStreamSynchronize(stream_of(hStream)); ret != hipSuccess) return done(ret);
+  if (const hipError_t ret = hipStreamSynchronize(stream_of(hStream)); ret != hipSuccess)
+    return done(ret);
   return done(hipFree(devPtr));
 }
 
@@ -200,29 +214,34 @@ musaError_t musaMemGetInfo(size_t* free, size_t* total) {
   return musaSuccess;
 }
 
-musaError_t musaMemset(void* devPtr, int value, size_t count) { return done(hipMemset(devPtr, value, count)); }
+musaError_t musaMemset(void* devPtr, int value, size_t count) {
+  return done(hipMemset(devPtr, value, count));
+}
 musaError_t musaMemsetAsync(void* devPtr, int value, size_t count, musaStream_t stream) {
   return done(hipMemsetAsync(devPtr, value, count, stream_of(stream)));
 }
 musaError_t musaMemcpy(void* dst, const void* src, size_t count, musaMemcpyKind kind) {
   return done(hipMemcpy(dst, src, count, kind_of(kind)));
 }
-musaError_t musaMemcpyAsync(void* dst, const void* src, size_t count, musaMemcpyKind kind, musaStream_t stream) {
+musaError_t musaMemcpyAsync(void* dst, const void* src, size_t count, musaMemcpyKind kind,
+                            musaStream_t stream) {
   return done(hipMemcpyAsync(dst, src, count, kind_of(kind), stream_of(stream)));
 }
-musaError_t musaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                         musaMemcpyKind kind) {
+musaError_t musaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, musaMemcpyKind kind) {
   return done(hipMemcpy2D(dst, dpitch, src, spitch, width, height, kind_of(kind)));
 }
-musaError_t musaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                              musaMemcpyKind kind, musaStream_t stream) {
-  return done(hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind_of(kind), stream_of(stream)));
+musaError_t musaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, musaMemcpyKind kind,
+                              musaStream_t stream) {
+  return done(
+      hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind_of(kind), stream_of(stream)));
 }
 musaError_t musaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
   return done(hipMemcpyPeer(dst, dstDevice, src, srcDevice, count));
 }
-musaError_t musaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
-                                musaStream_t stream) {
+musaError_t musaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
+                                size_t count, musaStream_t stream) {
   return done(hipMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream_of(stream)));
 }
 
@@ -234,30 +253,39 @@ musaError_t musaStreamCreateWithFlags(musaStream_t* pStream, unsigned int flags)
   return done(hipStreamCreateWithFlags(reinterpret_cast<hipStream_t*>(pStream), flags));
 }
 musaError_t musaStreamCreateWithPriority(musaStream_t* pStream, unsigned int flags, int priority) {
-  return done(hipStreamCreateWithPriority(reinterpret_cast<hipStream_t*>(pStream), flags, priority));
+  return done(
+      hipStreamCreateWithPriority(reinterpret_cast<hipStream_t*>(pStream), flags, priority));
 }
 // The legacy default stream, like the null stream, cannot be destroyed.
 musaError_t musaStreamDestroy(musaStream_t stream) {
-  return done(stream == musaStreamLegacy ? hipErrorInvalidHandle : hipStreamDestroy(stream_of(stream)));
+  return done(stream == musaStreamLegacy ? hipErrorInvalidHandle
+                                         : hipStreamDestroy(stream_of(stream)));
 }
-musaError_t musaStreamSynchronize(musaStream_t stream) { return done(hipStreamSynchronize(stream_of(stream))); }
+musaError_t musaStreamSynchronize(musaStream_t stream) {
+  return done(hipStreamSynchronize(stream_of(stream)));
+}
 musaError_t musaStreamQuery(musaStream_t stream) { return done(hipStreamQuery(stream_of(stream))); }
 musaError_t musaStreamWaitEvent(musaStream_t stream, musaEvent_t event, unsigned int flags) {
   return done(hipStreamWaitEvent(stream_of(stream), event_of(event), flags));
 }
 musaError_t musaStreamIsCapturing(musaStream_t stream, musaStreamCaptureStatus* pCaptureStatus) {
-  return done(hipStreamIsCapturing(stream_of(stream), reinterpret_cast<hipStreamCaptureStatus*>(pCaptureStatus)));
+  return done(hipStreamIsCapturing(stream_of(stream),
+                                   reinterpret_cast<hipStreamCaptureStatus*>(pCaptureStatus)));
 }
 
 // ---- events ---------------------------------------------------------------------------------
-musaError_t musaEventCreate(musaEvent_t* event) { return done(hipEventCreate(reinterpret_cast<hipEvent_t*>(event))); }
+musaError_t musaEventCreate(musaEvent_t* event) {
+  return done(hipEventCreate(reinterpret_cast<hipEvent_t*>(event)));
+}
 musaError_t musaEventCreateWithFlags(musaEvent_t* event, unsigned int flags) {
   return done(hipEventCreateWithFlags(reinterpret_cast<hipEvent_t*>(event), flags));
 }
 musaError_t musaEventRecord(musaEvent_t event, musaStream_t stream) {
   return done(hipEventRecord(event_of(event), stream_of(stream)));
 }
-musaError_t musaEventSynchronize(musaEvent_t event) { return done(hipEventSynchronize(event_of(event))); }
+musaError_t musaEventSynchronize(musaEvent_t event) {
+  return done(hipEventSynchronize(event_of(event)));
+}
 musaError_t musaEventQuery(musaEvent_t event) { return done(hipEventQuery(event_of(event))); }
 musaError_t musaEventElapsedTime(float* ms, musaEvent_t start, musaEvent_t end) {
   return done(hipEventElapsedTime(ms, event_of(start), event_of(end)));
@@ -277,43 +305,50 @@ const char* musaGetErrorName(musaError_t error) {
 }
 
 // ---- launches -------------------------------------------------------------------------------
-musaError_t musaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                             musaStream_t stream) {
+musaError_t musaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                             size_t sharedMem, musaStream_t stream) {
   return done(hipLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream_of(stream)));
 }
-musaError_t musaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                                        musaStream_t stream) {
-  return done(hipLaunchCooperativeKernel(func, gridDim, blockDim, args, static_cast<unsigned>(sharedMem),
-                                         stream_of(stream)));
+musaError_t musaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        size_t sharedMem, musaStream_t stream) {
+  return done(hipLaunchCooperativeKernel(func, gridDim, blockDim, args,
+                                         static_cast<unsigned>(sharedMem), stream_of(stream)));
 }
 // The fat binary's contents are never read: any image gets a handle, as CUDA's constructors expect.
 void** __musaRegisterFatBinary(void* fatCubin) { return __hipRegisterFatBinary(fatCubin); }
-void __musaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* deviceFun, const char* deviceName,
-                            int thread_limit, uint3* tid, uint3* bid, dim3* bDim, dim3* gDim, int* wSize) {
-  __hipRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, static_cast<unsigned>(thread_limit), tid, bid,
-                        bDim, gDim, wSize);
+void __musaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* deviceFun,
+                            const char* deviceName, int thread_limit, uint3* tid, uint3* bid,
+                            dim3* bDim, dim3* gDim, int* wSize) {
+  __hipRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName,
+                        static_cast<unsigned>(thread_limit), tid, bid, bDim, gDim, wSize);
 }
 void __musaUnregisterFatBinary(void** fatCubinHandle) { __hipUnregisterFatBinary(fatCubinHandle); }
-unsigned __musaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, musaStream_t stream) {
-  return static_cast<unsigned>(__hipPushCallConfiguration(gridDim, blockDim, sharedMem, stream_of(stream)));
+unsigned __musaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                     musaStream_t stream) {
+  return static_cast<unsigned>(
+      __hipPushCallConfiguration(gridDim, blockDim, sharedMem, stream_of(stream)));
 }
-musaError_t __musaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem, void* stream) {
-  return done(__hipPopCallConfiguration(gridDim, blockDim, sharedMem, static_cast<hipStream_t*>(stream)));
+musaError_t __musaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
+                                       void* stream) {
+  return done(
+      __hipPopCallConfiguration(gridDim, blockDim, sharedMem, static_cast<hipStream_t*>(stream)));
 }
 
 // ---- capture and graphs ---------------------------------------------------------------------
 musaError_t musaStreamBeginCapture(musaStream_t stream, musaStreamCaptureMode mode) {
-  return done(hipStreamBeginCapture(stream_of(stream), static_cast<hipStreamCaptureMode>(static_cast<int>(mode))));
+  return done(hipStreamBeginCapture(stream_of(stream),
+                                    static_cast<hipStreamCaptureMode>(static_cast<int>(mode))));
 }
 musaError_t musaStreamEndCapture(musaStream_t stream, musaGraph_t* pGraph) {
   return done(hipStreamEndCapture(stream_of(stream), reinterpret_cast<hipGraph_t*>(pGraph)));
 }
 // CUDA 12's instantiate flags (auto-free 1, upload 2, device launch 4, use node priority 8) change
 // nothing the model simulates; other bits are invalid.
-musaError_t musaGraphInstantiate(musaGraphExec_t* pGraphExec, musaGraph_t graph, unsigned long long flags) {
+musaError_t musaGraphInstantiate(musaGraphExec_t* pGraphExec, musaGraph_t graph,
+                                 unsigned long long flags) {
   if ((flags & ~0xFull) != 0) return done(hipErrorInvalidValue);
-  return done(hipGraphInstantiate(reinterpret_cast<hipGraphExec_t*>(pGraphExec), reinterpret_cast<hipGraph_t>(graph),
-                                  nullptr, nullptr, 0));
+  return done(hipGraphInstantiate(reinterpret_cast<hipGraphExec_t*>(pGraphExec),
+                                  reinterpret_cast<hipGraph_t>(graph), nullptr, nullptr, 0));
 }
 musaError_t musaGraphLaunch(musaGraphExec_t graphExec, musaStream_t stream) {
   return done(hipGraphLaunch(reinterpret_cast<hipGraphExec_t>(graphExec), stream_of(stream)));
@@ -321,7 +356,9 @@ musaError_t musaGraphLaunch(musaGraphExec_t graphExec, musaStream_t stream) {
 musaError_t musaGraphExecDestroy(musaGraphExec_t graphExec) {
   return done(hipGraphExecDestroy(reinterpret_cast<hipGraphExec_t>(graphExec)));
 }
-musaError_t musaGraphDestroy(musaGraph_t graph) { return done(hipGraphDestroy(reinterpret_cast<hipGraph_t>(graph))); }
+musaError_t musaGraphDestroy(musaGraph_t graph) {
+  return done(hipGraphDestroy(reinterpret_cast<hipGraph_t>(graph)));
+}
 
 // ---- the table holds the face to its prototypes ---------------------------------------------
 // A definition above whose parameters differ from its musa_api.def row would be a C++ overload,
@@ -330,8 +367,9 @@ musaError_t musaGraphDestroy(musaGraph_t graph) { return done(hipGraphDestroy(re
 namespace prof::sim {
 namespace {
 using AnyFunction = void (*)();
-#define PROF_MUSA_API(name, ret, params, ...)                                             \
-  static_assert(std::is_same_v<decltype(&::name), ret(*) params>, #name " differs from musa_api.def");
+#define PROF_MUSA_API(name, ret, params, ...)                     \
+  static_assert(std::is_same_v<decltype(&::name), ret(*) params>, \
+                #name " differs from musa_api.def");
 #include "runtimes/musa/musa_api.def"
 #undef PROF_MUSA_API
 [[gnu::used]] const AnyFunction kEveryExport[] = {

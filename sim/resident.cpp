@@ -11,7 +11,8 @@ namespace prof::sim {
 namespace {
 
 // Reads raw pages, globals' redzones included: not for AddressSanitizer to check.
-__attribute__((no_sanitize("address"))) int touch_own_segments(dl_phdr_info* info, size_t, void* self) {
+__attribute__((no_sanitize("address"))) int touch_own_segments(dl_phdr_info* info, size_t,
+                                                               void* self) {
   const auto here = reinterpret_cast<uintptr_t>(self);
   bool mine = false;
   for (int i = 0; i < info->dlpi_phnum && !mine; ++i) {
@@ -26,7 +27,8 @@ __attribute__((no_sanitize("address"))) int touch_own_segments(dl_phdr_info* inf
     if (ph.p_type != PT_LOAD || (ph.p_flags & PF_R) == 0) continue;
     const uintptr_t begin = (info->dlpi_addr + ph.p_vaddr) & ~(kPage - 1);
     const uintptr_t end = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
-    for (uintptr_t page = begin; page < end; page += kPage) (void)*reinterpret_cast<const volatile char*>(page);
+    for (uintptr_t page = begin; page < end; page += kPage)
+      (void)*reinterpret_cast<const volatile char*>(page);
   }
   return 1;
 }

@@ -19,7 +19,9 @@ std::atomic<roctx_range_id_t> g_last_id{0};
 void roctxMarkA(const char*) {}
 int roctxRangePushA(const char*) { return t_level++; }
 int roctxRangePop(void) { return t_level == 0 ? -1 : --t_level; }
-roctx_range_id_t roctxRangeStartA(const char*) { return g_last_id.fetch_add(1, std::memory_order_relaxed) + 1; }
+roctx_range_id_t roctxRangeStartA(const char*) {
+  return g_last_id.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 void roctxRangeStop(roctx_range_id_t) {}
 // rocprofiler-sdk's profiler requests: nothing to pause here; 0 is "done".
 int roctxProfilerPause(roctx_thread_id_t) { return 0; }

@@ -34,10 +34,10 @@ enum class OpKind : uint8_t { kKernel, kCopy, kMemset, kMarker, kQuit };
 
 struct Op {
   OpKind kind = OpKind::kMarker;
-  uint64_t stream_seq = 0;  // n-th op of any kind on the stream, from 1
-  uint64_t op_seq = 0;      // n-th kernel/copy/memset on the stream, from 1 (0 for markers)
-  uint64_t begin_ns = 0;    // modelled
-  uint64_t end_ns = 0;      // modelled
+  uint64_t stream_seq = 0;       // n-th op of any kind on the stream, from 1
+  uint64_t op_seq = 0;           // n-th kernel/copy/memset on the stream, from 1 (0 for markers)
+  uint64_t begin_ns = 0;         // modelled
+  uint64_t end_ns = 0;           // modelled
   uint64_t dependents_seen = 0;  // stream->dependents at submission
   std::vector<Dependency> deps;
   // copies (a plain copy is one row: height 1) and memsets
@@ -74,7 +74,7 @@ struct Stream {
   uint64_t ops = 0;          // kernels/copies/memsets submitted
   uint64_t dependents = 0;   // times another stream's op took its begin from this stream's tail
   std::vector<Dependency> pending_deps;  // from hipStreamWaitEvent, attached to the next op
-  std::atomic<bool> alive{true};  // written under the scheduling lock
+  std::atomic<bool> alive{true};         // written under the scheduling lock
   bool worker_started = false;
 
   // Written by submitters under the scheduling lock; read lock-free by hipStreamQuery.
@@ -92,7 +92,8 @@ struct Stream {
   std::mutex queue_mutex;
   std::condition_variable queue_cv;
   std::deque<Op> queue;
-  bool worker_asleep = false;  // guarded by queue_mutex: the worker stopped polling, a submit wakes it
+  bool worker_asleep =
+      false;  // guarded by queue_mutex: the worker stopped polling, a submit wakes it
 
   std::mutex done_mutex;
   std::condition_variable done_cv;
@@ -108,7 +109,8 @@ struct Stream {
 struct Event {
   unsigned flags = 0;
   int device = 0;
-  size_t live_index = 0;  // its place in Runtime::events while live (guarded by the scheduling lock)
+  size_t live_index =
+      0;             // its place in Runtime::events while live (guarded by the scheduling lock)
   std::mutex mutex;  // guards the record below against a concurrent re-record
   Stream* stream = nullptr;  // null: never recorded
   uint64_t seq = 0;
@@ -120,7 +122,8 @@ struct Event {
 
 struct Device {
   Stream* null_stream = nullptr;
-  std::vector<Stream*> streams;  // live streams incl. the null stream; guarded by the scheduling lock
+  std::vector<Stream*>
+      streams;  // live streams incl. the null stream; guarded by the scheduling lock
 };
 
 // A captured or built graph: nodes in capture order, which is a topological order.
@@ -157,7 +160,8 @@ struct Runtime {
   HandleTable stream_table{16};
   HandleTable event_table{20};
   std::vector<Event*> free_events;  // recycled after hipEventDestroy, guarded by `lock`
-  std::vector<Event*> events;       // live events, in no order (destroy swaps the last in), guarded by `lock`
+  std::vector<Event*>
+      events;  // live events, in no order (destroy swaps the last in), guarded by `lock`
   // Capture and graph registries, guarded by `lock`.
   uint64_t next_capture_id = 1;
   std::vector<Capture*> captures;  // active
@@ -170,7 +174,8 @@ Runtime& runtime();
 int device_count() noexcept;
 int& current_device() noexcept;
 
-// Every HIP call ends with `return finish(ret)`: HIP 5.2 sets the thread's last error on every return.
+// Every HIP call ends with `return finish(ret)`: HIP 5.2 sets the thread's last error on every
+// return.
 hipError_t finish(hipError_t ret) noexcept;
 
 // The device sees a command at the moment the call that enqueues it was made: the runtime's own
@@ -215,7 +220,8 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
                        Op* run_here = nullptr);
 void run_inline(Stream* stream, Op& op) noexcept;
 // A kernel whose call returns when it has run, executed like a blocking copy (launch.cpp).
-hipError_t launch_blocking(const void* function, dim3 grid, dim3 block, hipStream_t stream) noexcept;
+hipError_t launch_blocking(const void* function, dim3 grid, dim3 block,
+                           hipStream_t stream) noexcept;
 void start_worker(Stream* stream);
 // Caller holds the scheduling lock. Adds a dependency (time and completion) for later work.
 void add_wait_locked(Stream* stream, Stream* on, uint64_t seq, uint64_t time_ns);
@@ -289,13 +295,14 @@ hipError_t unregister_host(void* ptr);
 bool find_allocation(const void* ptr, AllocationInfo* out) noexcept;
 // Copies and memsets (copy.cpp), as the exported calls validate and queue them. A plain copy is
 // one row; a memset writes `height` rows of `width_elements` elements of `element_bytes` each.
-hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                   hipMemcpyKind kind, hipStream_t stream, bool sync) noexcept;
-hipError_t memset_pattern(void* dst, uint32_t value, unsigned element_bytes, size_t width_elements, size_t height,
-                          size_t pitch_bytes, hipStream_t stream, bool sync) noexcept;
+hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                   size_t height, hipMemcpyKind kind, hipStream_t stream, bool sync) noexcept;
+hipError_t memset_pattern(void* dst, uint32_t value, unsigned element_bytes, size_t width_elements,
+                          size_t height, size_t pitch_bytes, hipStream_t stream,
+                          bool sync) noexcept;
 // A kernel launch as hipExtLaunchKernel makes it (launch.cpp); events may be null.
-hipError_t launch(uint64_t function, dim3 grid, dim3 block, uint64_t shared_mem_bytes, hipStream_t stream,
-                  hipEvent_t start_event, hipEvent_t stop_event) noexcept;
+hipError_t launch(uint64_t function, dim3 grid, dim3 block, uint64_t shared_mem_bytes,
+                  hipStream_t stream, hipEvent_t start_event, hipEvent_t stop_event) noexcept;
 // A module from a code object in memory (hipModuleLoadData[Ex], hiprtc's output): never parsed.
 hipError_t load_module_image(hipModule_t* module, const void* image) noexcept;
 // True for a live handle from hipModuleGetFunction (module.cpp).
@@ -328,7 +335,8 @@ const char* function_name(uint64_t function) noexcept;
 // Caller holds the scheduling lock: gives a kernel, copy or memset a correlation id if a
 // subscriber wants its kind, and tells each such subscriber on the calling thread.
 void activity_assign_locked(Op& op) noexcept;
-// The op's device times are final: reports them to the subscribers (called where its truth line is made).
+// The op's device times are final: reports them to the subscribers (called where its truth line is
+// made).
 void activity_report(const Stream& stream, const Op& op) noexcept;
 
 // Appends the op's line to the truth file when PROF_SIM_TRUTH is set.

@@ -70,8 +70,7 @@ void execute(const Op& op) noexcept {
         }
       }
       break;
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -80,7 +79,8 @@ void execute(const Op& op) noexcept {
 // Completions only move forward (an inline op and the worker may finish close together).
 void complete(Stream* stream, uint64_t seq) noexcept {
   uint64_t seen = stream->completed.load(std::memory_order_relaxed);
-  while (seen < seq && !stream->completed.compare_exchange_weak(seen, seq, std::memory_order_seq_cst)) {
+  while (seen < seq &&
+         !stream->completed.compare_exchange_weak(seen, seq, std::memory_order_seq_cst)) {
   }
   if (stream->waiters.load(std::memory_order_seq_cst) > 0) {
     std::lock_guard<std::mutex> guard(stream->done_mutex);
@@ -100,7 +100,8 @@ void publish_passed(Stream* stream, uint64_t seq, uint64_t end_ns) noexcept {
 }
 
 uint64_t progress(const Stream* stream) noexcept {
-  return std::max(stream->completed.load(std::memory_order_seq_cst), stream->passed.load(std::memory_order_seq_cst));
+  return std::max(stream->completed.load(std::memory_order_seq_cst),
+                  stream->passed.load(std::memory_order_seq_cst));
 }
 
 // Until op `seq` of `stream` has done its host-visible work (passed or completed), whatever its
@@ -114,6 +115,31 @@ void wait_passed(Stream* stream, uint64_t seq) noexcept {
     stream->done_cv.wait(guard, [&] { return progress(stream) >= seq; });
   }
   stream->waiters.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+// One op on its stream's worker: waited for its dependencies and its modelled begin, done, and
+// completed at its modelled end.
+void run_op(Stream* stream, Op& op) noexcept {
+  // An op the submitting thread ran itself (run_inline) precedes this one on the stream.
+  while (progress(stream) + 1 < op.stream_seq) sleep_ns(1000);
+  if (op.kind == OpKind::kKernel || op.kind == OpKind::kMarker) {
+    // Nothing to do on the host: passed once what it depends on has done its work (another
+    // stream's copy), complete by the clock at its modelled end.
+    for (const Dependency& dep : op.deps) wait_passed(dep.stream, dep.seq);
+    if (op.kind != OpKind::kMarker) write_truth(*stream, op);
+    publish_passed(stream, op.stream_seq, op.end_ns);
+    return;
+  }
+  // The modelled begin is already >= every dependency's modelled end; this wait only matters
+  // when another worker runs late, so that the bytes are right even then.
+  for (const Dependency& dep : op.deps) wait_completed(dep.stream, dep.seq, op.begin_ns);
+  sleep_until(op.begin_ns);
+  execute(op);
+  // The modelled times are known: the truth line goes out before the final wait, so the
+  // completion (and whoever waits for it) is not delayed by the write.
+  write_truth(*stream, op);
+  sleep_until(op.end_ns);
+  complete(stream, op.stream_seq);
 }
 
 void worker_main(Stream* stream) noexcept {
@@ -147,7 +173,9 @@ void worker_main(Stream* stream) noexcept {
           guard.unlock();
           // While a truth file is written, deferred lines still go out within a poll interval.
           for (uint64_t now = now_ns(); now < end; now = now_ns()) {
-            sleep_until(truth_recorded() ? std::min(end, now + static_cast<uint64_t>(kWorkerMaxPollUs) * 1000) : end);
+            sleep_until(truth_recorded()
+                            ? std::min(end, now + static_cast<uint64_t>(kWorkerMaxPollUs) * 1000)
+                            : end);
             flush_deferred_truth();
           }
           complete(stream, passed);
@@ -173,26 +201,7 @@ void worker_main(Stream* stream) noexcept {
       stream->queue.pop_front();
     }
     if (op.kind == OpKind::kQuit) return;
-    // An op the submitting thread ran itself (run_inline) precedes this one on the stream.
-    while (progress(stream) + 1 < op.stream_seq) sleep_ns(1000);
-    if (op.kind == OpKind::kKernel || op.kind == OpKind::kMarker) {
-      // Nothing to do on the host: passed once what it depends on has done its work (another
-      // stream's copy), complete by the clock at its modelled end.
-      for (const Dependency& dep : op.deps) wait_passed(dep.stream, dep.seq);
-      if (op.kind != OpKind::kMarker) write_truth(*stream, op);
-      publish_passed(stream, op.stream_seq, op.end_ns);
-      continue;
-    }
-    // The modelled begin is already >= every dependency's modelled end; this wait only matters
-    // when another worker runs late, so that the bytes are right even then.
-    for (const Dependency& dep : op.deps) wait_completed(dep.stream, dep.seq, op.begin_ns);
-    sleep_until(op.begin_ns);
-    execute(op);
-    // The modelled times are known: the truth line goes out before the final wait, so the
-    // completion (and whoever waits for it) is not delayed by the write.
-    write_truth(*stream, op);
-    sleep_until(op.end_ns);
-    complete(stream, op.stream_seq);
+    run_op(stream, op);
   }
 }
 
@@ -274,7 +283,8 @@ CallEntry::~CallEntry() {
   t_call_entry_ns = 0;
 }
 
-uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns, Op* run_here) {
+uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t submit_ns,
+                       Op* run_here) {
   if (submit_ns == 0) submit_ns = take_call_entry();
   uint64_t begin = std::max(submit_ns, stream->tail_end_ns);
   op.deps = std::move(stream->pending_deps);
@@ -284,7 +294,8 @@ uint64_t submit_locked(Stream* stream, Op&& op, uint64_t duration_ns, uint64_t s
   Device& device = runtime().devices[stream->device];
   if (stream->is_null) {
     for (Stream* other : device.streams) {
-      if (other != stream && other->blocking && !other->is_null) add_dependency(begin, op.deps, other);
+      if (other != stream && other->blocking && !other->is_null)
+        add_dependency(begin, op.deps, other);
     }
   } else if (stream->blocking) {
     add_dependency(begin, op.deps, device.null_stream);

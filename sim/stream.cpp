@@ -58,7 +58,9 @@ Stream* resolve_stream(hipStream_t handle) noexcept {
 
 using namespace prof::sim;
 
-hipError_t hipStreamCreate(hipStream_t* stream) { return finish(create_stream(stream, hipStreamDefault)); }
+hipError_t hipStreamCreate(hipStream_t* stream) {
+  return finish(create_stream(stream, hipStreamDefault));
+}
 
 hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) {
   return finish(create_stream(stream, flags));
@@ -120,6 +122,7 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
   std::lock_guard<std::mutex> guard(rt.lock);
   if (s->capture != nullptr || e->capture_id != 0) return finish(capture_wait_event_locked(s, e));
   std::lock_guard<std::mutex> event_guard(e->mutex);
-  if (e->stream != nullptr) add_wait_locked(s, e->stream, e->seq, e->time_ns);  // never recorded: no-op
+  if (e->stream != nullptr)
+    add_wait_locked(s, e->stream, e->seq, e->time_ns);  // never recorded: no-op
   return finish(hipSuccess);
 }

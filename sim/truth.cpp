@@ -87,25 +87,30 @@ const char* kind_name(OpKind kind) {
 
 // on_caller: the op ran on the thread that called (a blocking copy, memset or launch): its end is
 // when that call began to return.
-void write_line(TruthFile* t, int device, uint64_t stream_handle, const Op& op, bool on_caller) noexcept {
-  const uint64_t bytes = op.kind == OpKind::kKernel ? 0 : static_cast<uint64_t>(op.width_bytes) * op.height;
+void write_line(TruthFile* t, int device, uint64_t stream_handle, const Op& op,
+                bool on_caller) noexcept {
+  const uint64_t bytes =
+      op.kind == OpKind::kKernel ? 0 : static_cast<uint64_t>(op.width_bytes) * op.height;
   const char* direction = op.kind == OpKind::kCopy     ? direction_name(op.direction)
                           : op.kind == OpKind::kMemset ? "memset"
                                                        : nullptr;
   char head[512];
-  std::snprintf(head, sizeof head,
-                "{\"kind\":\"%s\",\"device\":%d,\"stream\":%llu,\"stream_seq\":%llu,\"op_seq\":%llu,"
-                "\"begin_ns\":%llu,\"end_ns\":%llu,\"bytes\":%llu,\"direction\":",
-                kind_name(op.kind), device, static_cast<unsigned long long>(stream_handle),
-                static_cast<unsigned long long>(op.stream_seq), static_cast<unsigned long long>(op.op_seq),
-                static_cast<unsigned long long>(op.begin_ns), static_cast<unsigned long long>(op.end_ns),
-                static_cast<unsigned long long>(bytes));
+  std::snprintf(
+      head, sizeof head,
+      "{\"kind\":\"%s\",\"device\":%d,\"stream\":%llu,\"stream_seq\":%llu,\"op_seq\":%llu,"
+      "\"begin_ns\":%llu,\"end_ns\":%llu,\"bytes\":%llu,\"direction\":",
+      kind_name(op.kind), device, static_cast<unsigned long long>(stream_handle),
+      static_cast<unsigned long long>(op.stream_seq), static_cast<unsigned long long>(op.op_seq),
+      static_cast<unsigned long long>(op.begin_ns), static_cast<unsigned long long>(op.end_ns),
+      static_cast<unsigned long long>(bytes));
   std::string line = head;
   append_json_string(line, direction);
   std::snprintf(head, sizeof head,
-                ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared_mem_bytes\":%llu,\"function\":%llu,\"name\":",
+                ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared_mem_bytes\":%llu,\"function\":%"
+                "llu,\"name\":",
                 op.grid.x, op.grid.y, op.grid.z, op.block.x, op.block.y, op.block.z,
-                static_cast<unsigned long long>(op.shared_mem_bytes), static_cast<unsigned long long>(op.function));
+                static_cast<unsigned long long>(op.shared_mem_bytes),
+                static_cast<unsigned long long>(op.function));
   line += head;
   append_json_string(line, op.name);
   line += on_caller ? ",\"on_caller\":true}\n" : ",\"on_caller\":false}\n";
@@ -168,7 +173,8 @@ void flush_deferred_truth() noexcept {
     std::lock_guard<std::mutex> guard(t->deferred_mutex);
     lines.swap(t->deferred);
   }
-  for (const Deferred& d : lines) write_line(t, d.device, d.stream_handle, d.op, /*on_caller=*/true);
+  for (const Deferred& d : lines)
+    write_line(t, d.device, d.stream_handle, d.op, /*on_caller=*/true);
   t->unwritten.fetch_sub(lines.size(), std::memory_order_release);
   lines.clear();
 }

@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "interpose/adapters/recent_joins.hpp"
 #include "interpose/dl_hooks.hpp"
 #include "interpose/real_functions.hpp"
 #include "interpose/timing_adapter.hpp"
 #include "runtimes/acl/acl_abi.hpp"
-#include "interpose/adapters/recent_joins.hpp"
 #include "runtimes/acl/mspti_activity.hpp"
 
 namespace prof::interpose {
@@ -58,7 +58,8 @@ inline int event_query(void* e) {
   aclrtEventRecordedStatus status = ACL_EVENT_RECORDED_STATUS_NOT_READY;
   const int ret = fn(e, &status);
   if (ret != ACL_SUCCESS) return ret;
-  return status == ACL_EVENT_RECORDED_STATUS_COMPLETE ? ACL_SUCCESS : ACL_ERROR_RT_EVENT_NOT_COMPLETE;
+  return status == ACL_EVENT_RECORDED_STATUS_COMPLETE ? ACL_SUCCESS
+                                                      : ACL_ERROR_RT_EVENT_NOT_COMPLETE;
 }
 inline int stream_is_capturing(void* s, bool* capturing) {
   auto fn = real<ApiId::aclmdlRICaptureGetInfo>();
@@ -146,9 +147,11 @@ inline void mspti_on_op(MsptiJoin& j, uint64_t correlation_id, uint64_t start_ns
     activity_deliver(RuntimeId::kAcl, external, start_ns, end_ns);
     return;
   }
-  // Several ops of one call before its binding: kept as their span (the harvester spans them anyway).
+  // Several ops of one call before its binding: kept as their span (the harvester spans them
+  // anyway).
   if (auto t = j.times_of.find(correlation_id); t != j.times_of.end()) {
-    t->second = MsptiJoin::Times{std::min(t->second.start_ns, start_ns), std::max(t->second.end_ns, end_ns)};
+    t->second = MsptiJoin::Times{std::min(t->second.start_ns, start_ns),
+                                 std::max(t->second.end_ns, end_ns)};
     return;
   }
   mspti_bounded_put(j.times_of, correlation_id, MsptiJoin::Times{start_ns, end_ns});
@@ -233,7 +236,8 @@ inline bool activity_open() {
   if (lib == nullptr) return false;
   Mspti m{};
   if (!mspti_resolve(lib, "msptiActivityRegisterCallbacks", m.register_callbacks) ||
-      !mspti_resolve(lib, "msptiActivityEnable", m.enable) || !mspti_resolve(lib, "msptiActivityDisable", m.disable) ||
+      !mspti_resolve(lib, "msptiActivityEnable", m.enable) ||
+      !mspti_resolve(lib, "msptiActivityDisable", m.disable) ||
       !mspti_resolve(lib, "msptiActivityGetNextRecord", m.next_record) ||
       !mspti_resolve(lib, "msptiActivityFlushAll", m.flush_all) ||
       !mspti_resolve(lib, "msptiActivityPushExternalCorrelationId", m.push) ||
@@ -241,10 +245,12 @@ inline bool activity_open() {
     return false;  // the handle stays open: a library loaded once stays, whatever prof does
   g_mspti = m;
   if (g_mspti_join == nullptr) g_mspti_join = new MsptiJoin;
-  if (m.register_callbacks(mspti_buffer_requested, mspti_buffer_completed) != MSPTI_SUCCESS) return false;
+  if (m.register_callbacks(mspti_buffer_requested, mspti_buffer_completed) != MSPTI_SUCCESS)
+    return false;
   // The external correlation first: no op may be reported before prof can join it.
-  constexpr msptiActivityKind kKinds[] = {MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, MSPTI_ACTIVITY_KIND_KERNEL,
-                                          MSPTI_ACTIVITY_KIND_MEMCPY, MSPTI_ACTIVITY_KIND_MEMSET};
+  constexpr msptiActivityKind kKinds[] = {MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+                                          MSPTI_ACTIVITY_KIND_KERNEL, MSPTI_ACTIVITY_KIND_MEMCPY,
+                                          MSPTI_ACTIVITY_KIND_MEMSET};
   for (size_t i = 0; i < sizeof kKinds / sizeof kKinds[0]; ++i) {
     if (m.enable(kKinds[i]) == MSPTI_SUCCESS) continue;
     while (i-- > 0) m.disable(kKinds[i]);
@@ -265,40 +271,45 @@ inline void activity_flush() { g_mspti.flush_all(0); }
 }  // namespace acl_timing
 
 inline constexpr TimingAdapter kAclTiming{RuntimeId::kAcl,
-                                         ACL_SUCCESS,
-                                         ACL_ERROR_RT_EVENT_NOT_COMPLETE,
-                                         acl_timing::stream_create,
-                                         acl_timing::stream_destroy,
-                                         acl_timing::event_create,
-                                         acl_timing::event_destroy,
-                                         acl_timing::event_record,
-                                         acl_timing::event_query,
-                                         acl_timing::event_synchronize,
-                                         acl_timing::event_elapsed_ms,
-                                         acl_timing::stream_is_capturing,
-                                         acl_timing::set_device,
-                                         true,
-                                         nullptr,
-                                         false,
-                                         acl_timing::activity_open,
-                                         acl_timing::activity_push,
-                                         acl_timing::activity_pop,
-                                         acl_timing::activity_flush};
+                                          ACL_SUCCESS,
+                                          ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                                          acl_timing::stream_create,
+                                          acl_timing::stream_destroy,
+                                          acl_timing::event_create,
+                                          acl_timing::event_destroy,
+                                          acl_timing::event_record,
+                                          acl_timing::event_query,
+                                          acl_timing::event_synchronize,
+                                          acl_timing::event_elapsed_ms,
+                                          acl_timing::stream_is_capturing,
+                                          acl_timing::set_device,
+                                          true,
+                                          nullptr,
+                                          false,
+                                          acl_timing::activity_open,
+                                          acl_timing::activity_push,
+                                          acl_timing::activity_pop,
+                                          acl_timing::activity_flush};
 
 struct AclAdapter {
   using Status = aclError;
   using Stream = aclrtStream;
   static constexpr RuntimeId kRuntime = RuntimeId::kAcl;
   static constexpr Status kSuccess = ACL_SUCCESS;
-  static constexpr Status kNoLibrary = ACL_ERROR_UNINITIALIZE;  // no loaded library defines the function
-  static constexpr ApiId kDeviceReset = ApiId::aclrtResetDevice;  // destroys the device's events: flush timing first
-  static constexpr ApiId kFinalize = ApiId::aclFinalize;  // after it no ACL call works: flush timing first
+  static constexpr Status kNoLibrary =
+      ACL_ERROR_UNINITIALIZE;  // no loaded library defines the function
+  static constexpr ApiId kDeviceReset =
+      ApiId::aclrtResetDevice;  // destroys the device's events: flush timing first
+  static constexpr ApiId kFinalize =
+      ApiId::aclFinalize;  // after it no ACL call works: flush timing first
   // Capture into a model runtime instance (interpose/stream_capture.hpp). An end that succeeded,
   // or found the capture invalidated, has ended it; other errors (including a failure to build the
   // model after the capture ended) leave it counted, which only costs the query.
   static constexpr ApiId kCaptureBegin = ApiId::aclmdlRICaptureBegin;
   static constexpr ApiId kCaptureEnd = ApiId::aclmdlRICaptureEnd;
-  static constexpr bool capture_ended(Status s) { return s == ACL_SUCCESS || s == ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED; }
+  static constexpr bool capture_ended(Status s) {
+    return s == ACL_SUCCESS || s == ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED;
+  }
   static constexpr const TimingAdapter& kTiming = kAclTiming;
 };
 

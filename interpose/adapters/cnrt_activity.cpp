@@ -24,7 +24,8 @@
 namespace prof::interpose::cnrt_timing {
 namespace {
 
-constexpr cnpapiActivityExternalCorrelationType kExternalType = CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0;
+constexpr cnpapiActivityExternalCorrelationType kExternalType =
+    CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0;
 constexpr size_t kBufferBytes = 256 * 1024;
 constexpr size_t kPooledBuffers = 8;
 constexpr size_t kMaxBindings = 1u << 16;
@@ -67,7 +68,8 @@ void buffer_requested(uint64_t** buffer, size_t* size, size_t* max_records) noex
 // records are smaller than prof's facts say is read no further than its buffer).
 template <typename T>
 const T* as(const cnpapiActivity* r, const char* end) noexcept {
-  return reinterpret_cast<const char*>(r) + sizeof(T) <= end ? reinterpret_cast<const T*>(r) : nullptr;
+  return reinterpret_cast<const char*>(r) + sizeof(T) <= end ? reinterpret_cast<const T*>(r)
+                                                             : nullptr;
 }
 
 void deliver(uint64_t correlation_id, uint64_t start, uint64_t end) noexcept {
@@ -94,22 +96,27 @@ void buffer_completed(uint64_t* buffer, size_t size, size_t valid_size) noexcept
       last = at;
       switch (r->type) {
         case CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION:
-          if (auto* x = as<cnpapiActivityExternalCorrelation>(r, end); x && x->external_type == kExternalType) {
+          if (auto* x = as<cnpapiActivityExternalCorrelation>(r, end);
+              x && x->external_type == kExternalType) {
             if (g_external_of.size() >= kMaxBindings) g_external_of.clear();
             g_external_of[x->correlation_id] = x->external_id;
           }
           break;
         case CNPAPI_ACTIVITY_TYPE_KERNEL:
-          if (auto* k = as<cnpapiActivityKernel>(r, end)) deliver(k->correlation_id, k->start, k->end);
+          if (auto* k = as<cnpapiActivityKernel>(r, end))
+            deliver(k->correlation_id, k->start, k->end);
           break;
         case CNPAPI_ACTIVITY_TYPE_MEMCPY:
-          if (auto* m = as<cnpapiActivityMemcpy>(r, end)) deliver(m->correlation_id, m->start, m->end);
+          if (auto* m = as<cnpapiActivityMemcpy>(r, end))
+            deliver(m->correlation_id, m->start, m->end);
           break;
         case CNPAPI_ACTIVITY_TYPE_MEMCPY_PTOP:
-          if (auto* m = as<cnpapiActivityMemcpyPtoP>(r, end)) deliver(m->correlation_id, m->start, m->end);
+          if (auto* m = as<cnpapiActivityMemcpyPtoP>(r, end))
+            deliver(m->correlation_id, m->start, m->end);
           break;
         case CNPAPI_ACTIVITY_TYPE_MEMSET:
-          if (auto* m = as<cnpapiActivityMemset>(r, end)) deliver(m->correlation_id, m->start, m->end);
+          if (auto* m = as<cnpapiActivityMemset>(r, end))
+            deliver(m->correlation_id, m->start, m->end);
           break;
         default: break;
       }
@@ -166,15 +173,16 @@ bool activity_open() {
       !resolve(library, "cnpapiActivityFlushAll", c.flush_all) ||
       !resolve(library, "cnpapiActivityPushExternalCorrelationId", c.push) ||
       !resolve(library, "cnpapiActivityPopExternalCorrelationId", c.pop))
-    return false;  // the library stays loaded: unloading a profiling library mid-run is not worth the risk
+    return false;  // the library stays loaded: unloading a profiling library mid-run is not worth
+                   // the risk
   if (init() != CNPAPI_SUCCESS) return false;
   g_cnpapi = c;
   g_clock_offset_ns = measure_clock_offset(timestamp);
   if (register_callbacks(buffer_requested, buffer_completed) != CNPAPI_SUCCESS) return false;
   // The binding first: no op may be recorded before the record that names it.
-  for (cnpapiActivityType type : {CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION, CNPAPI_ACTIVITY_TYPE_KERNEL,
-                                  CNPAPI_ACTIVITY_TYPE_MEMCPY, CNPAPI_ACTIVITY_TYPE_MEMCPY_PTOP,
-                                  CNPAPI_ACTIVITY_TYPE_MEMSET})
+  for (cnpapiActivityType type :
+       {CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION, CNPAPI_ACTIVITY_TYPE_KERNEL,
+        CNPAPI_ACTIVITY_TYPE_MEMCPY, CNPAPI_ACTIVITY_TYPE_MEMCPY_PTOP, CNPAPI_ACTIVITY_TYPE_MEMSET})
     if (enable(type) != CNPAPI_SUCCESS) return false;
   return true;
 }

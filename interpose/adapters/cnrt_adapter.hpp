@@ -23,7 +23,9 @@ constexpr CopyDirection prof_direction(cnrtMemTransDir_t dir) {
 // A CNRT launch's geometry in the kernels table: the task dimensions as the grid, and the
 // function type (cores per task) as block.x.
 constexpr dim3 cnrt_grid(cnrtDim3_t dim) { return dim3{dim.x, dim.y, dim.z}; }
-constexpr dim3 cnrt_block(cnrtFunctionType_t ktype) { return dim3{static_cast<uint32_t>(ktype), 1, 1}; }
+constexpr dim3 cnrt_block(cnrtFunctionType_t ktype) {
+  return dim3{static_cast<uint32_t>(ktype), 1, 1};
+}
 
 namespace cnrt_timing {
 inline int stream_create(void** q) {
@@ -71,25 +73,25 @@ void activity_flush();
 
 // A notifier that has not completed answers cnrtErrorBusy (632014), not a "not ready".
 inline constexpr TimingAdapter kCnrtTiming{RuntimeId::kCnrt,
-                                          cnrtSuccess,
-                                          cnrtErrorBusy,
-                                          cnrt_timing::stream_create,
-                                          cnrt_timing::stream_destroy,
-                                          cnrt_timing::event_create,
-                                          cnrt_timing::event_destroy,
-                                          cnrt_timing::event_record,
-                                          cnrt_timing::event_query,
-                                          cnrt_timing::event_synchronize,
-                                          cnrt_timing::event_elapsed_ms,
-                                          cnrt_timing::stream_is_capturing,
-                                          cnrt_timing::set_device,
-                                          false,
-                                          nullptr,
-                                          false,
-                                          cnrt_timing::activity_open,
-                                          cnrt_timing::activity_push,
-                                          cnrt_timing::activity_pop,
-                                          cnrt_timing::activity_flush};
+                                           cnrtSuccess,
+                                           cnrtErrorBusy,
+                                           cnrt_timing::stream_create,
+                                           cnrt_timing::stream_destroy,
+                                           cnrt_timing::event_create,
+                                           cnrt_timing::event_destroy,
+                                           cnrt_timing::event_record,
+                                           cnrt_timing::event_query,
+                                           cnrt_timing::event_synchronize,
+                                           cnrt_timing::event_elapsed_ms,
+                                           cnrt_timing::stream_is_capturing,
+                                           cnrt_timing::set_device,
+                                           false,
+                                           nullptr,
+                                           false,
+                                           cnrt_timing::activity_open,
+                                           cnrt_timing::activity_push,
+                                           cnrt_timing::activity_pop,
+                                           cnrt_timing::activity_flush};
 
 struct CnrtAdapter {
   using Status = cnrtRet_t;
@@ -97,7 +99,8 @@ struct CnrtAdapter {
   static constexpr RuntimeId kRuntime = RuntimeId::kCnrt;
   static constexpr Status kSuccess = cnrtSuccess;
   static constexpr Status kNoLibrary = cnrtErrorInit;  // no loaded library defines the function
-  static constexpr ApiId kDeviceReset = ApiId::cnrtDeviceReset;  // destroys every notifier: flush timing first
+  static constexpr ApiId kDeviceReset =
+      ApiId::cnrtDeviceReset;                       // destroys every notifier: flush timing first
   static constexpr ApiId kFinalize = kDeviceReset;  // no separate teardown call
   static constexpr const TimingAdapter& kTiming = kCnrtTiming;
 };

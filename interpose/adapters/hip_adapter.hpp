@@ -22,21 +22,30 @@ constexpr CopyDirection prof_direction(hipMemcpyKind kind) {
 }
 
 // The `_spt` functions act on the per-thread default stream when given the null stream.
-inline hipStream_t prof_spt_stream(hipStream_t stream) { return stream ? stream : hipStreamPerThread; }
+inline hipStream_t prof_spt_stream(hipStream_t stream) {
+  return stream ? stream : hipStreamPerThread;
+}
 
 // Grid of a launch given in threads (hipExtModuleLaunchKernel's global work size): blocks per axis.
-inline dim3 prof_hip_grid(uint32_t gx, uint32_t gy, uint32_t gz, uint32_t lx, uint32_t ly, uint32_t lz) {
+inline dim3 prof_hip_grid(uint32_t gx, uint32_t gy, uint32_t gz, uint32_t lx, uint32_t ly,
+                          uint32_t lz) {
   return dim3{lx ? gx / lx : 0, ly ? gy / ly : 0, lz ? gz / lz : 0};
 }
 
 // Bytes and direction of the copies described by a structure (read before the call returns:
 // the structure is the caller's and outlives the call).
-inline uint64_t prof_hip_bytes(hipExtent e) { return uint64_t{e.width} * e.height * (e.depth ? e.depth : 1); }
-inline uint64_t prof_hip_bytes(const hipMemcpy3DParms* p) { return p ? prof_hip_bytes(p->extent) : 0; }
+inline uint64_t prof_hip_bytes(hipExtent e) {
+  return uint64_t{e.width} * e.height * (e.depth ? e.depth : 1);
+}
+inline uint64_t prof_hip_bytes(const hipMemcpy3DParms* p) {
+  return p ? prof_hip_bytes(p->extent) : 0;
+}
 inline uint64_t prof_hip_bytes(const HIP_MEMCPY3D* p) {
   return p ? uint64_t{p->WidthInBytes} * p->Height * (p->Depth ? p->Depth : 1) : 0;
 }
-inline uint64_t prof_hip_bytes(const hip_Memcpy2D* p) { return p ? uint64_t{p->WidthInBytes} * p->Height : 0; }
+inline uint64_t prof_hip_bytes(const hip_Memcpy2D* p) {
+  return p ? uint64_t{p->WidthInBytes} * p->Height : 0;
+}
 inline CopyDirection prof_hip_direction(const hipMemcpy3DParms* p) {
   return p ? prof_direction(p->kind) : CopyDirection::kUnknown;
 }
@@ -72,17 +81,20 @@ constexpr uint64_t prof_hip_format_bytes(hipArray_Format f) {
     default: return 4;
   }
 }
-inline uint64_t prof_hip_array_bytes(const hipChannelFormatDesc* d, size_t w, size_t h, size_t depth) {
+inline uint64_t prof_hip_array_bytes(const hipChannelFormatDesc* d, size_t w, size_t h,
+                                     size_t depth) {
   if (!d) return 0;
   const uint64_t element = (uint64_t(d->x) + uint64_t(d->y) + uint64_t(d->z) + uint64_t(d->w)) / 8;
   return element * w * (h ? h : 1) * (depth ? depth : 1);
 }
 inline uint64_t prof_hip_array_bytes(const HIP_ARRAY_DESCRIPTOR* d) {
-  return d ? prof_hip_format_bytes(d->Format) * d->NumChannels * d->Width * (d->Height ? d->Height : 1) : 0;
+  return d ? prof_hip_format_bytes(d->Format) * d->NumChannels * d->Width *
+                 (d->Height ? d->Height : 1)
+           : 0;
 }
 inline uint64_t prof_hip_array_bytes(const HIP_ARRAY3D_DESCRIPTOR* d) {
-  return d ? prof_hip_format_bytes(d->Format) * d->NumChannels * d->Width * (d->Height ? d->Height : 1) *
-                 (d->Depth ? d->Depth : 1)
+  return d ? prof_hip_format_bytes(d->Format) * d->NumChannels * d->Width *
+                 (d->Height ? d->Height : 1) * (d->Depth ? d->Depth : 1)
            : 0;
 }
 
@@ -90,8 +102,10 @@ inline uint64_t prof_hip_array_bytes(const HIP_ARRAY3D_DESCRIPTOR* d) {
 inline hipStream_t prof_hip_first_launch_stream(const hipLaunchParams* list, int n) {
   return list && n > 0 ? list[0].stream : nullptr;
 }
-inline void hip_on_multi_launch(const HookContext& ctx, const hipLaunchParams* list, int n) noexcept {
-  if (list && n > 0) on_launch(ctx, list[0].func, list[0].gridDim, list[0].blockDim, list[0].sharedMem);
+inline void hip_on_multi_launch(const HookContext& ctx, const hipLaunchParams* list,
+                                int n) noexcept {
+  if (list && n > 0)
+    on_launch(ctx, list[0].func, list[0].gridDim, list[0].blockDim, list[0].sharedMem);
 }
 
 // hipConfigureCall pushes a launch configuration that hipLaunchByPtr pops (the runtime keeps it per
@@ -104,10 +118,13 @@ struct HipCallConfiguration {
 inline constexpr int kHipCallConfigurationDepth = 8;
 inline __attribute__((tls_model("initial-exec"))) thread_local HipCallConfiguration
     t_hip_call_configuration[kHipCallConfigurationDepth];
-inline __attribute__((tls_model("initial-exec"))) thread_local int t_hip_call_configuration_count = 0;
-inline void prof_hip_on_configure_call(dim3 grid, dim3 block, size_t shared_mem_bytes, hipStream_t stream) noexcept {
+inline __attribute__((tls_model("initial-exec"))) thread_local int t_hip_call_configuration_count =
+    0;
+inline void prof_hip_on_configure_call(dim3 grid, dim3 block, size_t shared_mem_bytes,
+                                       hipStream_t stream) noexcept {
   const int i = t_hip_call_configuration_count;
-  if (i < kHipCallConfigurationDepth) t_hip_call_configuration[i] = {grid, block, shared_mem_bytes, stream};
+  if (i < kHipCallConfigurationDepth)
+    t_hip_call_configuration[i] = {grid, block, shared_mem_bytes, stream};
   ++t_hip_call_configuration_count;
 }
 inline hipStream_t prof_hip_configured_stream() noexcept {
@@ -165,14 +182,16 @@ inline int stream_is_capturing(void* s, bool* capturing) {
 }
 // Exports of later HIP versions (5.3 on) that the table (HIP 5.2's exports) has no rows for; the
 // first two begin captures.
-inline constexpr const char* kUnhookedExports[] = {"hipStreamBeginCapture_spt", "hipStreamBeginCaptureToGraph",
-                                                   "hipGraphLaunch_spt", "hipLaunchHostFunc_spt", nullptr};
+inline constexpr const char* kUnhookedExports[] = {
+    "hipStreamBeginCapture_spt", "hipStreamBeginCaptureToGraph", "hipGraphLaunch_spt",
+    "hipLaunchHostFunc_spt", nullptr};
 // The activity interface ROCm 5.2 offers roctracer: each kernel's and copy's device times, stamped
 // by the device (records: runtimes/hip/hip_activity.hpp).
 inline void activity_id(activity_correlation_id_t id) { activity_note_id(id); }
 inline void activity_op(uint32_t, void* record, void*) {
   const auto* r = static_cast<const hip_activity_record_t*>(record);
-  if (r != nullptr && r->domain == kActivityDomainHipOps) activity_deliver(RuntimeId::kHip, r->correlation_id, r->begin_ns, r->end_ns);
+  if (r != nullptr && r->domain == kActivityDomainHipOps)
+    activity_deliver(RuntimeId::kHip, r->correlation_id, r->begin_ns, r->end_ns);
 }
 inline bool activity_open() {
   auto init = real<ApiId::hipInitActivityCallback>();
@@ -206,8 +225,10 @@ struct HipAdapter {
   using Stream = hipStream_t;
   static constexpr RuntimeId kRuntime = RuntimeId::kHip;
   static constexpr Status kSuccess = hipSuccess;
-  static constexpr Status kNoLibrary = hipErrorNotInitialized;  // no loaded library defines the function
-  static constexpr ApiId kDeviceReset = ApiId::hipDeviceReset;  // destroys every event: flush timing first
+  static constexpr Status kNoLibrary =
+      hipErrorNotInitialized;  // no loaded library defines the function
+  static constexpr ApiId kDeviceReset =
+      ApiId::hipDeviceReset;                        // destroys every event: flush timing first
   static constexpr ApiId kFinalize = kDeviceReset;  // no separate teardown call
   // Capture control (--trace-start off): recording runs from hipProfilerStart to hipProfilerStop.
   static constexpr ApiId kProfilerStart = ApiId::hipProfilerStart;
@@ -216,7 +237,9 @@ struct HipAdapter {
   // invalidated has ended it; any other error leaves it going.
   static constexpr ApiId kCaptureBegin = ApiId::hipStreamBeginCapture;
   static constexpr ApiId kCaptureEnd = ApiId::hipStreamEndCapture;
-  static constexpr bool capture_ended(Status s) { return s == hipSuccess || s == hipErrorStreamCaptureInvalidated; }
+  static constexpr bool capture_ended(Status s) {
+    return s == hipSuccess || s == hipErrorStreamCaptureInvalidated;
+  }
   static constexpr const TimingAdapter& kTiming = kHipTiming;
 };
 

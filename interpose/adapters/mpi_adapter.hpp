@@ -52,12 +52,18 @@ inline int none_device(int) { return TimingAdapter::kNoFunction; }
 
 // No device work: every function answers "no such function"; nothing ever calls them (no MPI row
 // has an activity).
-inline constexpr TimingAdapter kMpiTiming{RuntimeId::kMpi,          MPI_SUCCESS,
-                                          -2,                       mpi_timing::none_void,
-                                          mpi_timing::none_one,     mpi_timing::none_void,
-                                          mpi_timing::none_one,     mpi_timing::none_two,
-                                          mpi_timing::none_one,     mpi_timing::none_one,
-                                          mpi_timing::none_elapsed, mpi_timing::none_capturing,
+inline constexpr TimingAdapter kMpiTiming{RuntimeId::kMpi,
+                                          MPI_SUCCESS,
+                                          -2,
+                                          mpi_timing::none_void,
+                                          mpi_timing::none_one,
+                                          mpi_timing::none_void,
+                                          mpi_timing::none_one,
+                                          mpi_timing::none_two,
+                                          mpi_timing::none_one,
+                                          mpi_timing::none_one,
+                                          mpi_timing::none_elapsed,
+                                          mpi_timing::none_capturing,
                                           mpi_timing::none_device};
 
 struct MpiAdapter {

@@ -18,7 +18,8 @@
 
 namespace prof::interpose {
 
-// Copy direction of a musaMemcpyKind (the `aux` of copies): CUDA's numbering 0..4, assumed for MUSA.
+// Copy direction of a musaMemcpyKind (the `aux` of copies): CUDA's numbering 0..4, assumed for
+// MUSA.
 constexpr CopyDirection prof_direction(musaMemcpyKind kind) {
   switch (kind) {
     case musaMemcpyHostToHost: return CopyDirection::kHostToHost;
@@ -68,8 +69,9 @@ inline int stream_is_capturing(void* s, bool* capturing) {
   return ret;
 }
 // CUDA-style variants MUSA versions may export; the table has no rows for them.
-inline constexpr const char* kUnhookedExports[] = {"musaStreamBeginCapture_ptsz", "musaStreamBeginCaptureToGraph",
-                                                         "musaStreamBeginCaptureToGraph_ptsz", nullptr};
+inline constexpr const char* kUnhookedExports[] = {"musaStreamBeginCapture_ptsz",
+                                                   "musaStreamBeginCaptureToGraph",
+                                                   "musaStreamBeginCaptureToGraph_ptsz", nullptr};
 
 // ---- MUPTI: each op's device times, from the runtime's profiling library ----------------------
 // prof pushes its correlation id as MUPTI's external id (CUSTOM0) around each timed call; MUPTI
@@ -98,8 +100,9 @@ inline constexpr int kMuptiSpareBuffers = 16;
 inline constexpr size_t kMuptiMaxWaiting = 1u << 20;
 struct MuptiJoin {
   pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-  std::unordered_map<uint32_t, uint64_t> external_of;                    // MUPTI's id -> prof's
-  std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> times_of;  // MUPTI's id -> (start, end)
+  std::unordered_map<uint32_t, uint64_t> external_of;  // MUPTI's id -> prof's
+  std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>>
+      times_of;             // MUPTI's id -> (start, end)
   RecentJoins<256> joined;  // the other ops of a call that enqueued several
   uint8_t* spare[kMuptiSpareBuffers] = {};
   int spare_count = 0;
@@ -148,7 +151,8 @@ inline void mupti_op_times(uint32_t correlation_id, uint64_t start, uint64_t end
     return;
   }
   if (j.times_of.size() >= kMuptiMaxWaiting) j.times_of.clear();
-  // Several ops of one call before its binding: kept as their span (the harvester spans them anyway).
+  // Several ops of one call before its binding: kept as their span (the harvester spans them
+  // anyway).
   const auto [it, added] = j.times_of.try_emplace(correlation_id, start, end);
   if (!added) it->second = {std::min(it->second.first, start), std::max(it->second.second, end)};
 }
@@ -181,7 +185,8 @@ inline void mupti_binding(uint32_t correlation_id, uint32_t external_kind, uint6
 }
 
 // On the thread that flushed (prof's harvester) or MUPTI's. Never calls the runtime.
-inline void mupti_buffer_completed(mupti::Context, uint32_t, uint8_t* buffer, size_t size, size_t valid) {
+inline void mupti_buffer_completed(mupti::Context, uint32_t, uint8_t* buffer, size_t size,
+                                   size_t valid) {
   if (buffer == nullptr) return;
   if (valid > size) valid = size;
   MuptiJoin& j = mupti_join();
@@ -198,12 +203,19 @@ inline void mupti_buffer_completed(mupti::Context, uint32_t, uint8_t* buffer, si
         if (mupti_inside<mupti::ActivityExternalCorrelation>(buffer, valid, r)) {
           const auto* e = reinterpret_cast<const mupti::ActivityExternalCorrelation*>(r);
           mupti_binding(e->correlationId, e->externalKind, e->externalId);
-        } else ++j.skipped;
+        } else
+          ++j.skipped;
         break;
       case mupti::kActivityKindKernel:
-      case mupti::kActivityKindConcurrentKernel: mupti_op_record<mupti::ActivityKernel6>(buffer, valid, r); break;
-      case mupti::kActivityKindMemcpy: mupti_op_record<mupti::ActivityMemcpy4>(buffer, valid, r); break;
-      case mupti::kActivityKindMemset: mupti_op_record<mupti::ActivityMemset3>(buffer, valid, r); break;
+      case mupti::kActivityKindConcurrentKernel:
+        mupti_op_record<mupti::ActivityKernel6>(buffer, valid, r);
+        break;
+      case mupti::kActivityKindMemcpy:
+        mupti_op_record<mupti::ActivityMemcpy4>(buffer, valid, r);
+        break;
+      case mupti::kActivityKindMemset:
+        mupti_op_record<mupti::ActivityMemset3>(buffer, valid, r);
+        break;
       default: ++j.skipped;  // API records (RUNTIME), or a kind numbered otherwise than assumed
     }
   }
@@ -228,11 +240,14 @@ inline bool activity_open() {
   auto disable = reinterpret_cast<mupti::ActivityDisableFn>(sym("muptiActivityDisable"));
   MuptiFunctions f;
   f.flush_all = reinterpret_cast<mupti::ActivityFlushAllFn>(sym("muptiActivityFlushAll"));
-  f.next_record = reinterpret_cast<mupti::ActivityGetNextRecordFn>(sym("muptiActivityGetNextRecord"));
-  f.push = reinterpret_cast<mupti::ActivityPushExternalCorrelationIdFn>(sym("muptiActivityPushExternalCorrelationId"));
-  f.pop = reinterpret_cast<mupti::ActivityPopExternalCorrelationIdFn>(sym("muptiActivityPopExternalCorrelationId"));
-  if (register_callbacks == nullptr || enable == nullptr || f.flush_all == nullptr || f.next_record == nullptr ||
-      f.push == nullptr || f.pop == nullptr) {
+  f.next_record =
+      reinterpret_cast<mupti::ActivityGetNextRecordFn>(sym("muptiActivityGetNextRecord"));
+  f.push = reinterpret_cast<mupti::ActivityPushExternalCorrelationIdFn>(
+      sym("muptiActivityPushExternalCorrelationId"));
+  f.pop = reinterpret_cast<mupti::ActivityPopExternalCorrelationIdFn>(
+      sym("muptiActivityPopExternalCorrelationId"));
+  if (register_callbacks == nullptr || enable == nullptr || f.flush_all == nullptr ||
+      f.next_record == nullptr || f.push == nullptr || f.pop == nullptr) {
     dlclose(lib);
     return false;
   }
@@ -243,10 +258,11 @@ inline bool activity_open() {
     return false;
   }
   g_mupti = f;
-  if (register_callbacks(mupti_buffer_requested, mupti_buffer_completed) != mupti::kSuccess) return false;
-  constexpr uint32_t kKinds[] = {mupti::kActivityKindExternalCorrelation, mupti::kActivityKindRuntime,
-                                 mupti::kActivityKindConcurrentKernel, mupti::kActivityKindMemcpy,
-                                 mupti::kActivityKindMemset};
+  if (register_callbacks(mupti_buffer_requested, mupti_buffer_completed) != mupti::kSuccess)
+    return false;
+  constexpr uint32_t kKinds[] = {mupti::kActivityKindExternalCorrelation,
+                                 mupti::kActivityKindRuntime, mupti::kActivityKindConcurrentKernel,
+                                 mupti::kActivityKindMemcpy, mupti::kActivityKindMemset};
   for (size_t i = 0; i < sizeof kKinds / sizeof kKinds[0]; ++i) {
     if (enable(kKinds[i]) == mupti::kSuccess) continue;
     // Some reports without the rest would leave ops waiting for ever: all or none.
@@ -265,38 +281,44 @@ inline void activity_pop() { g_mupti.pop(mupti::kExternalCorrelationKindCustom0,
 inline void activity_flush() { g_mupti.flush_all(mupti::kActivityFlagNone); }
 }  // namespace musa_timing
 
-inline constexpr TimingAdapter kMusaTiming{RuntimeId::kMusa,
-                                          musaSuccess,
-                                          musaErrorNotReady,
-                                          musa_timing::stream_create,
-                                          musa_timing::stream_destroy,
-                                          musa_timing::event_create,
-                                          musa_timing::event_destroy,
-                                          musa_timing::event_record,
-                                          musa_timing::event_query,
-                                          musa_timing::event_synchronize,
-                                          musa_timing::event_elapsed_ms,
-                                          musa_timing::stream_is_capturing,
-                                          musa_timing::set_device,
-                                          true,
-                                          musa_timing::kUnhookedExports,
-                                          false,  // the table is not checked against a real library's exports
-                                          musa_timing::activity_open,
-                                          musa_timing::activity_push,
-                                          musa_timing::activity_pop,
-                                          musa_timing::activity_flush};
+inline constexpr TimingAdapter kMusaTiming{
+    RuntimeId::kMusa,
+    musaSuccess,
+    musaErrorNotReady,
+    musa_timing::stream_create,
+    musa_timing::stream_destroy,
+    musa_timing::event_create,
+    musa_timing::event_destroy,
+    musa_timing::event_record,
+    musa_timing::event_query,
+    musa_timing::event_synchronize,
+    musa_timing::event_elapsed_ms,
+    musa_timing::stream_is_capturing,
+    musa_timing::set_device,
+    true,
+    musa_timing::kUnhookedExports,
+    false,  // the table is not checked against a real library's exports
+    musa_timing::activity_open,
+    musa_timing::activity_push,
+    musa_timing::activity_pop,
+    musa_timing::activity_flush};
 
 struct MusaAdapter {
   using Status = musaError_t;
   using Stream = musaStream_t;
   static constexpr RuntimeId kRuntime = RuntimeId::kMusa;
   static constexpr Status kSuccess = musaSuccess;
-  static constexpr Status kNoLibrary = musaErrorInitializationError;  // no loaded library defines the function
-  static constexpr ApiId kDeviceReset = ApiId::musaDeviceReset;  // destroys every event: flush timing first
+  static constexpr Status kNoLibrary =
+      musaErrorInitializationError;  // no loaded library defines the function
+  static constexpr ApiId kDeviceReset =
+      ApiId::musaDeviceReset;                       // destroys every event: flush timing first
   static constexpr ApiId kFinalize = kDeviceReset;  // no separate teardown call
-  static constexpr ApiId kCaptureBegin = ApiId::musaStreamBeginCapture;  // interpose/stream_capture.hpp
+  static constexpr ApiId kCaptureBegin =
+      ApiId::musaStreamBeginCapture;  // interpose/stream_capture.hpp
   static constexpr ApiId kCaptureEnd = ApiId::musaStreamEndCapture;
-  static constexpr bool capture_ended(Status s) { return s == musaSuccess || s == musaErrorStreamCaptureInvalidated; }
+  static constexpr bool capture_ended(Status s) {
+    return s == musaSuccess || s == musaErrorStreamCaptureInvalidated;
+  }
   static constexpr const TimingAdapter& kTiming = kMusaTiming;
 };
 

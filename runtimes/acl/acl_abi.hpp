@@ -97,9 +97,27 @@ typedef struct aclTensorDesc aclTensorDesc;
 typedef struct aclDataBuffer aclDataBuffer;
 typedef struct aclopAttr aclopAttr;
 typedef struct aclmdlDataset aclmdlDataset;
-typedef enum aclopEngineType : int { ACL_ENGINE_SYS = 0, ACL_ENGINE_AICORE = 1, ACL_ENGINE_VECTOR = 2 } aclopEngineType;
-typedef enum aclopCompileType : int { ACL_COMPILE_SYS = 0, ACL_COMPILE_UNREGISTERED = 1 } aclopCompileType;
-typedef enum aclDataType : int { ACL_DT_UNDEFINED = -1, ACL_FLOAT = 0, ACL_FLOAT16 = 1, ACL_INT8 = 2, ACL_INT32 = 3 } aclDataType;
-typedef enum aclFormat : int { ACL_FORMAT_UNDEFINED = -1, ACL_FORMAT_NCHW = 0, ACL_FORMAT_NHWC = 1, ACL_FORMAT_ND = 2 } aclFormat;
+typedef enum aclopEngineType : int {
+  ACL_ENGINE_SYS = 0,
+  ACL_ENGINE_AICORE = 1,
+  ACL_ENGINE_VECTOR = 2
+} aclopEngineType;
+typedef enum aclopCompileType : int {
+  ACL_COMPILE_SYS = 0,
+  ACL_COMPILE_UNREGISTERED = 1
+} aclopCompileType;
+typedef enum aclDataType : int {
+  ACL_DT_UNDEFINED = -1,
+  ACL_FLOAT = 0,
+  ACL_FLOAT16 = 1,
+  ACL_INT8 = 2,
+  ACL_INT32 = 3
+} aclDataType;
+typedef enum aclFormat : int {
+  ACL_FORMAT_UNDEFINED = -1,
+  ACL_FORMAT_NCHW = 0,
+  ACL_FORMAT_NHWC = 1,
+  ACL_FORMAT_ND = 2
+} aclFormat;
 
 }  // extern "C"

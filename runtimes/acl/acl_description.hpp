@@ -4,7 +4,8 @@
 
 namespace prof {
 
-inline constexpr ApiId kAclStreamCreators[] = {ApiId::aclrtCreateStream, ApiId::aclrtCreateStreamWithConfig};
+inline constexpr ApiId kAclStreamCreators[] = {ApiId::aclrtCreateStream,
+                                               ApiId::aclrtCreateStreamWithConfig};
 
 inline constexpr MemoryCall kAclMemoryCalls[] = {{ApiId::aclrtMalloc, MemoryRole::kAllocDevice},
                                                  {ApiId::aclrtFree, MemoryRole::kFree},
@@ -12,7 +13,8 @@ inline constexpr MemoryCall kAclMemoryCalls[] = {{ApiId::aclrtMalloc, MemoryRole
                                                  {ApiId::aclrtFreeHost, MemoryRole::kFree}};
 
 // acl-prof-<pid>.db, <base>.acltrace.csv; Ascend's words: streams on NPUs.
-inline constexpr RuntimeDescription kAclDescription{
-    RuntimeId::kAcl, "acl", "ACL API", "Stream", "NPU", "acltrace", kAclStreamCreators, {}, kAclMemoryCalls};
+inline constexpr RuntimeDescription kAclDescription{RuntimeId::kAcl,    "acl", "ACL API",
+                                                    "Stream",           "NPU", "acltrace",
+                                                    kAclStreamCreators, {},    kAclMemoryCalls};
 
 }  // namespace prof

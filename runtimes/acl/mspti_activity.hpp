@@ -128,48 +128,63 @@ typedef struct PROF_MSPTI_PACKED_ALIGNMENT {  // MSPTI_ACTIVITY_KIND_EXTERNAL_CO
 
 // The tool's buffers: requested when MSPTI needs one, handed back full (or on a flush) with the
 // bytes of records written.
-typedef void (*msptiBuffersCallbackRequestFunc)(uint8_t** buffer, size_t* size, size_t* maxNumRecords);
+typedef void (*msptiBuffersCallbackRequestFunc)(uint8_t** buffer, size_t* size,
+                                                size_t* maxNumRecords);
 typedef void (*msptiBuffersCallbackCompleteFunc)(uint8_t* buffer, size_t size, size_t validSize);
 
 // The functions prof resolves with dlsym, as pointer types.
-typedef msptiResult (*msptiActivityRegisterCallbacks_t)(msptiBuffersCallbackRequestFunc funcBufferRequested,
-                                                        msptiBuffersCallbackCompleteFunc funcBufferCompleted);
+typedef msptiResult (*msptiActivityRegisterCallbacks_t)(
+    msptiBuffersCallbackRequestFunc funcBufferRequested,
+    msptiBuffersCallbackCompleteFunc funcBufferCompleted);
 typedef msptiResult (*msptiActivityEnable_t)(msptiActivityKind kind);
 typedef msptiResult (*msptiActivityDisable_t)(msptiActivityKind kind);
 // MSPTI_ERROR_MAX_LIMIT_REACHED when the buffer holds no further record.
 typedef msptiResult (*msptiActivityGetNextRecord_t)(uint8_t* buffer, size_t validBufferSizeBytes,
                                                     msptiActivity** record);
-typedef msptiResult (*msptiActivityFlushAll_t)(uint32_t flag);  // flag: reserved
+typedef msptiResult (*msptiActivityFlushAll_t)(uint32_t flag);     // flag: reserved
 typedef msptiResult (*msptiActivityFlushPeriod_t)(uint32_t time);  // 0 disables
-typedef msptiResult (*msptiActivityPushExternalCorrelationId_t)(msptiExternalCorrelationKind kind, uint64_t id);
-typedef msptiResult (*msptiActivityPopExternalCorrelationId_t)(msptiExternalCorrelationKind kind, uint64_t* lastId);
+typedef msptiResult (*msptiActivityPushExternalCorrelationId_t)(msptiExternalCorrelationKind kind,
+                                                                uint64_t id);
+typedef msptiResult (*msptiActivityPopExternalCorrelationId_t)(msptiExternalCorrelationKind kind,
+                                                               uint64_t* lastId);
 
 }  // extern "C"
 
 static_assert(sizeof(msptiActivityKind) == 4 && sizeof(msptiExternalCorrelationKind) == 4 &&
                   sizeof(msptiActivityMemcpyKind) == 4 && sizeof(msptiResult) == 4,
               "MSPTI's enums are ints");
-static_assert(sizeof(msptiActivity) == 8 && alignof(msptiActivity) == 8, "msptiActivity: 4 bytes, rounded to 8");
+static_assert(sizeof(msptiActivity) == 8 && alignof(msptiActivity) == 8,
+              "msptiActivity: 4 bytes, rounded to 8");
 static_assert(offsetof(msptiActivityApi, start) == 4 && offsetof(msptiActivityApi, end) == 12 &&
-                  offsetof(msptiActivityApi, pt) == 20 && offsetof(msptiActivityApi, correlationId) == 28 &&
+                  offsetof(msptiActivityApi, pt) == 20 &&
+                  offsetof(msptiActivityApi, correlationId) == 28 &&
                   offsetof(msptiActivityApi, name) == 36 && sizeof(msptiActivityApi) == 48,
               "msptiActivityApi: packed, 44 bytes, rounded to 48");
-static_assert(offsetof(msptiActivityKernel, start) == 4 && offsetof(msptiActivityKernel, end) == 12 &&
-                  offsetof(msptiActivityKernel, ds) == 20 && offsetof(msptiActivityKernel, correlationId) == 28 &&
-                  offsetof(msptiActivityKernel, type) == 36 && offsetof(msptiActivityKernel, name) == 44 &&
-                  sizeof(msptiActivityKernel) == 56 && alignof(msptiActivityKernel) == 8,
+static_assert(offsetof(msptiActivityKernel, start) == 4 &&
+                  offsetof(msptiActivityKernel, end) == 12 &&
+                  offsetof(msptiActivityKernel, ds) == 20 &&
+                  offsetof(msptiActivityKernel, correlationId) == 28 &&
+                  offsetof(msptiActivityKernel, type) == 36 &&
+                  offsetof(msptiActivityKernel, name) == 44 && sizeof(msptiActivityKernel) == 56 &&
+                  alignof(msptiActivityKernel) == 8,
               "msptiActivityKernel: packed, 52 bytes, rounded to 56");
-static_assert(offsetof(msptiActivityMemcpy, copyKind) == 4 && offsetof(msptiActivityMemcpy, bytes) == 8 &&
-                  offsetof(msptiActivityMemcpy, start) == 16 && offsetof(msptiActivityMemcpy, end) == 24 &&
-                  offsetof(msptiActivityMemcpy, deviceId) == 32 && offsetof(msptiActivityMemcpy, streamId) == 36 &&
-                  offsetof(msptiActivityMemcpy, correlationId) == 40 && offsetof(msptiActivityMemcpy, isAsync) == 48 &&
-                  sizeof(msptiActivityMemcpy) == 56,
+static_assert(offsetof(msptiActivityMemcpy, copyKind) == 4 &&
+                  offsetof(msptiActivityMemcpy, bytes) == 8 &&
+                  offsetof(msptiActivityMemcpy, start) == 16 &&
+                  offsetof(msptiActivityMemcpy, end) == 24 &&
+                  offsetof(msptiActivityMemcpy, deviceId) == 32 &&
+                  offsetof(msptiActivityMemcpy, streamId) == 36 &&
+                  offsetof(msptiActivityMemcpy, correlationId) == 40 &&
+                  offsetof(msptiActivityMemcpy, isAsync) == 48 && sizeof(msptiActivityMemcpy) == 56,
               "msptiActivityMemcpy: packed, 49 bytes, rounded to 56");
-static_assert(offsetof(msptiActivityMemset, value) == 4 && offsetof(msptiActivityMemset, bytes) == 8 &&
-                  offsetof(msptiActivityMemset, start) == 16 && offsetof(msptiActivityMemset, end) == 24 &&
-                  offsetof(msptiActivityMemset, deviceId) == 32 && offsetof(msptiActivityMemset, streamId) == 36 &&
-                  offsetof(msptiActivityMemset, correlationId) == 40 && offsetof(msptiActivityMemset, isAsync) == 48 &&
-                  sizeof(msptiActivityMemset) == 56,
+static_assert(offsetof(msptiActivityMemset, value) == 4 &&
+                  offsetof(msptiActivityMemset, bytes) == 8 &&
+                  offsetof(msptiActivityMemset, start) == 16 &&
+                  offsetof(msptiActivityMemset, end) == 24 &&
+                  offsetof(msptiActivityMemset, deviceId) == 32 &&
+                  offsetof(msptiActivityMemset, streamId) == 36 &&
+                  offsetof(msptiActivityMemset, correlationId) == 40 &&
+                  offsetof(msptiActivityMemset, isAsync) == 48 && sizeof(msptiActivityMemset) == 56,
               "msptiActivityMemset: packed, 49 bytes, rounded to 56");
 static_assert(offsetof(msptiActivityExternalCorrelation, externalKind) == 4 &&
                   offsetof(msptiActivityExternalCorrelation, externalId) == 8 &&

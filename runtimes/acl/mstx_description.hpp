@@ -5,6 +5,7 @@
 
 namespace prof {
 
-inline constexpr RuntimeDescription kMstxDescription{RuntimeId::kMstx, "mstx", "mstx", "", "", "mstxtrace", {}, {}};
+inline constexpr RuntimeDescription kMstxDescription{RuntimeId::kMstx, "mstx", "mstx", "", "",
+                                                     "mstxtrace",      {},     {}};
 
 }  // namespace prof

@@ -115,7 +115,7 @@ typedef struct cnpapiActivityKernel {
     uint64_t end_ts;  // deprecated name
     uint64_t end;
   };
-  uint64_t received;   // 0: not collected
+  uint64_t received;  // 0: not collected
   uint64_t queued;
   uint64_t submitted;
   uint64_t device_id;
@@ -202,42 +202,59 @@ typedef uint64_t (*cnpapiGetTimestamp_t)();
 typedef cnpapiResult (*cnpapiGetResultString_t)(cnpapiResult result, const char** str);
 typedef cnpapiResult (*cnpapiActivityEnable_t)(cnpapiActivityType type);
 typedef cnpapiResult (*cnpapiActivityDisable_t)(cnpapiActivityType type);
-typedef cnpapiResult (*cnpapiActivityRegisterCallbacks_t)(cnpapi_request requested, cnpapi_complete completed);
+typedef cnpapiResult (*cnpapiActivityRegisterCallbacks_t)(cnpapi_request requested,
+                                                          cnpapi_complete completed);
 // `*record` null: the buffer's first record; else the one after it. CNPAPI_ERROR_MAX_LIMIT_REACHED
 // past the last.
-typedef cnpapiResult (*cnpapiActivityGetNextRecord_t)(void* buffer, size_t validSize, cnpapiActivity** record);
+typedef cnpapiResult (*cnpapiActivityGetNextRecord_t)(void* buffer, size_t validSize,
+                                                      cnpapiActivity** record);
 typedef cnpapiResult (*cnpapiActivityFlushAll_t)();
-typedef cnpapiResult (*cnpapiActivityPushExternalCorrelationId_t)(cnpapiActivityExternalCorrelationType type,
-                                                                  uint64_t id);
-typedef cnpapiResult (*cnpapiActivityPopExternalCorrelationId_t)(cnpapiActivityExternalCorrelationType type,
-                                                                 uint64_t* lastId);
+typedef cnpapiResult (*cnpapiActivityPushExternalCorrelationId_t)(
+    cnpapiActivityExternalCorrelationType type, uint64_t id);
+typedef cnpapiResult (*cnpapiActivityPopExternalCorrelationId_t)(
+    cnpapiActivityExternalCorrelationType type, uint64_t* lastId);
 
 }  // extern "C"
 
 // Offsets derived from the field order on LP64 (4-byte enums, 8-byte alignment of uint64_t).
 static_assert(sizeof(cnpapiActivityType) == 4 && sizeof(cnpapiActivityFlag) == 4 &&
-                  sizeof(cnpapiActivityMemcpyType) == 4 && sizeof(cnpapiActivityExternalCorrelationType) == 4,
+                  sizeof(cnpapiActivityMemcpyType) == 4 &&
+                  sizeof(cnpapiActivityExternalCorrelationType) == 4,
               "CNPAPI's enums are int-sized");
-static_assert(offsetof(cnpapiActivityKernel, correlation_id) == 8 && offsetof(cnpapiActivityKernel, start) == 16 &&
-                  offsetof(cnpapiActivityKernel, end) == 24 && offsetof(cnpapiActivityKernel, device_id) == 56 &&
-                  offsetof(cnpapiActivityKernel, name) == 64 && offsetof(cnpapiActivityKernel, queue_id) == 72 &&
+static_assert(offsetof(cnpapiActivityKernel, correlation_id) == 8 &&
+                  offsetof(cnpapiActivityKernel, start) == 16 &&
+                  offsetof(cnpapiActivityKernel, end) == 24 &&
+                  offsetof(cnpapiActivityKernel, device_id) == 56 &&
+                  offsetof(cnpapiActivityKernel, name) == 64 &&
+                  offsetof(cnpapiActivityKernel, queue_id) == 72 &&
                   offsetof(cnpapiActivityKernel, runtime_correlation_id) == 80 &&
-                  offsetof(cnpapiActivityKernel, dimx) == 96 && offsetof(cnpapiActivityKernel, context_id) == 112 &&
+                  offsetof(cnpapiActivityKernel, dimx) == 96 &&
+                  offsetof(cnpapiActivityKernel, context_id) == 112 &&
                   sizeof(cnpapiActivityKernel) == 120,
               "cnpapiActivityKernel layout");
-static_assert(offsetof(cnpapiActivityMemcpy, flags) == 4 && offsetof(cnpapiActivityMemcpy, correlation_id) == 8 &&
-                  offsetof(cnpapiActivityMemcpy, bytes) == 16 && offsetof(cnpapiActivityMemcpy, copy_type) == 24 &&
-                  offsetof(cnpapiActivityMemcpy, start) == 32 && offsetof(cnpapiActivityMemcpy, end) == 40 &&
-                  offsetof(cnpapiActivityMemcpy, device_id) == 72 && offsetof(cnpapiActivityMemcpy, queue_id) == 80 &&
-                  offsetof(cnpapiActivityMemcpy, runtime_correlation_id) == 88 && sizeof(cnpapiActivityMemcpy) == 104,
+static_assert(offsetof(cnpapiActivityMemcpy, flags) == 4 &&
+                  offsetof(cnpapiActivityMemcpy, correlation_id) == 8 &&
+                  offsetof(cnpapiActivityMemcpy, bytes) == 16 &&
+                  offsetof(cnpapiActivityMemcpy, copy_type) == 24 &&
+                  offsetof(cnpapiActivityMemcpy, start) == 32 &&
+                  offsetof(cnpapiActivityMemcpy, end) == 40 &&
+                  offsetof(cnpapiActivityMemcpy, device_id) == 72 &&
+                  offsetof(cnpapiActivityMemcpy, queue_id) == 80 &&
+                  offsetof(cnpapiActivityMemcpy, runtime_correlation_id) == 88 &&
+                  sizeof(cnpapiActivityMemcpy) == 104,
               "cnpapiActivityMemcpy layout");
-static_assert(offsetof(cnpapiActivityMemcpyPtoP, start) == 32 && offsetof(cnpapiActivityMemcpyPtoP, end) == 40 &&
+static_assert(offsetof(cnpapiActivityMemcpyPtoP, start) == 32 &&
+                  offsetof(cnpapiActivityMemcpyPtoP, end) == 40 &&
                   offsetof(cnpapiActivityMemcpyPtoP, src_device_id) == 80 &&
-                  offsetof(cnpapiActivityMemcpyPtoP, queue_id) == 96 && sizeof(cnpapiActivityMemcpyPtoP) == 120,
+                  offsetof(cnpapiActivityMemcpyPtoP, queue_id) == 96 &&
+                  sizeof(cnpapiActivityMemcpyPtoP) == 120,
               "cnpapiActivityMemcpyPtoP layout");
-static_assert(offsetof(cnpapiActivityMemset, correlation_id) == 8 && offsetof(cnpapiActivityMemset, bytes) == 16 &&
-                  offsetof(cnpapiActivityMemset, start) == 24 && offsetof(cnpapiActivityMemset, end) == 32 &&
-                  offsetof(cnpapiActivityMemset, queue_id) == 72 && offsetof(cnpapiActivityMemset, value) == 88 &&
+static_assert(offsetof(cnpapiActivityMemset, correlation_id) == 8 &&
+                  offsetof(cnpapiActivityMemset, bytes) == 16 &&
+                  offsetof(cnpapiActivityMemset, start) == 24 &&
+                  offsetof(cnpapiActivityMemset, end) == 32 &&
+                  offsetof(cnpapiActivityMemset, queue_id) == 72 &&
+                  offsetof(cnpapiActivityMemset, value) == 88 &&
                   sizeof(cnpapiActivityMemset) == 104,
               "cnpapiActivityMemset layout");
 static_assert(offsetof(cnpapiActivityExternalCorrelation, external_type) == 4 &&

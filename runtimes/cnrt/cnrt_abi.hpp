@@ -158,5 +158,6 @@ typedef struct cnrtDeviceProp_V3 {
 }  // extern "C"
 
 static_assert(sizeof(cnrtDim3_t) == 12);
-static_assert(sizeof(cnrtDeviceProp_t) == 584 && offsetof(cnrtDeviceProp_t, totalGlobalMemSize) == 456,
+static_assert(sizeof(cnrtDeviceProp_t) == 584 &&
+                  offsetof(cnrtDeviceProp_t, totalGlobalMemSize) == 456,
               "cnrtDeviceProp_V3's layout (CNRT 6.14.1)");

@@ -1,6 +1,7 @@
 // HIP runtime ABI as Debian's libamdhip64 5.2 declares it (see ../shared/reference/vendor-api.md).
 // prof builds without HIP installed, so the types the API table needs are declared here, from the
-// facts in the reference; test/unit/hip_abi_test.cpp holds them against the real headers when present.
+// facts in the reference; test/unit/hip_abi_test.cpp holds them against the real headers when
+// present.
 #pragma once
 #include <cstddef>
 #include <cstdint>

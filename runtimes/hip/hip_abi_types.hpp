@@ -139,7 +139,9 @@ typedef enum hipChannelFormatKind : int {
 typedef enum hipFuncCache_t : int { hipFuncCachePreferNone = 0 } hipFuncCache_t;
 typedef enum hipSharedMemConfig : int { hipSharedMemBankSizeDefault = 0 } hipSharedMemConfig;
 enum hipLimit_t : int { hipLimitPrintfFifoSize = 0x01, hipLimitMallocHeapSize = 0x02 };
-typedef enum hipFuncAttribute : int { hipFuncAttributeMaxDynamicSharedMemorySize = 8 } hipFuncAttribute;
+typedef enum hipFuncAttribute : int {
+  hipFuncAttributeMaxDynamicSharedMemorySize = 8
+} hipFuncAttribute;
 typedef enum hipFunction_attribute : int {
   HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
   HIP_FUNC_ATTRIBUTE_NUM_REGS = 4,
@@ -149,11 +151,16 @@ typedef enum hipPointer_attribute : int { HIP_POINTER_ATTRIBUTE_CONTEXT = 1 } hi
 typedef enum hipMemoryAdvise : int { hipMemAdviseSetReadMostly = 1 } hipMemoryAdvise;
 typedef enum hipMemRangeAttribute : int { hipMemRangeAttributeReadMostly = 1 } hipMemRangeAttribute;
 typedef enum hipMemPoolAttr : int { hipMemPoolAttrReleaseThreshold = 4 } hipMemPoolAttr;
-typedef enum hipMemAllocationHandleType : int { hipMemHandleTypeNone = 0 } hipMemAllocationHandleType;
-typedef enum hipMemAllocationGranularity_flags : int { hipMemAllocationGranularityMinimum = 0 }
-    hipMemAllocationGranularity_flags;
+typedef enum hipMemAllocationHandleType : int {
+  hipMemHandleTypeNone = 0
+} hipMemAllocationHandleType;
+typedef enum hipMemAllocationGranularity_flags : int {
+  hipMemAllocationGranularityMinimum = 0
+} hipMemAllocationGranularity_flags;
 typedef enum hipMemAccessFlags : int { hipMemAccessFlagsProtNone = 0 } hipMemAccessFlags;
-typedef enum hipGraphExecUpdateResult : int { hipGraphExecUpdateSuccess = 0 } hipGraphExecUpdateResult;
+typedef enum hipGraphExecUpdateResult : int {
+  hipGraphExecUpdateSuccess = 0
+} hipGraphExecUpdateResult;
 enum hipTextureAddressMode : int { hipAddressModeWrap = 0 };
 enum hipTextureFilterMode : int { hipFilterModePoint = 0 };
 typedef enum hipGLDeviceList : int { hipGLDeviceListAll = 1 } hipGLDeviceList;

@@ -11,7 +11,12 @@
 extern "C" {
 
 // hip_runtime_prof.h: the ops a tool may enable (hipEnableActivityCallback's `op`).
-enum HipVdiOpId { kHipVdiOpIdDispatch = 0, kHipVdiOpIdCopy = 1, kHipVdiOpIdBarrier = 2, kHipVdiOpIdNumber = 3 };
+enum HipVdiOpId {
+  kHipVdiOpIdDispatch = 0,
+  kHipVdiOpIdCopy = 1,
+  kHipVdiOpIdBarrier = 2,
+  kHipVdiOpIdNumber = 3
+};
 
 // hip_runtime_prof.h: the record's `kind` (OpenCL command types).
 enum HipVdiCommandKind {
@@ -74,7 +79,9 @@ typedef void (*hip_activity_op_callback_t)(uint32_t op, void* record, void* arg)
 }  // extern "C"
 
 static_assert(sizeof(hip_activity_record_t) == 64, "activity_record_t is 64 bytes on LP64");
-static_assert(offsetof(hip_activity_record_t, correlation_id) == 16 && offsetof(hip_activity_record_t, begin_ns) == 24 &&
-                  offsetof(hip_activity_record_t, device_id) == 40 && offsetof(hip_activity_record_t, queue_id) == 48 &&
+static_assert(offsetof(hip_activity_record_t, correlation_id) == 16 &&
+                  offsetof(hip_activity_record_t, begin_ns) == 24 &&
+                  offsetof(hip_activity_record_t, device_id) == 40 &&
+                  offsetof(hip_activity_record_t, queue_id) == 48 &&
                   offsetof(hip_activity_record_t, bytes) == 56,
               "activity_record_t layout");

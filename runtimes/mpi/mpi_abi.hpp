@@ -22,6 +22,7 @@ struct ompi_status_public_t {
 using MPI_Status = ompi_status_public_t;
 
 inline constexpr int MPI_SUCCESS = 0;
-inline constexpr int MPI_ERR_INTERN = 17;  // what a hook answers when no loaded library defines the function
+inline constexpr int MPI_ERR_INTERN =
+    17;  // what a hook answers when no loaded library defines the function
 inline constexpr int MPI_ANY_SOURCE = -1;
 inline constexpr int MPI_PROC_NULL = -2;

@@ -9,7 +9,7 @@ inline constexpr std::string_view kMpiArgNames[] = {"peer", "tag", "comm_size"};
 
 // mpi-prof-<pid>.db (prof-<pid>.db with a device runtime beside it), <base>.mpitrace.csv.
 // No stream or device labels: MPI has no device lanes (communicators are its "streams" in the db).
-inline constexpr RuntimeDescription kMpiDescription{RuntimeId::kMpi, "mpi", "MPI", "", "", "mpitrace", {}, {}, {},
-                                                    "MPI",           kMpiArgNames};
+inline constexpr RuntimeDescription kMpiDescription{
+    RuntimeId::kMpi, "mpi", "MPI", "", "", "mpitrace", {}, {}, {}, "MPI", kMpiArgNames};
 
 }  // namespace prof

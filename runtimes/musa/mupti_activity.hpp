@@ -1,14 +1,15 @@
 // MUPTI (Moore Threads' CUPTI, libmupti.so): the activity interface prof reads each MUSA op's
 // device times from, and the records it delivers. Facts only: the simulated libmupti.so writes
-// these records (sim/activity_libs/mupti.cpp) and prof reads them (interpose/adapters/musa_adapter.hpp).
+// these records (sim/activity_libs/mupti.cpp) and prof reads them
+// (interpose/adapters/musa_adapter.hpp).
 //
 // What is known (docs: /work/facts/activity-hip-musa.md section 2, from Moore Threads' kineto port
 // and programs built against mupti.h): the library's name, the functions' names and shapes, the
 // record types' names and field names. NOT known: any numeric value and any layout. Those are
 // CUPTI's (CUDA 11.x cupti_activity.h / cupti_result.h, same section 3), with the MUPTI prefix.
 // Every row says which it is:
-//   [confirmed]  the name is MUPTI's (seen in MUPTI users' code); the value is still CUPTI's unless said
-//   [assumed]    taken from CUPTI, name and value; nothing MUPTI-side seen
+//   [confirmed]  the name is MUPTI's (seen in MUPTI users' code); the value is still CUPTI's unless
+//   said [assumed]    taken from CUPTI, name and value; nothing MUPTI-side seen
 // A correction is one line here: the simulator and prof both follow.
 //
 // Because the values and layouts are assumed, prof defends itself (musa_adapter.hpp): it walks a
@@ -37,11 +38,12 @@ namespace prof::mupti {
 
 // MUptiResult (CUptiResult's values).
 enum Result : int {
-  kSuccess = 0,               // MUPTI_SUCCESS [confirmed]
-  kErrorInvalidParameter = 1, // MUPTI_ERROR_INVALID_PARAMETER [assumed]
-  kErrorInvalidOperation = 7, // MUPTI_ERROR_INVALID_OPERATION [assumed]
-  kErrorOutOfMemory = 8,      // MUPTI_ERROR_OUT_OF_MEMORY [assumed]
-  kErrorMaxLimitReached = 12, // MUPTI_ERROR_MAX_LIMIT_REACHED [confirmed]: GetNextRecord past the last record
+  kSuccess = 0,                // MUPTI_SUCCESS [confirmed]
+  kErrorInvalidParameter = 1,  // MUPTI_ERROR_INVALID_PARAMETER [assumed]
+  kErrorInvalidOperation = 7,  // MUPTI_ERROR_INVALID_OPERATION [assumed]
+  kErrorOutOfMemory = 8,       // MUPTI_ERROR_OUT_OF_MEMORY [assumed]
+  kErrorMaxLimitReached =
+      12,  // MUPTI_ERROR_MAX_LIMIT_REACHED [confirmed]: GetNextRecord past the last record
   kErrorNotInitialized = 15,  // MUPTI_ERROR_NOT_INITIALIZED [assumed]: no MUSA runtime loaded
   kErrorQueueEmpty = 18,      // MUPTI_ERROR_QUEUE_EMPTY [assumed]: pop with nothing pushed
   kErrorInvalidKind = 21,     // MUPTI_ERROR_INVALID_KIND [assumed]
@@ -183,16 +185,18 @@ using Context = void*;
 // The functions, as MUPTI's users call them (shapes [confirmed]; the parameter types uint32_t,
 // uint64_t and the enums' 4 bytes [assumed] from CUPTI).
 using BufferRequestedFn = void (*)(uint8_t** buffer, size_t* size, size_t* max_records);
-using BufferCompletedFn = void (*)(Context context, uint32_t stream_id, uint8_t* buffer, size_t size,
-                                   size_t valid_size);
-using ActivityRegisterCallbacksFn = int (*)(BufferRequestedFn, BufferCompletedFn);  // muptiActivityRegisterCallbacks
-using ActivityEnableFn = int (*)(uint32_t kind);                                   // muptiActivityEnable
-using ActivityDisableFn = int (*)(uint32_t kind);                                  // muptiActivityDisable
-using ActivityFlushAllFn = int (*)(uint32_t flag);                                 // muptiActivityFlushAll
+using BufferCompletedFn = void (*)(Context context, uint32_t stream_id, uint8_t* buffer,
+                                   size_t size, size_t valid_size);
+using ActivityRegisterCallbacksFn = int (*)(BufferRequestedFn,
+                                            BufferCompletedFn);  // muptiActivityRegisterCallbacks
+using ActivityEnableFn = int (*)(uint32_t kind);                 // muptiActivityEnable
+using ActivityDisableFn = int (*)(uint32_t kind);                // muptiActivityDisable
+using ActivityFlushAllFn = int (*)(uint32_t flag);               // muptiActivityFlushAll
 // muptiActivityGetNextRecord: *record == nullptr, the buffer's first record; kErrorMaxLimitReached
 // past the last.
 using ActivityGetNextRecordFn = int (*)(uint8_t* buffer, size_t valid_size, Activity** record);
-// muptiActivityPushExternalCorrelationId, muptiActivityPopExternalCorrelationId (last_id may be null).
+// muptiActivityPushExternalCorrelationId, muptiActivityPopExternalCorrelationId (last_id may be
+// null).
 using ActivityPushExternalCorrelationIdFn = int (*)(uint32_t kind, uint64_t id);
 using ActivityPopExternalCorrelationIdFn = int (*)(uint32_t kind, uint64_t* last_id);
 
@@ -203,7 +207,8 @@ static_assert(sizeof(prof::mupti::ActivityExternalCorrelation) == 24 &&
                   offsetof(prof::mupti::ActivityExternalCorrelation, externalId) == 8 &&
                   offsetof(prof::mupti::ActivityExternalCorrelation, correlationId) == 16,
               "MUpti_ActivityExternalCorrelation as CUpti_ActivityExternalCorrelation");
-static_assert(sizeof(prof::mupti::ActivityKernel6) == 168 && offsetof(prof::mupti::ActivityKernel6, start) == 16 &&
+static_assert(sizeof(prof::mupti::ActivityKernel6) == 168 &&
+                  offsetof(prof::mupti::ActivityKernel6, start) == 16 &&
                   offsetof(prof::mupti::ActivityKernel6, end) == 24 &&
                   offsetof(prof::mupti::ActivityKernel6, deviceId) == 40 &&
                   offsetof(prof::mupti::ActivityKernel6, streamId) == 48 &&
@@ -211,14 +216,16 @@ static_assert(sizeof(prof::mupti::ActivityKernel6) == 168 && offsetof(prof::mupt
                   offsetof(prof::mupti::ActivityKernel6, name) == 104 &&
                   offsetof(prof::mupti::ActivityKernel6, graphId) == 156,
               "MUpti_ActivityKernel6 as CUpti_ActivityKernel6");
-static_assert(sizeof(prof::mupti::ActivityMemcpy4) == 80 && offsetof(prof::mupti::ActivityMemcpy4, bytes) == 8 &&
+static_assert(sizeof(prof::mupti::ActivityMemcpy4) == 80 &&
+                  offsetof(prof::mupti::ActivityMemcpy4, bytes) == 8 &&
                   offsetof(prof::mupti::ActivityMemcpy4, start) == 16 &&
                   offsetof(prof::mupti::ActivityMemcpy4, deviceId) == 32 &&
                   offsetof(prof::mupti::ActivityMemcpy4, streamId) == 40 &&
                   offsetof(prof::mupti::ActivityMemcpy4, correlationId) == 44 &&
                   offsetof(prof::mupti::ActivityMemcpy4, reserved0) == 56,
               "MUpti_ActivityMemcpy4 as CUpti_ActivityMemcpy4 (LP64)");
-static_assert(sizeof(prof::mupti::ActivityMemset3) == 80 && offsetof(prof::mupti::ActivityMemset3, start) == 16 &&
+static_assert(sizeof(prof::mupti::ActivityMemset3) == 80 &&
+                  offsetof(prof::mupti::ActivityMemset3, start) == 16 &&
                   offsetof(prof::mupti::ActivityMemset3, deviceId) == 32 &&
                   offsetof(prof::mupti::ActivityMemset3, correlationId) == 44 &&
                   offsetof(prof::mupti::ActivityMemset3, memoryKind) == 50 &&

@@ -5,7 +5,7 @@
 
 namespace prof {
 
-inline constexpr RuntimeDescription kRoctxDescription{RuntimeId::kRoctx, "roctx", "roctx", "", "", "roctxtrace", {},
-                                                      {}};
+inline constexpr RuntimeDescription kRoctxDescription{RuntimeId::kRoctx, "roctx", "roctx", "", "",
+                                                      "roctxtrace",      {},      {}};
 
 }  // namespace prof

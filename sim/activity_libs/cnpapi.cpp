@@ -86,7 +86,9 @@ size_t g_max_records = 0;  // 0: as many as fit
 uint64_t g_dropped = 0;
 
 constexpr uint32_t bit(cnpapiActivityType type) { return 1u << static_cast<uint32_t>(type); }
-bool enabled(cnpapiActivityType type) { return (g_enabled.load(std::memory_order_acquire) & bit(type)) != 0; }
+bool enabled(cnpapiActivityType type) {
+  return (g_enabled.load(std::memory_order_acquire) & bit(type)) != 0;
+}
 
 size_t record_bytes(cnpapiActivityType type) {
   switch (type) {
@@ -94,7 +96,8 @@ size_t record_bytes(cnpapiActivityType type) {
     case CNPAPI_ACTIVITY_TYPE_MEMCPY: return sizeof(cnpapiActivityMemcpy);
     case CNPAPI_ACTIVITY_TYPE_MEMCPY_PTOP: return sizeof(cnpapiActivityMemcpyPtoP);
     case CNPAPI_ACTIVITY_TYPE_MEMSET: return sizeof(cnpapiActivityMemset);
-    case CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION: return sizeof(cnpapiActivityExternalCorrelation);
+    case CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION:
+      return sizeof(cnpapiActivityExternalCorrelation);
     default: return 0;
   }
 }
@@ -145,7 +148,8 @@ Externals take_externals(uint64_t correlation_id) {
 
 // Under g_mutex: room for `bytes` more and `count` more records in the current buffer.
 bool fits(size_t bytes, size_t count) {
-  return g_buffer != nullptr && g_used + bytes <= g_size && (g_max_records == 0 || g_records + count <= g_max_records);
+  return g_buffer != nullptr && g_used + bytes <= g_size &&
+         (g_max_records == 0 || g_records + count <= g_max_records);
 }
 
 // Under g_mutex: a new buffer from the tool (callbacks registered, nothing current).
@@ -191,9 +195,11 @@ void* place(size_t bytes) {
 
 void on_done(const prof_sim_op_report* r, void*) {
   cnpapiActivityType type = CNPAPI_ACTIVITY_TYPE_KERNEL;
-  if (r->kind == PROF_SIM_OP_MEMSET) type = CNPAPI_ACTIVITY_TYPE_MEMSET;
+  if (r->kind == PROF_SIM_OP_MEMSET)
+    type = CNPAPI_ACTIVITY_TYPE_MEMSET;
   else if (r->kind == PROF_SIM_OP_COPY)
-    type = r->direction == PROF_SIM_COPY_P2P ? CNPAPI_ACTIVITY_TYPE_MEMCPY_PTOP : CNPAPI_ACTIVITY_TYPE_MEMCPY;
+    type = r->direction == PROF_SIM_COPY_P2P ? CNPAPI_ACTIVITY_TYPE_MEMCPY_PTOP
+                                             : CNPAPI_ACTIVITY_TYPE_MEMCPY;
   const Externals e = take_externals(r->correlation_id);
   const bool own = enabled(type);
   const bool external = e.types != 0 && enabled(CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION);
@@ -216,7 +222,8 @@ void on_done(const prof_sim_op_report* r, void*) {
       if (external)
         for (int t = 0; t < kExternalTypes; ++t) {
           if ((e.types & (1u << t)) == 0) continue;
-          auto* x = static_cast<cnpapiActivityExternalCorrelation*>(place(sizeof(cnpapiActivityExternalCorrelation)));
+          auto* x = static_cast<cnpapiActivityExternalCorrelation*>(
+              place(sizeof(cnpapiActivityExternalCorrelation)));
           x->type = CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION;
           x->external_type = static_cast<cnpapiActivityExternalCorrelationType>(t);
           x->external_id = e.ids[t];
@@ -229,7 +236,8 @@ void on_done(const prof_sim_op_report* r, void*) {
         k->start = r->begin_ns;
         k->end = r->end_ns;
         k->device_id = static_cast<uint64_t>(r->device);
-        k->name = nullptr;  // n/a: the report's name is valid during the report only, the record lives longer
+        k->name = nullptr;  // n/a: the report's name is valid during the report only, the record
+                            // lives longer
         k->queue_id = r->stream;
         k->dimx = r->grid[0], k->dimy = r->grid[1], k->dimz = r->grid[2];
         k->kernel_type = r->block[0];
@@ -261,9 +269,10 @@ void on_done(const prof_sim_op_report* r, void*) {
 
 // The model's subscription follows the enabled types: every op kind while any is on.
 void resubscribe() {
-  constexpr uint32_t kReported = bit(CNPAPI_ACTIVITY_TYPE_KERNEL) | bit(CNPAPI_ACTIVITY_TYPE_MEMCPY) |
-                                 bit(CNPAPI_ACTIVITY_TYPE_MEMCPY_PTOP) | bit(CNPAPI_ACTIVITY_TYPE_MEMSET) |
-                                 bit(CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION);
+  constexpr uint32_t kReported =
+      bit(CNPAPI_ACTIVITY_TYPE_KERNEL) | bit(CNPAPI_ACTIVITY_TYPE_MEMCPY) |
+      bit(CNPAPI_ACTIVITY_TYPE_MEMCPY_PTOP) | bit(CNPAPI_ACTIVITY_TYPE_MEMSET) |
+      bit(CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION);
   prof_sim_activity_subscriber s{};
   if (g_enabled.load(std::memory_order_acquire) & kReported)
     s.kinds = (1u << PROF_SIM_OP_KERNEL) | (1u << PROF_SIM_OP_COPY) | (1u << PROF_SIM_OP_MEMSET);
@@ -272,7 +281,9 @@ void resubscribe() {
   if (g_subscribe != nullptr) (void)g_subscribe(&s);
 }
 
-bool known_type(cnpapiActivityType type) { return type > CNPAPI_ACTIVITY_TYPE_UNKNOWN && type < CNPAPI_ACTIVITY_TYPE_SIZE; }
+bool known_type(cnpapiActivityType type) {
+  return type > CNPAPI_ACTIVITY_TYPE_UNKNOWN && type < CNPAPI_ACTIVITY_TYPE_SIZE;
+}
 
 }  // namespace
 
@@ -282,7 +293,8 @@ PROF_CNPAPI_EXPORT cnpapiResult cnpapiInit() {
   if (g_initialized.load(std::memory_order_acquire)) return CNPAPI_SUCCESS;
   void* cnrt = dlopen("libcnrt.so", RTLD_NOLOAD | RTLD_NOW);
   if (cnrt == nullptr) return CNPAPI_ERROR_NO_DRIVER;
-  g_subscribe = reinterpret_cast<prof_sim_activity_subscribe_t>(dlsym(cnrt, "prof_sim_activity_subscribe"));
+  g_subscribe =
+      reinterpret_cast<prof_sim_activity_subscribe_t>(dlsym(cnrt, "prof_sim_activity_subscribe"));
   if (g_subscribe == nullptr) {
     dlclose(cnrt);
     return CNPAPI_ERROR_NO_DRIVER;
@@ -312,15 +324,27 @@ PROF_CNPAPI_EXPORT cnpapiResult cnpapiRelease() {
 PROF_CNPAPI_EXPORT uint64_t cnpapiGetTimestamp() { return monotonic_ns(); }
 
 PROF_CNPAPI_EXPORT cnpapiResult cnpapiGetResultString(cnpapiResult result, const char** str) {
-  static constexpr const char* kNames[] = {
-      "CNPAPI_SUCCESS", "CNPAPI_ERROR_NOT_INITIALIZED", "CNPAPI_ERROR_INVALID_DEVICE", "CNPAPI_ERROR_INVALID_ARGUMENT",
-      "CNPAPI_ERROR_EVENT_GROUP_ENABLED", "CNPAPI_ERROR_INSUFFICIENT_MEMORY", "CNPAPI_ERROR_NO_DRIVER",
-      "CNPAPI_ERROR_RESERVED0", "CNPAPI_ERROR_UNKNOWN", "CNPAPI_ERROR_MAX_LIMIT_REACHED",
-      "CNPAPI_ERROR_DRIVER_COMMUNICATION_FAILED", "CNPAPI_ERROR_DEVICE_BUSY", "CNPAPI_ERROR_ALREADY_IN_USE",
-      "CNPAPI_ERROR_ACTIVITY_CALLBACK_NOT_REGISTERED", "CNPAPI_ERROR_ACTIVITY_CALLBACK_ALREADY_REGISTERED",
-      "CNPAPI_ERROR_PMU_COUNTER_NOT_ENABLED", "CNPAPI_ERROR_INVALID_PMU_COUNTER_ID",
-      "CNPAPI_ERROR_INVALID_PMU_COUNTER_NAME", "CNPAPI_ERROR_INVALID_DEVICE_TYPE",
-      "CNPAPI_ERROR_UNSUPPORTED_DRIVER_VERSION", "CNPAPI_ERROR_INVALID_CHIP_TYPE"};
+  static constexpr const char* kNames[] = {"CNPAPI_SUCCESS",
+                                           "CNPAPI_ERROR_NOT_INITIALIZED",
+                                           "CNPAPI_ERROR_INVALID_DEVICE",
+                                           "CNPAPI_ERROR_INVALID_ARGUMENT",
+                                           "CNPAPI_ERROR_EVENT_GROUP_ENABLED",
+                                           "CNPAPI_ERROR_INSUFFICIENT_MEMORY",
+                                           "CNPAPI_ERROR_NO_DRIVER",
+                                           "CNPAPI_ERROR_RESERVED0",
+                                           "CNPAPI_ERROR_UNKNOWN",
+                                           "CNPAPI_ERROR_MAX_LIMIT_REACHED",
+                                           "CNPAPI_ERROR_DRIVER_COMMUNICATION_FAILED",
+                                           "CNPAPI_ERROR_DEVICE_BUSY",
+                                           "CNPAPI_ERROR_ALREADY_IN_USE",
+                                           "CNPAPI_ERROR_ACTIVITY_CALLBACK_NOT_REGISTERED",
+                                           "CNPAPI_ERROR_ACTIVITY_CALLBACK_ALREADY_REGISTERED",
+                                           "CNPAPI_ERROR_PMU_COUNTER_NOT_ENABLED",
+                                           "CNPAPI_ERROR_INVALID_PMU_COUNTER_ID",
+                                           "CNPAPI_ERROR_INVALID_PMU_COUNTER_NAME",
+                                           "CNPAPI_ERROR_INVALID_DEVICE_TYPE",
+                                           "CNPAPI_ERROR_UNSUPPORTED_DRIVER_VERSION",
+                                           "CNPAPI_ERROR_INVALID_CHIP_TYPE"};
   const auto i = static_cast<size_t>(result);
   if (str == nullptr || i >= sizeof kNames / sizeof kNames[0]) return CNPAPI_ERROR_INVALID_ARGUMENT;
   *str = kNames[i];
@@ -333,7 +357,8 @@ PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityEnable(cnpapiActivityType type) {
   if (!known_type(type)) return CNPAPI_ERROR_INVALID_ARGUMENT;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    if (g_requested == nullptr || g_completed == nullptr) return CNPAPI_ERROR_ACTIVITY_CALLBACK_NOT_REGISTERED;
+    if (g_requested == nullptr || g_completed == nullptr)
+      return CNPAPI_ERROR_ACTIVITY_CALLBACK_NOT_REGISTERED;
   }
   if (type < 32) g_enabled.fetch_or(bit(type), std::memory_order_acq_rel);
   resubscribe();
@@ -349,11 +374,13 @@ PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityDisable(cnpapiActivityType type) {
 }
 
 // (nullptr, nullptr) unregisters, as tools do at tear-down.
-PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityRegisterCallbacks(cnpapi_request requested, cnpapi_complete completed) {
+PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityRegisterCallbacks(cnpapi_request requested,
+                                                                cnpapi_complete completed) {
   if (!g_initialized.load(std::memory_order_acquire)) return CNPAPI_ERROR_NOT_INITIALIZED;
   if ((requested == nullptr) != (completed == nullptr)) return CNPAPI_ERROR_INVALID_ARGUMENT;
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (requested != nullptr && g_requested != nullptr) return CNPAPI_ERROR_ACTIVITY_CALLBACK_ALREADY_REGISTERED;
+  if (requested != nullptr && g_requested != nullptr)
+    return CNPAPI_ERROR_ACTIVITY_CALLBACK_ALREADY_REGISTERED;
   g_requested = requested;
   g_completed = completed;
   return CNPAPI_SUCCESS;
@@ -370,7 +397,8 @@ PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityFlushAll() {
   return CNPAPI_SUCCESS;
 }
 
-PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityGetNextRecord(void* buffer, size_t validSize, cnpapiActivity** record) {
+PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityGetNextRecord(void* buffer, size_t validSize,
+                                                            cnpapiActivity** record) {
   if (buffer == nullptr || record == nullptr) return CNPAPI_ERROR_INVALID_ARGUMENT;
   char* base = static_cast<char*>(buffer);
   size_t offset = 0;
@@ -388,9 +416,10 @@ PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityGetNextRecord(void* buffer, size_t
   return CNPAPI_SUCCESS;
 }
 
-PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityPushExternalCorrelationId(cnpapiActivityExternalCorrelationType type,
-                                                                      uint64_t id) {
-  if (type <= CNPAPI_EXTERNAL_CORRELATION_TYPE_INVALID || type >= CNPAPI_EXTERNAL_CORRELATION_TYPE_SIZE)
+PROF_CNPAPI_EXPORT cnpapiResult
+cnpapiActivityPushExternalCorrelationId(cnpapiActivityExternalCorrelationType type, uint64_t id) {
+  if (type <= CNPAPI_EXTERNAL_CORRELATION_TYPE_INVALID ||
+      type >= CNPAPI_EXTERNAL_CORRELATION_TYPE_SIZE)
     return CNPAPI_ERROR_INVALID_ARGUMENT;
   int& depth = t_stacks.depth[type];
   if (depth >= kStackDepth) return CNPAPI_ERROR_MAX_LIMIT_REACHED;
@@ -399,9 +428,10 @@ PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityPushExternalCorrelationId(cnpapiAc
 }
 
 // `lastId` may be null (tools pop without reading it).
-PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityPopExternalCorrelationId(cnpapiActivityExternalCorrelationType type,
-                                                                     uint64_t* lastId) {
-  if (type <= CNPAPI_EXTERNAL_CORRELATION_TYPE_INVALID || type >= CNPAPI_EXTERNAL_CORRELATION_TYPE_SIZE)
+PROF_CNPAPI_EXPORT cnpapiResult cnpapiActivityPopExternalCorrelationId(
+    cnpapiActivityExternalCorrelationType type, uint64_t* lastId) {
+  if (type <= CNPAPI_EXTERNAL_CORRELATION_TYPE_INVALID ||
+      type >= CNPAPI_EXTERNAL_CORRELATION_TYPE_SIZE)
     return CNPAPI_ERROR_INVALID_ARGUMENT;
   int& depth = t_stacks.depth[type];
   if (depth <= 0) return CNPAPI_ERROR_INVALID_ARGUMENT;

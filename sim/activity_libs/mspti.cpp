@@ -6,9 +6,10 @@
 //
 // Differences from the real library, on purpose or for want of facts:
 // - Real MSPTI must be LD_PRELOADed (its constructor hooks the CANN runtime before the program
-//   uses it). This one is an ordinary library: it finds libascendcl.so's prof_sim_activity_subscribe
-//   when a kind is first enabled, so it works whether it is preloaded or dlopened later, as long
-//   as libascendcl.so is loaded by then (else msptiActivityEnable fails with MSPTI_ERROR_INNER).
+//   uses it). This one is an ordinary library: it finds libascendcl.so's
+//   prof_sim_activity_subscribe when a kind is first enabled, so it works whether it is preloaded
+//   or dlopened later, as long as libascendcl.so is loaded by then (else msptiActivityEnable fails
+//   with MSPTI_ERROR_INNER).
 // - Real MSPTI fills and hands back buffers on threads of its own. Here the reporting threads only
 //   queue a copy of each record; the records go into the tool's buffers, and the buffers back to
 //   the tool, on msptiActivityFlushAll's thread, or on the thread that queues the 4096th record
@@ -19,7 +20,8 @@
 //   tool must walk each buffer to the end, one buffer at a time per thread.
 // - Kernel records' `type` is "AI_CORE" for every kernel; memcpy and memset records say isAsync 0
 //   (the model's report does not say which call enqueued the op); streamId is the low 32 bits of
-//   the stream's handle value; a peer copy is MSPTI_ACTIVITY_MEMCPY_KIND_DTOD (MSPTI has no peer kind).
+//   the stream's handle value; a peer copy is MSPTI_ACTIVITY_MEMCPY_KIND_DTOD (MSPTI has no peer
+//   kind).
 #include <dlfcn.h>
 
 #include <atomic>
@@ -69,7 +71,8 @@ std::vector<Pending>* g_pending = [] {
   v->reserve(kPendingLimit);
   return v;
 }();
-std::unordered_set<std::string>* g_names = new std::unordered_set<std::string>;  // kernel names, interned
+std::unordered_set<std::string>* g_names =
+    new std::unordered_set<std::string>;  // kernel names, interned
 
 // The buffer being filled, and everything that writes into buffers or hands them back: order is
 // g_write -> g_pending_mutex; the tool's callbacks run under g_write and must not call the runtime
@@ -103,14 +106,17 @@ size_t record_size(uint32_t kind) {
   }
 }
 
-bool enabled(msptiActivityKind kind) { return (g_enabled.load(std::memory_order_acquire) >> kind) & 1u; }
+bool enabled(msptiActivityKind kind) {
+  return (g_enabled.load(std::memory_order_acquire) >> kind) & 1u;
+}
 
 // Under g_write.
 void complete_locked() {
   if (g_buffer.data == nullptr) return;
   const Buffer done = g_buffer;
   g_buffer = Buffer{};
-  if (auto complete = g_complete.load(std::memory_order_acquire)) complete(done.data, done.size, done.valid);
+  if (auto complete = g_complete.load(std::memory_order_acquire))
+    complete(done.data, done.size, done.valid);
 }
 
 // Under g_write. The record goes into the current buffer, or into a new one when it does not fit.
@@ -257,7 +263,8 @@ msptiResult resubscribe() {
   if (g_subscribe == nullptr) {
     void* face = dlopen("libascendcl.so", RTLD_NOLOAD | RTLD_NOW);
     if (face == nullptr) return MSPTI_ERROR_INNER;
-    g_subscribe = reinterpret_cast<prof_sim_activity_subscribe_t>(dlsym(face, "prof_sim_activity_subscribe"));
+    g_subscribe =
+        reinterpret_cast<prof_sim_activity_subscribe_t>(dlsym(face, "prof_sim_activity_subscribe"));
     // The handle stays open: the face is in use and must not go while it calls back here.
     if (g_subscribe == nullptr) return MSPTI_ERROR_INNER;
   }
@@ -271,13 +278,17 @@ msptiResult resubscribe() {
   return MSPTI_SUCCESS;
 }
 
-bool valid_kind(msptiActivityKind kind) { return kind > MSPTI_ACTIVITY_KIND_INVALID && kind < MSPTI_ACTIVITY_KIND_COUNT; }
+bool valid_kind(msptiActivityKind kind) {
+  return kind > MSPTI_ACTIVITY_KIND_INVALID && kind < MSPTI_ACTIVITY_KIND_COUNT;
+}
 
 }  // namespace
 
-PROF_MSPTI_EXPORT msptiResult msptiActivityRegisterCallbacks(msptiBuffersCallbackRequestFunc funcBufferRequested,
-                                                             msptiBuffersCallbackCompleteFunc funcBufferCompleted) {
-  if (funcBufferRequested == nullptr || funcBufferCompleted == nullptr) return MSPTI_ERROR_INVALID_PARAMETER;
+PROF_MSPTI_EXPORT msptiResult
+msptiActivityRegisterCallbacks(msptiBuffersCallbackRequestFunc funcBufferRequested,
+                               msptiBuffersCallbackCompleteFunc funcBufferCompleted) {
+  if (funcBufferRequested == nullptr || funcBufferCompleted == nullptr)
+    return MSPTI_ERROR_INVALID_PARAMETER;
   g_request.store(funcBufferRequested, std::memory_order_release);
   g_complete.store(funcBufferCompleted, std::memory_order_release);
   return MSPTI_SUCCESS;
@@ -289,7 +300,8 @@ PROF_MSPTI_EXPORT msptiResult msptiActivityEnable(msptiActivityKind kind) {
   if (!valid_kind(kind)) return MSPTI_ERROR_INVALID_PARAMETER;
   const uint32_t before = g_enabled.fetch_or(1u << kind, std::memory_order_acq_rel);
   const msptiResult ret = resubscribe();
-  if (ret != MSPTI_SUCCESS && (before & (1u << kind)) == 0) g_enabled.fetch_and(~(1u << kind), std::memory_order_acq_rel);
+  if (ret != MSPTI_SUCCESS && (before & (1u << kind)) == 0)
+    g_enabled.fetch_and(~(1u << kind), std::memory_order_acq_rel);
   return ret;
 }
 
@@ -306,7 +318,8 @@ PROF_MSPTI_EXPORT msptiResult msptiActivityDisableMarkerDomain(const char* name)
   return name == nullptr ? MSPTI_ERROR_INVALID_PARAMETER : MSPTI_SUCCESS;
 }
 
-PROF_MSPTI_EXPORT msptiResult msptiActivityGetNextRecord(uint8_t* buffer, size_t validBufferSizeBytes,
+PROF_MSPTI_EXPORT msptiResult msptiActivityGetNextRecord(uint8_t* buffer,
+                                                         size_t validBufferSizeBytes,
                                                          msptiActivity** record) {
   if (buffer == nullptr || record == nullptr) return MSPTI_ERROR_INVALID_PARAMETER;
   if (t_next_record_pos >= validBufferSizeBytes) {
@@ -333,8 +346,10 @@ PROF_MSPTI_EXPORT msptiResult msptiActivityFlushAll(uint32_t) {
 // Buffers here are handed back when full or flushed: a period is accepted and not kept.
 PROF_MSPTI_EXPORT msptiResult msptiActivityFlushPeriod(uint32_t) { return MSPTI_SUCCESS; }
 
-PROF_MSPTI_EXPORT msptiResult msptiActivityPushExternalCorrelationId(msptiExternalCorrelationKind kind, uint64_t id) {
-  if (kind <= MSPTI_EXTERNAL_CORRELATION_KIND_INVALID || kind >= MSPTI_EXTERNAL_CORRELATION_KIND_SIZE)
+PROF_MSPTI_EXPORT msptiResult
+msptiActivityPushExternalCorrelationId(msptiExternalCorrelationKind kind, uint64_t id) {
+  if (kind <= MSPTI_EXTERNAL_CORRELATION_KIND_INVALID ||
+      kind >= MSPTI_EXTERNAL_CORRELATION_KIND_SIZE)
     return MSPTI_ERROR_INVALID_PARAMETER;
   ExternalStacks& s = t_external;
   if (s.depth[kind] == kStackDepth) return MSPTI_ERROR_MAX_LIMIT_REACHED;
@@ -342,9 +357,10 @@ PROF_MSPTI_EXPORT msptiResult msptiActivityPushExternalCorrelationId(msptiExtern
   return MSPTI_SUCCESS;
 }
 
-PROF_MSPTI_EXPORT msptiResult msptiActivityPopExternalCorrelationId(msptiExternalCorrelationKind kind,
-                                                                     uint64_t* lastId) {
-  if (kind <= MSPTI_EXTERNAL_CORRELATION_KIND_INVALID || kind >= MSPTI_EXTERNAL_CORRELATION_KIND_SIZE)
+PROF_MSPTI_EXPORT msptiResult
+msptiActivityPopExternalCorrelationId(msptiExternalCorrelationKind kind, uint64_t* lastId) {
+  if (kind <= MSPTI_EXTERNAL_CORRELATION_KIND_INVALID ||
+      kind >= MSPTI_EXTERNAL_CORRELATION_KIND_SIZE)
     return MSPTI_ERROR_INVALID_PARAMETER;
   ExternalStacks& s = t_external;
   if (s.depth[kind] == 0) return MSPTI_ERROR_QUEUE_EMPTY;
@@ -354,14 +370,15 @@ PROF_MSPTI_EXPORT msptiResult msptiActivityPopExternalCorrelationId(msptiExterna
 }
 
 // The exports have the prototypes prof resolves them as.
-static_assert(std::is_same_v<decltype(&msptiActivityRegisterCallbacks), msptiActivityRegisterCallbacks_t> &&
-                  std::is_same_v<decltype(&msptiActivityEnable), msptiActivityEnable_t> &&
-                  std::is_same_v<decltype(&msptiActivityDisable), msptiActivityDisable_t> &&
-                  std::is_same_v<decltype(&msptiActivityGetNextRecord), msptiActivityGetNextRecord_t> &&
-                  std::is_same_v<decltype(&msptiActivityFlushAll), msptiActivityFlushAll_t> &&
-                  std::is_same_v<decltype(&msptiActivityFlushPeriod), msptiActivityFlushPeriod_t> &&
-                  std::is_same_v<decltype(&msptiActivityPushExternalCorrelationId),
-                                 msptiActivityPushExternalCorrelationId_t> &&
-                  std::is_same_v<decltype(&msptiActivityPopExternalCorrelationId),
-                                 msptiActivityPopExternalCorrelationId_t>,
-              "the simulated exports match mspti_activity.hpp's prototypes");
+static_assert(
+    std::is_same_v<decltype(&msptiActivityRegisterCallbacks), msptiActivityRegisterCallbacks_t> &&
+        std::is_same_v<decltype(&msptiActivityEnable), msptiActivityEnable_t> &&
+        std::is_same_v<decltype(&msptiActivityDisable), msptiActivityDisable_t> &&
+        std::is_same_v<decltype(&msptiActivityGetNextRecord), msptiActivityGetNextRecord_t> &&
+        std::is_same_v<decltype(&msptiActivityFlushAll), msptiActivityFlushAll_t> &&
+        std::is_same_v<decltype(&msptiActivityFlushPeriod), msptiActivityFlushPeriod_t> &&
+        std::is_same_v<decltype(&msptiActivityPushExternalCorrelationId),
+                       msptiActivityPushExternalCorrelationId_t> &&
+        std::is_same_v<decltype(&msptiActivityPopExternalCorrelationId),
+                       msptiActivityPopExternalCorrelationId_t>,
+    "the simulated exports match mspti_activity.hpp's prototypes");

@@ -30,8 +30,9 @@ namespace {
 using namespace prof::mupti;
 
 constexpr uint64_t bit(uint32_t kind) { return kind < 64 ? uint64_t{1} << kind : 0; }
-constexpr uint64_t kSupportedKinds = bit(kActivityKindMemcpy) | bit(kActivityKindMemset) | bit(kActivityKindKernel) |
-                                     bit(kActivityKindConcurrentKernel) | bit(kActivityKindRuntime) |
+constexpr uint64_t kSupportedKinds = bit(kActivityKindMemcpy) | bit(kActivityKindMemset) |
+                                     bit(kActivityKindKernel) | bit(kActivityKindConcurrentKernel) |
+                                     bit(kActivityKindRuntime) |
                                      bit(kActivityKindExternalCorrelation);
 constexpr uint64_t kCorrelating = bit(kActivityKindExternalCorrelation) | bit(kActivityKindRuntime);
 
@@ -57,8 +58,8 @@ struct State {
   uint8_t* data = nullptr;  // the buffer being filled
   size_t size = 0;
   size_t valid = 0;
-  std::vector<Buffer> full;  // filled, not handed back yet
-  size_t dropped = 0;        // records with no buffer to go in
+  std::vector<Buffer> full;               // filled, not handed back yet
+  size_t dropped = 0;                     // records with no buffer to go in
   std::unordered_set<std::string> names;  // kernels' names, which records point to for good
   prof_sim_activity_subscribe_t subscribe = nullptr;
 };
@@ -148,15 +149,19 @@ void on_done(const prof_sim_op_report* report, void*) {
     if (report->kind == PROF_SIM_OP_KERNEL &&
         (enabled & (bit(kActivityKindConcurrentKernel) | bit(kActivityKindKernel)))) {
       ActivityKernel6 r{};
-      r.kind = (enabled & bit(kActivityKindConcurrentKernel)) ? kActivityKindConcurrentKernel : kActivityKindKernel;
+      r.kind = (enabled & bit(kActivityKindConcurrentKernel)) ? kActivityKindConcurrentKernel
+                                                              : kActivityKindKernel;
       r.start = report->begin_ns;
       r.end = report->end_ns;
       r.completed = report->end_ns;
       r.deviceId = static_cast<uint32_t>(report->device);
-      r.streamId = static_cast<uint32_t>(report->stream);  // the model's handle value: its streams' ids
-      r.gridX = static_cast<int32_t>(report->grid[0]), r.gridY = static_cast<int32_t>(report->grid[1]);
+      r.streamId =
+          static_cast<uint32_t>(report->stream);  // the model's handle value: its streams' ids
+      r.gridX = static_cast<int32_t>(report->grid[0]),
+      r.gridY = static_cast<int32_t>(report->grid[1]);
       r.gridZ = static_cast<int32_t>(report->grid[2]);
-      r.blockX = static_cast<int32_t>(report->block[0]), r.blockY = static_cast<int32_t>(report->block[1]);
+      r.blockX = static_cast<int32_t>(report->block[0]),
+      r.blockY = static_cast<int32_t>(report->block[1]);
       r.blockZ = static_cast<int32_t>(report->block[2]);
       r.correlationId = static_cast<uint32_t>(report->correlation_id);
       if (report->name != nullptr) {
@@ -186,7 +191,8 @@ int resubscribe_locked(uint64_t enabled) {
   if (s.subscribe == nullptr) {
     void* runtime = dlopen("libmusart.so.5", RTLD_NOLOAD | RTLD_NOW);  // kept open while subscribed
     if (runtime == nullptr) return kErrorNotInitialized;
-    s.subscribe = reinterpret_cast<prof_sim_activity_subscribe_t>(dlsym(runtime, "prof_sim_activity_subscribe"));
+    s.subscribe = reinterpret_cast<prof_sim_activity_subscribe_t>(
+        dlsym(runtime, "prof_sim_activity_subscribe"));
     if (s.subscribe == nullptr) {
       dlclose(runtime);
       return kErrorNotInitialized;
@@ -221,7 +227,8 @@ namespace sm = prof::sim::mupti;
 
 #define PROF_MUPTI_EXPORT extern "C" __attribute__((visibility("default")))
 
-PROF_MUPTI_EXPORT int muptiActivityRegisterCallbacks(BufferRequestedFn requested, BufferCompletedFn completed) {
+PROF_MUPTI_EXPORT int muptiActivityRegisterCallbacks(BufferRequestedFn requested,
+                                                     BufferCompletedFn completed) {
   if (requested == nullptr || completed == nullptr) return kErrorInvalidParameter;
   std::lock_guard<std::mutex> lock(sm::g_state.mutex);
   sm::g_state.requested = requested;
@@ -249,7 +256,8 @@ PROF_MUPTI_EXPORT int muptiActivityFlushAll(uint32_t) {
   sm::hand_back(full);
   std::lock_guard<std::mutex> lock(sm::g_state.mutex);
   sm::State& s = sm::g_state;
-  if (s.data == nullptr && s.requested != nullptr && sm::g_enabled.load(std::memory_order_relaxed) != 0) {
+  if (s.data == nullptr && s.requested != nullptr &&
+      sm::g_enabled.load(std::memory_order_relaxed) != 0) {
     size_t max_records = 0;
     s.requested(&s.data, &s.size, &max_records);
     if (s.data != nullptr && reinterpret_cast<uintptr_t>(s.data) % 8 != 0) s.data = nullptr;
@@ -258,7 +266,8 @@ PROF_MUPTI_EXPORT int muptiActivityFlushAll(uint32_t) {
   return kSuccess;
 }
 
-PROF_MUPTI_EXPORT int muptiActivityGetNextRecord(uint8_t* buffer, size_t valid_size, Activity** record) {
+PROF_MUPTI_EXPORT int muptiActivityGetNextRecord(uint8_t* buffer, size_t valid_size,
+                                                 Activity** record) {
   if (buffer == nullptr || record == nullptr) return kErrorInvalidParameter;
   size_t offset = 0;
   if (*record != nullptr) {
@@ -282,7 +291,8 @@ PROF_MUPTI_EXPORT int muptiActivityGetNumDroppedRecords(Context, uint32_t, size_
 }
 
 PROF_MUPTI_EXPORT int muptiActivityPushExternalCorrelationId(uint32_t kind, uint64_t id) {
-  if (kind == kExternalCorrelationKindInvalid || kind >= kExternalCorrelationKindSize) return kErrorInvalidParameter;
+  if (kind == kExternalCorrelationKindInvalid || kind >= kExternalCorrelationKindSize)
+    return kErrorInvalidParameter;
   sm::ExternalStack& stack = sm::t_external[kind];
   if (stack.depth < sm::kDepth) stack.ids[stack.depth] = id;
   ++stack.depth;
@@ -290,7 +300,8 @@ PROF_MUPTI_EXPORT int muptiActivityPushExternalCorrelationId(uint32_t kind, uint
 }
 
 PROF_MUPTI_EXPORT int muptiActivityPopExternalCorrelationId(uint32_t kind, uint64_t* last_id) {
-  if (kind == kExternalCorrelationKindInvalid || kind >= kExternalCorrelationKindSize) return kErrorInvalidParameter;
+  if (kind == kExternalCorrelationKindInvalid || kind >= kExternalCorrelationKindSize)
+    return kErrorInvalidParameter;
   sm::ExternalStack& stack = sm::t_external[kind];
   if (stack.depth <= 0) {
     if (last_id != nullptr) *last_id = 0;

@@ -34,8 +34,8 @@ float g_totals_shadow[256];
 static char g_totals_name[] = "g_totals";
 
 extern "C" void** __hipRegisterFatBinary(const void* data);
-extern "C" void __hipRegisterVar(void** modules, void* var, char* hostVar, char* deviceVar, int ext, size_t size,
-                                 int constant, int global);
+extern "C" void __hipRegisterVar(void** modules, void* var, char* hostVar, char* deviceVar, int ext,
+                                 size_t size, int constant, int global);
 
 namespace {
 
@@ -85,15 +85,16 @@ void work() {
   PROF_HIP(hipDeviceSynchronize());
   PROF_HIP(hipMemcpy(host[1], device[1], kBytes, hipMemcpyDeviceToHost));
   ++g_copies;
-  PROF_HIP(hipMemcpyFromSymbol(host[0], static_cast<const void*>(g_totals_shadow), sizeof g_totals_shadow, 0,
-                               hipMemcpyDeviceToHost));
-  PROF_HIP(hipMemcpyFromSymbol(host[1], static_cast<const void*>(g_totals_shadow), sizeof g_totals_shadow, 0,
-                               hipMemcpyDeviceToHost));
+  PROF_HIP(hipMemcpyFromSymbol(host[0], static_cast<const void*>(g_totals_shadow),
+                               sizeof g_totals_shadow, 0, hipMemcpyDeviceToHost));
+  PROF_HIP(hipMemcpyFromSymbol(host[1], static_cast<const void*>(g_totals_shadow),
+                               sizeof g_totals_shadow, 0, hipMemcpyDeviceToHost));
   g_copies += 2;
 }
 
 void announce() {
-  std::printf("EXPECT api_calls=%ld kernels=%ld copies=%ld\n", samples::g_api_calls, g_kernels, g_copies);
+  std::printf("EXPECT api_calls=%ld kernels=%ld copies=%ld\n", samples::g_api_calls, g_kernels,
+              g_copies);
   std::fflush(stdout);
 }
 
@@ -119,12 +120,13 @@ int main(int argc, char** argv) {
   std::printf("PID %ld\n", static_cast<long>(getpid()));
   std::fflush(stdout);
   void** module_handle = (++samples::g_api_calls, __hipRegisterFatBinary(&kFatbin));
-  (++samples::g_api_calls, __hipRegisterVar(module_handle, g_totals_shadow, g_totals_name, g_totals_name, 0,
-                                            sizeof g_totals_shadow, 0, 0));
+  (++samples::g_api_calls, __hipRegisterVar(module_handle, g_totals_shadow, g_totals_name,
+                                            g_totals_name, 0, sizeof g_totals_shadow, 0, 0));
   PROF_HIP(hipSetDevice(0));
   if (mode == "thread_exit" || mode == "thread_pthread_exit") {
     pthread_t thread;
-    if (pthread_create(&thread, nullptr, mode == "thread_exit" ? exit_from_thread : work_then_pthread_exit,
+    if (pthread_create(&thread, nullptr,
+                       mode == "thread_exit" ? exit_from_thread : work_then_pthread_exit,
                        nullptr) != 0)
       return 2;
     pthread_join(thread, nullptr);  // thread_exit: the process ends while main waits here

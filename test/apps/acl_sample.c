@@ -22,14 +22,14 @@
 
 static long g_calls, g_kernels, g_copies, g_errors;
 
-#define CALL(expr)                                   \
-  do {                                               \
-    aclError e_ = (expr);                            \
-    ++g_calls;                                       \
-    if (e_ != ACL_SUCCESS) {                         \
-      printf("FAILED %s: %d\n", #expr, (int)e_);     \
-      exit(1);                                       \
-    }                                                \
+#define CALL(expr)                               \
+  do {                                           \
+    aclError e_ = (expr);                        \
+    ++g_calls;                                   \
+    if (e_ != ACL_SUCCESS) {                     \
+      printf("FAILED %s: %d\n", #expr, (int)e_); \
+      exit(1);                                   \
+    }                                            \
   } while (0)
 
 static aclDataBuffer* buffer(void* data, size_t size) {
@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
   CALL(aclrtMemsetAsync(y, capacity, 0, bytes, stream));
   g_copies += 2;
 
-  /* Operators on the stream, between timing events: Add(x, x) -> y, Mul(y, x) -> z, Relu(z) -> z. */
+  /* Operators on the stream, between timing events: Add(x, x) -> y, Mul(y, x) -> z, Relu(z) -> z.
+   */
   int64_t dims[1] = {kCount};
   aclTensorDesc* desc = aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
   ++g_calls;
@@ -102,11 +103,12 @@ int main(int argc, char** argv) {
   CALL(aclrtRecordEvent(start, stream));
   CALL(aclopExecuteV2("Add", 2, descs, add_in, 1, descs, add_out, NULL, stream));
   CALL(aclopExecuteV2("Mul", 2, descs, mul_in, 1, descs, mul_out, NULL, stream));
-  CALL(aclopCompileAndExecuteV2("Relu", 1, descs, relu_io, 1, descs, relu_io, NULL, ACL_ENGINE_SYS, ACL_COMPILE_SYS,
-                                NULL, stream));
-  CALL(aclopCompileAndExecute("Cast", 1, (const aclTensorDesc* const*)descs, (const aclDataBuffer* const*)relu_io, 1,
-                              (const aclTensorDesc* const*)descs, relu_io, NULL, ACL_ENGINE_SYS, ACL_COMPILE_SYS, NULL,
-                              stream));
+  CALL(aclopCompileAndExecuteV2("Relu", 1, descs, relu_io, 1, descs, relu_io, NULL, ACL_ENGINE_SYS,
+                                ACL_COMPILE_SYS, NULL, stream));
+  CALL(aclopCompileAndExecute("Cast", 1, (const aclTensorDesc* const*)descs,
+                              (const aclDataBuffer* const*)relu_io, 1,
+                              (const aclTensorDesc* const*)descs, relu_io, NULL, ACL_ENGINE_SYS,
+                              ACL_COMPILE_SYS, NULL, stream));
   g_kernels += 4;
 
   /* A model, loaded from the file this program writes, run on the stream and then blocking. */
@@ -137,7 +139,8 @@ int main(int argc, char** argv) {
   uint64_t t_start = 0, t_stop = 0;
   CALL(aclrtEventGetTimestamp(start, &t_start));
   CALL(aclrtEventGetTimestamp(stop, &t_stop));
-  printf("timing: elapsed_ms=%.6f timestamps_us=%llu\n", ms, (unsigned long long)(t_stop - t_start));
+  printf("timing: elapsed_ms=%.6f timestamps_us=%llu\n", ms,
+         (unsigned long long)(t_stop - t_start));
   CALL(aclmdlExecute(model, in, out));
   ++g_kernels;
 
@@ -210,8 +213,8 @@ int main(int argc, char** argv) {
   const char* message = aclGetRecentErrMsg();
   const char* again = aclGetRecentErrMsg();
   g_calls += 5;
-  printf("last error: peek %d, get %d, then %d; message %s; then %s\n", (int)peeked, (int)got, (int)after,
-         message ? "present" : "none", again ? "present" : "none");
+  printf("last error: peek %d, get %d, then %d; message %s; then %s\n", (int)peeked, (int)got,
+         (int)after, message ? "present" : "none", again ? "present" : "none");
   CALL(aclrtDestroyStream(side));
   aclError gone = aclrtSynchronizeStream(side);
   ++g_calls;
@@ -240,7 +243,8 @@ int main(int argc, char** argv) {
   unlink(model_path);
 
   printf("PID %ld\n", (long)getpid());
-  printf("EXPECT api_calls=%ld kernels=%ld copies=%ld errors=%ld\n", g_calls, g_kernels, g_copies, g_errors);
+  printf("EXPECT api_calls=%ld kernels=%ld copies=%ld errors=%ld\n", g_calls, g_kernels, g_copies,
+         g_errors);
   printf("END\n");
   return 0;
 }

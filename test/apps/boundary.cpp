@@ -24,7 +24,9 @@ const void* fn(void (*f)(float*)) { return reinterpret_cast<const void*>(f); }
 
 // The simulator's kernel takes 5 us + 0.25 ns per thread: 4 ms for the long one, longer than the
 // sanitizer stage's 1 ms tolerance, so a borrowed begin fails there too.
-void launch_short(hipStream_t s) { PROF_HIP(hipLaunchKernel(fn(short_kernel), dim3(4), dim3(64), nullptr, 0, s)); }
+void launch_short(hipStream_t s) {
+  PROF_HIP(hipLaunchKernel(fn(short_kernel), dim3(4), dim3(64), nullptr, 0, s));
+}
 void launch_long(hipStream_t s) {
   PROF_HIP(hipLaunchKernel(fn(long_kernel), dim3(16384), dim3(1024), nullptr, 0, s));
 }

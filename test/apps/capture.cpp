@@ -35,7 +35,8 @@ void show(const char* what, hipError_t result) {
 void show_capture(const char* name, hipStream_t s) {
   hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
   const hipError_t ret = hipStreamIsCapturing(s, &status);
-  std::printf("    %s capturing: ret %d status %d\n", name, static_cast<int>(ret), static_cast<int>(status));
+  std::printf("    %s capturing: ret %d status %d\n", name, static_cast<int>(ret),
+              static_cast<int>(status));
 }
 
 const void* fn(void (*f)(float*)) { return reinterpret_cast<const void*>(f); }
@@ -60,9 +61,11 @@ void show_graph(hipGraph_t graph) {
       hipKernelNodeParams p{};
       const hipError_t ret = hipGraphKernelNodeGetParams(nodes[i], &p);
       std::printf(" kernel %s grid %u,%u,%u block %u,%u,%u shared %u (ret %d)",
-                  p.func == fn(produce) ? "produce" : p.func == fn(consume) ? "consume" : "?", p.gridDim.x,
-                  p.gridDim.y, p.gridDim.z, p.blockDim.x, p.blockDim.y, p.blockDim.z, p.sharedMemBytes,
-                  static_cast<int>(ret));
+                  p.func == fn(produce)   ? "produce"
+                  : p.func == fn(consume) ? "consume"
+                                          : "?",
+                  p.gridDim.x, p.gridDim.y, p.gridDim.z, p.blockDim.x, p.blockDim.y, p.blockDim.z,
+                  p.sharedMemBytes, static_cast<int>(ret));
     }
     std::printf("\n");
   }
@@ -70,7 +73,8 @@ void show_graph(hipGraph_t graph) {
   SHOW(hipGraphGetEdges(graph, nullptr, nullptr, &edges));
   std::vector<hipGraphNode_t> from(edges), to(edges);
   SHOW(hipGraphGetEdges(graph, from.data(), to.data(), &edges));
-  for (size_t i = 0; i < edges; ++i) std::printf("    edge %ld -> %ld\n", index(from[i]), index(to[i]));
+  for (size_t i = 0; i < edges; ++i)
+    std::printf("    edge %ld -> %ld\n", index(from[i]), index(to[i]));
 }
 
 }  // namespace

@@ -26,14 +26,14 @@ static long g_kernels;
 static long g_copies;
 static long g_errors;
 
-#define CALL(expr)                                               \
-  do {                                                           \
-    cnrtRet_t e_ = (expr);                                       \
-    ++g_calls;                                                   \
-    if (e_ != cnrtSuccess) {                                     \
-      printf("FAILED %s: %d\n", #expr, (int)e_);                 \
-      exit(1);                                                   \
-    }                                                            \
+#define CALL(expr)                               \
+  do {                                           \
+    cnrtRet_t e_ = (expr);                       \
+    ++g_calls;                                   \
+    if (e_ != cnrtSuccess) {                     \
+      printf("FAILED %s: %d\n", #expr, (int)e_); \
+      exit(1);                                   \
+    }                                            \
   } while (0)
 
 /* The program's own kernel stand-in: its address is its handle. */
@@ -42,7 +42,8 @@ __attribute__((noinline, used)) void cnrt_scale_kernel(float* x, float factor, i
   __asm__ volatile("nop" ::: "memory");
 }
 
-static void invoke(const void* kernel, unsigned tasks, cnrtFunctionType_t type, void** args, cnrtQueue_t queue) {
+static void invoke(const void* kernel, unsigned tasks, cnrtFunctionType_t type, void** args,
+                   cnrtQueue_t queue) {
   cnrtDim3_t dim = {tasks, 1, 1};
   CALL(cnrtInvokeKernel(kernel, dim, type, args, 0, queue));
   ++g_kernels;
@@ -125,8 +126,12 @@ int main(int argc, char** argv) {
   ++g_errors;
   printf("software timing disabled: %d (%s)\n", (int)no_sw, cnrtGetErrorName(no_sw));
   ++g_calls;
-  printf("queue round trip %s, us = 1000 x ms: %s\n", memcmp(host_in, host_out, bytes) == 0 ? "matches" : "DIFFERS",
-         us > 0.0f && us - 1000.0f * elapsed_ms < 0.001f * us && 1000.0f * elapsed_ms - us < 0.001f * us ? "yes" : "no");
+  printf("queue round trip %s, us = 1000 x ms: %s\n",
+         memcmp(host_in, host_out, bytes) == 0 ? "matches" : "DIFFERS",
+         us > 0.0f && us - 1000.0f * elapsed_ms < 0.001f * us &&
+                 1000.0f * elapsed_ms - us < 0.001f * us
+             ? "yes"
+             : "no");
 
   /* The implicit queues: per-thread (1) and legacy (2). */
   invoke((const void*)cnrt_scale_kernel, 256, cnrtFuncTypeUnion2, scale_args, cnrtQueuePerThread);
@@ -158,7 +163,8 @@ int main(int argc, char** argv) {
   CALL(cnrtSyncDevice());
   enum cnrtQueueCaptureStatus capturing = cnrtQueueCaptureStatusActive;
   CALL(cnrtQueueIsCapturing(queue, &capturing));
-  printf("blocking and peer round trip %s, capturing %d\n", equal_after_peer ? "matches" : "DIFFERS", (int)capturing);
+  printf("blocking and peer round trip %s, capturing %d\n",
+         equal_after_peer ? "matches" : "DIFFERS", (int)capturing);
 
   /* Many small ops, when asked for. */
   if (rounds > 0) {
@@ -166,7 +172,8 @@ int main(int argc, char** argv) {
     for (long i = 0; i < rounds; ++i) {
       CALL(cnrtMemcpyAsync(a, host_in, small, queue, cnrtMemcpyHostToDev));
       CALL(cnrtMemsetAsync(b, 0, small, side));
-      invoke((const void*)cnrt_scale_kernel, 64, cnrtFuncTypeBlock, scale_args, i % 2 ? cnrtQueuePerThread : queue);
+      invoke((const void*)cnrt_scale_kernel, 64, cnrtFuncTypeBlock, scale_args,
+             i % 2 ? cnrtQueuePerThread : queue);
       CALL(cnrtMemcpyAsync(host_out, a, small, queue, cnrtMemcpyDevToHost));
       g_copies += 3;
     }
@@ -181,7 +188,8 @@ int main(int argc, char** argv) {
   cnrtRet_t bad_dir = cnrtMemcpy(host_out, a, bytes, (cnrtMemTransDir_t)9);
   ++g_calls;
   ++g_errors;
-  printf("bad direction: %d %s (%s)\n", (int)bad_dir, cnrtGetErrorName(bad_dir), cnrtGetErrorStr(bad_dir));
+  printf("bad direction: %d %s (%s)\n", (int)bad_dir, cnrtGetErrorName(bad_dir),
+         cnrtGetErrorStr(bad_dir));
   g_calls += 2;
   invoke((const void*)cnrt_lib_fill, 64, cnrtFuncTypeBlock, fill_args, queue);
   CALL(cnrtQueueSync(queue));
@@ -194,8 +202,8 @@ int main(int argc, char** argv) {
   cnrtRet_t bad_topo = cnrtTaskTopoEntityInvoke((cnrtTaskTopoEntity_t)(void*)host_in, queue);
   g_calls += 2;
   g_errors += 2;
-  printf("bad queue: %d %s, bad task topology: %d %s\n", (int)bad_queue, cnrtGetErrorName(bad_queue), (int)bad_topo,
-         cnrtGetErrorName(bad_topo));
+  printf("bad queue: %d %s, bad task topology: %d %s\n", (int)bad_queue,
+         cnrtGetErrorName(bad_queue), (int)bad_topo, cnrtGetErrorName(bad_topo));
   g_calls += 2;
   CALL(cnrtGetLastError() == bad_topo ? cnrtSuccess : cnrtErrorUnknown);
 
@@ -212,7 +220,8 @@ int main(int argc, char** argv) {
   CALL(cnrtDeviceReset());
 
   printf("PID %ld\n", (long)getpid());
-  printf("EXPECT api_calls=%ld kernels=%ld copies=%ld errors=%ld\n", g_calls, g_kernels, g_copies, g_errors);
+  printf("EXPECT api_calls=%ld kernels=%ld copies=%ld errors=%ld\n", g_calls, g_kernels, g_copies,
+         g_errors);
   printf("END\n");
   return 0;
 }

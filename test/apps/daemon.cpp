@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(argv[1], "linger") == 0) {
     if (fork() != 0) return 0;
-    int devnull = open("/dev/null", O_RDWR);  // leaves the launcher's pipes, as a background job's output would
+    int devnull = open("/dev/null",
+                       O_RDWR);  // leaves the launcher's pipes, as a background job's output would
     dup2(devnull, 0), dup2(devnull, 1), dup2(devnull, 2);
     write_pid(argv[3]);
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(n);

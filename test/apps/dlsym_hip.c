@@ -19,7 +19,9 @@
 
 typedef int hipError_t;
 typedef void* hipStream_t;
-typedef struct { uint32_t x, y, z; } dim3;
+typedef struct {
+  uint32_t x, y, z;
+} dim3;
 
 static long g_calls;
 static void* g_lib;
@@ -34,14 +36,14 @@ static void* find(const char* name) {
   return p;
 }
 
-#define CALL(expr)                                   \
-  do {                                               \
-    hipError_t e_ = (expr);                          \
-    ++g_calls;                                       \
-    if (e_ != 0) {                                   \
-      printf("FAILED %s: %d\n", #expr, (int)e_);     \
-      exit(1);                                       \
-    }                                                \
+#define CALL(expr)                               \
+  do {                                           \
+    hipError_t e_ = (expr);                      \
+    ++g_calls;                                   \
+    if (e_ != 0) {                               \
+      printf("FAILED %s: %d\n", #expr, (int)e_); \
+      exit(1);                                   \
+    }                                            \
   } while (0)
 
 __attribute__((noinline, used)) void dlsym_kernel_stub(float* x, int n) {
@@ -68,8 +70,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   void** (*register_fatbin)(const void*) = find("__hipRegisterFatBinary");
-  void (*register_function)(void**, const void*, char*, const char*, unsigned, void*, void*, void*, void*, int*) =
-      find("__hipRegisterFunction");
+  void (*register_function)(void**, const void*, char*, const char*, unsigned, void*, void*, void*,
+                            void*, int*) = find("__hipRegisterFunction");
   hipError_t (*stream_create)(hipStream_t*) = find("hipStreamCreate");
   hipError_t (*stream_destroy)(hipStream_t) = find("hipStreamDestroy");
   hipError_t (*stream_sync)(hipStream_t) = find("hipStreamSynchronize");
@@ -77,12 +79,13 @@ int main(int argc, char** argv) {
   hipError_t (*free_fn)(void*) = find("hipFree");
   hipError_t (*memcpy_async)(void*, const void*, size_t, int, hipStream_t) = find("hipMemcpyAsync");
   hipError_t (*memset_async)(void*, int, size_t, hipStream_t) = find("hipMemsetAsync");
-  hipError_t (*launch)(const void*, dim3, dim3, void**, size_t, hipStream_t) = find("hipLaunchKernel");
+  hipError_t (*launch)(const void*, dim3, dim3, void**, size_t, hipStream_t) =
+      find("hipLaunchKernel");
 
   void** module = register_fatbin(&kFatbin);
   ++g_calls;
-  register_function(module, (const void*)dlsym_kernel_stub, g_device_name, g_device_name, (unsigned)-1, NULL, NULL,
-                    NULL, NULL, NULL);
+  register_function(module, (const void*)dlsym_kernel_stub, g_device_name, g_device_name,
+                    (unsigned)-1, NULL, NULL, NULL, NULL, NULL);
   ++g_calls;
   enum { kCount = 1 << 16 };
   float* host = calloc(kCount, sizeof(float));

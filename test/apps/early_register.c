@@ -18,8 +18,8 @@ hipError_t early_launch(hipStream_t stream);
 int main(void) {
   printf("PID %d\n", (int)getpid());
   hipStream_t stream = NULL;
-  if (hipStreamCreate(&stream) || early_launch(stream) || hipStreamSynchronize(stream) || hipFree(early_buffer) ||
-      hipStreamDestroy(stream)) {
+  if (hipStreamCreate(&stream) || early_launch(stream) || hipStreamSynchronize(stream) ||
+      hipFree(early_buffer) || hipStreamDestroy(stream)) {
     printf("FAILED\n");
     return 1;
   }

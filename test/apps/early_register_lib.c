@@ -9,7 +9,9 @@
 
 typedef int hipError_t;
 typedef void* hipStream_t;
-typedef struct { uint32_t x, y, z; } dim3;
+typedef struct {
+  uint32_t x, y, z;
+} dim3;
 
 void** __hipRegisterFatBinary(const void* data);
 void __hipRegisterFunction(void** modules, const void* host_function, char* device_function,
@@ -19,7 +21,7 @@ hipError_t hipMalloc(void** ptr, size_t size);
 hipError_t hipLaunchKernel(const void* function_address, dim3 grid, dim3 block, void** args,
                            size_t shared_bytes, hipStream_t stream);
 
-long early_calls;  /* the calls the constructor made, for the program's EXPECT line */
+long early_calls; /* the calls the constructor made, for the program's EXPECT line */
 void* early_buffer;
 
 __attribute__((noinline, used)) void early_kernel_stub(float* x, int n) {

@@ -19,11 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -72,7 +72,8 @@ void worker(long calls, long* made) {
   void* args[] = {&arg};
   const dim3 grid{1, 1, 1};
   const dim3 block{64, 1, 1};
-  if (hipLaunchKernel(reinterpret_cast<const void*>(&fault_kernel), grid, block, args, 0, nullptr) != hipSuccess)
+  if (hipLaunchKernel(reinterpret_cast<const void*>(&fault_kernel), grid, block, args, 0,
+                      nullptr) != hipSuccess)
     std::abort();
 }
 
@@ -108,7 +109,8 @@ int main(int argc, char** argv) {
   const long calls = argc > 3 ? std::atol(argv[3]) : 25000;
   // hipSetDevice, then per thread: the queries and one launch.
   std::printf("PID %ld\n", static_cast<long>(getpid()));
-  if (calls >= 0) std::printf("EXPECT api_calls=%ld kernels=%d copies=0\n", 1 + threads * (calls + 1), threads);
+  if (calls >= 0)
+    std::printf("EXPECT api_calls=%ld kernels=%d copies=0\n", 1 + threads * (calls + 1), threads);
   std::fflush(stdout);
   atexit(on_exit_message);
   if (mode == "segv_handler") signal(SIGSEGV, own_handler);

@@ -45,20 +45,23 @@ int main() {
   ok &= HIP(hipStreamCreate(&hip_stream));
   ok &= ACL(aclrtCreateStream(&npu_stream));
   ok &= HIP(hipMemcpyAsync(hip_buffer, in.data(), kBytes, hipMemcpyHostToDevice, hip_stream));
-  ok &= ACL(aclrtMemcpyAsync(npu_buffer, kBytes, in.data(), kBytes, ACL_MEMCPY_HOST_TO_DEVICE, npu_stream));
+  ok &= ACL(aclrtMemcpyAsync(npu_buffer, kBytes, in.data(), kBytes, ACL_MEMCPY_HOST_TO_DEVICE,
+                             npu_stream));
   int n = kCount;
   void* args[] = {&hip_buffer, &n};
-  ok &= HIP(hipLaunchKernel(reinterpret_cast<const void*>(hip_scale), dim3{kCount / 256, 1, 1}, dim3{256, 1, 1}, args, 0,
-                            hip_stream));
+  ok &= HIP(hipLaunchKernel(reinterpret_cast<const void*>(hip_scale), dim3{kCount / 256, 1, 1},
+                            dim3{256, 1, 1}, args, 0, hip_stream));
   aclDataBuffer* buffer = aclCreateDataBuffer(npu_buffer, kBytes);
   ++g_acl_calls;
   aclDataBuffer* io[1] = {buffer};
   ok &= ACL(aclopExecuteV2("Relu", 1, nullptr, io, 1, nullptr, io, nullptr, npu_stream));
   ok &= HIP(hipMemcpyAsync(out.data(), hip_buffer, kBytes, hipMemcpyDeviceToHost, hip_stream));
-  ok &= ACL(aclrtMemcpyAsync(out.data(), kBytes, npu_buffer, kBytes, ACL_MEMCPY_DEVICE_TO_HOST, npu_stream));
+  ok &= ACL(aclrtMemcpyAsync(out.data(), kBytes, npu_buffer, kBytes, ACL_MEMCPY_DEVICE_TO_HOST,
+                             npu_stream));
   ok &= HIP(hipStreamSynchronize(hip_stream));
   ok &= ACL(aclrtSynchronizeStream(npu_stream));
-  std::printf("round trips %s\n", ok && std::memcmp(in.data(), out.data(), kBytes) == 0 ? "match" : "DIFFER");
+  std::printf("round trips %s\n",
+              ok && std::memcmp(in.data(), out.data(), kBytes) == 0 ? "match" : "DIFFER");
   ok &= ACL(aclDestroyDataBuffer(buffer));
   ok &= HIP(hipStreamDestroy(hip_stream));
   ok &= ACL(aclrtDestroyStream(npu_stream));

@@ -20,7 +20,8 @@ inline long g_api_calls = 0;
 // Failures print the numeric code only: hipGetErrorString would be one more (uncounted) call.
 inline void check(hipError_t result, const char* what, int line) {
   if (result != hipSuccess) {
-    std::fprintf(stderr, "line %d: %s failed with hipError_t %d\n", line, what, static_cast<int>(result));
+    std::fprintf(stderr, "line %d: %s failed with hipError_t %d\n", line, what,
+                 static_cast<int>(result));
     std::exit(1);
   }
 }

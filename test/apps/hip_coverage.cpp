@@ -27,18 +27,19 @@ struct FatbinWrapper {
 };
 const FatbinWrapper kFatbin = {0x48495046u, 1, nullptr, nullptr};
 
-const char kSource[] = "extern \"C\" __global__ void saxpy(float a, float* x, float* y, int n) {}\n";
+const char kSource[] =
+    "extern \"C\" __global__ void saxpy(float a, float* x, float* y, int n) {}\n";
 }  // namespace
 
 extern "C" void** __hipRegisterFatBinary(const void* data);
-extern "C" void __hipRegisterVar(void** modules, void* var, char* hostVar, char* deviceVar, int ext, size_t size,
-                                 int constant, int global);
+extern "C" void __hipRegisterVar(void** modules, void* var, char* hostVar, char* deviceVar, int ext,
+                                 size_t size, int constant, int global);
 
 int main() {
   std::printf("PID %d\n", static_cast<int>(getpid()));
   void** module_handle = (++samples::g_api_calls, __hipRegisterFatBinary(&kFatbin));
-  (++samples::g_api_calls, __hipRegisterVar(module_handle, g_scale_shadow, g_scale_name, g_scale_name, 0,
-                                            sizeof g_scale_shadow, 0, 0));
+  (++samples::g_api_calls, __hipRegisterVar(module_handle, g_scale_shadow, g_scale_name,
+                                            g_scale_name, 0, sizeof g_scale_shadow, 0, 0));
 
   int devices = 0, attribute = 0, blocks = 0;
   PROF_HIP(hipGetDeviceCount(&devices));
@@ -53,7 +54,8 @@ int main() {
 
   // Runtime compilation: hiprtc's code object, loaded as a module, its kernel found by name.
   hiprtcProgram program = nullptr;
-  PROF_HIP(static_cast<hipError_t>(hiprtcCreateProgram(&program, kSource, "saxpy.cu", 0, nullptr, nullptr)));
+  PROF_HIP(static_cast<hipError_t>(
+      hiprtcCreateProgram(&program, kSource, "saxpy.cu", 0, nullptr, nullptr)));
   PROF_HIP(static_cast<hipError_t>(hiprtcCompileProgram(program, 0, nullptr)));
   size_t code_size = 0;
   PROF_HIP(static_cast<hipError_t>(hiprtcGetCodeSize(program, &code_size)));
@@ -89,12 +91,13 @@ int main() {
   ++g_kernels;
   // The device global: written, then read back.
   std::vector<float> scale(64, 0.5f), back(64, 0.0f);
-  PROF_HIP(hipMemcpyToSymbol(static_cast<const void*>(g_scale_shadow), scale.data(), sizeof g_scale_shadow, 0,
-                             hipMemcpyHostToDevice));
-  PROF_HIP(hipMemcpyFromSymbol(back.data(), static_cast<const void*>(g_scale_shadow), sizeof g_scale_shadow, 0,
-                               hipMemcpyDeviceToHost));
+  PROF_HIP(hipMemcpyToSymbol(static_cast<const void*>(g_scale_shadow), scale.data(),
+                             sizeof g_scale_shadow, 0, hipMemcpyHostToDevice));
+  PROF_HIP(hipMemcpyFromSymbol(back.data(), static_cast<const void*>(g_scale_shadow),
+                               sizeof g_scale_shadow, 0, hipMemcpyDeviceToHost));
   g_copies += 2;
-  std::printf("symbol round trip %d\n", std::memcmp(scale.data(), back.data(), sizeof g_scale_shadow) == 0);
+  std::printf("symbol round trip %d\n",
+              std::memcmp(scale.data(), back.data(), sizeof g_scale_shadow) == 0);
 
   // Peer access and a peer copy to device 1.
   int can_access = 0;
@@ -113,7 +116,8 @@ int main() {
   PROF_HIP(hipFree(on_1));
   PROF_HIP(hipModuleUnload(module));
   PROF_HIP(hipStreamDestroy(stream));
-  std::printf("EXPECT api_calls=%ld kernels=%ld copies=%ld\n", samples::g_api_calls, g_kernels, g_copies);
+  std::printf("EXPECT api_calls=%ld kernels=%ld copies=%ld\n", samples::g_api_calls, g_kernels,
+              g_copies);
   std::printf("END\n");
   return 0;
 }

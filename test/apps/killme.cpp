@@ -12,7 +12,8 @@
 int main(int argc, char** argv) {
   const long calls = argc > 1 ? std::atol(argv[1]) : 1000;
   // One hipStreamCreate, then `calls` hipStreamQuery.
-  std::printf("PID %ld\nEXPECT api_calls=%ld kernels=0 copies=0\n", static_cast<long>(getpid()), calls + 1);
+  std::printf("PID %ld\nEXPECT api_calls=%ld kernels=0 copies=0\n", static_cast<long>(getpid()),
+              calls + 1);
   std::fflush(stdout);
   hipStream_t stream = nullptr;
   PROF_HIP(hipStreamCreate(&stream));

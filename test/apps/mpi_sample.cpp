@@ -32,12 +32,13 @@ int main(int argc, char** argv) {
   PROF_HIP(hipMalloc(reinterpret_cast<void**>(&device), n * sizeof(float)));
   PROF_HIP(hipMemcpy(device, host.data(), n * sizeof(float), hipMemcpyHostToDevice));
   void* args[] = {&device, const_cast<int*>(&n)};
-  PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(&ring_step), dim3(n / 256), dim3(256), args, 0, nullptr));
+  PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(&ring_step), dim3(n / 256), dim3(256),
+                           args, 0, nullptr));
   PROF_HIP(hipMemcpy(host.data(), device, n * sizeof(float), hipMemcpyDeviceToHost));
 
   const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
-  MPI_Sendrecv(host.data(), n, MPI_FLOAT, next, 7, incoming.data(), n, MPI_FLOAT, prev, 7, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
+  MPI_Sendrecv(host.data(), n, MPI_FLOAT, next, 7, incoming.data(), n, MPI_FLOAT, prev, 7,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   ++mpi_calls;
   MPI_Request requests[2];
   MPI_Irecv(incoming.data(), 1024, MPI_FLOAT, prev, 8, MPI_COMM_WORLD, &requests[0]);
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
   PROF_HIP(hipFree(device));
   MPI_Barrier(MPI_COMM_WORLD);
   ++mpi_calls;
-  std::printf("EXPECT rank=%d mpi_calls=%ld hip_calls=%ld kernels=1 copies=2\n", rank, mpi_calls + 1,
+  std::printf("EXPECT rank=%d mpi_calls=%ld hip_calls=%ld kernels=1 copies=2\n", rank,
+              mpi_calls + 1,
               samples::g_api_calls);  // + MPI_Finalize
   std::fflush(stdout);
   MPI_Finalize();

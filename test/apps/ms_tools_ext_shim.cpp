@@ -1,6 +1,6 @@
 // A stand-in for Ascend's libms_tools_ext.so (mstx markers; vendor-api.md §4): range ids from 1,
-// marks and ends that do nothing a program sees. prof's simulated runtimes have no mstx library; this
-// one exists so e2e:markers can run an mstx program (test/apps/mstx_sample.cpp).
+// marks and ends that do nothing a program sees. prof's simulated runtimes have no mstx library;
+// this one exists so e2e:markers can run an mstx program (test/apps/mstx_sample.cpp).
 #include <atomic>
 
 #pragma GCC visibility push(default)

@@ -21,15 +21,16 @@ int main() {
   failures += aclrtCreateStream(&stream) != ACL_SUCCESS;
   failures += aclrtMalloc(&device, host.size(), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS;
   const mstxRangeId copy = mstxRangeStartA("upload, step 1", stream);
-  failures += aclrtMemcpyAsync(device, host.size(), host.data(), host.size(), ACL_MEMCPY_HOST_TO_DEVICE, stream) !=
-              ACL_SUCCESS;
+  failures += aclrtMemcpyAsync(device, host.size(), host.data(), host.size(),
+                               ACL_MEMCPY_HOST_TO_DEVICE, stream) != ACL_SUCCESS;
   failures += aclrtSynchronizeStream(stream) != ACL_SUCCESS;
   mstxRangeEnd(copy);
   mstxMarkA("done, ✓", nullptr);
   failures += aclrtFree(device) != ACL_SUCCESS;
   failures += aclrtDestroyStream(stream) != ACL_SUCCESS;
   mstxRangeStartA("never ended", nullptr);
-  std::printf("STREAM %llu\n", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(stream)));
+  std::printf("STREAM %llu\n",
+              static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(stream)));
   std::printf("END\n");
   return failures == 0 ? 0 : 1;
 }

@@ -66,8 +66,10 @@ int main(int argc, char** argv) {
 
   float* host_in = nullptr;
   float* host_out = nullptr;
-  PROF_HIP(hipHostMalloc(reinterpret_cast<void**>(&host_in), bytes * kStreams, hipHostMallocDefault));
-  PROF_HIP(hipHostMalloc(reinterpret_cast<void**>(&host_out), bytes * kStreams, hipHostMallocDefault));
+  PROF_HIP(
+      hipHostMalloc(reinterpret_cast<void**>(&host_in), bytes * kStreams, hipHostMallocDefault));
+  PROF_HIP(
+      hipHostMalloc(reinterpret_cast<void**>(&host_out), bytes * kStreams, hipHostMallocDefault));
   float* device_in[kStreams];
   float* device_out[kStreams];
   float* device_blur[kStreams];
@@ -94,16 +96,18 @@ int main(int argc, char** argv) {
       float factor = 2.0f + static_cast<float>(s);
       int count = n;
       void* scale_args[] = {&out, &in, &factor, &count};
-      PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(&scale<float>), grid, block, scale_args, 0, stream));
+      PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(&scale<float>), grid, block,
+                               scale_args, 0, stream));
       float* blurred = device_blur[s];
       const float* scaled = device_out[s];
       void* blur_args[] = {&blurred, &scaled, &count};
-      PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(&blur_shared), grid, block, blur_args, halo_bytes,
-                               stream));
+      PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(&blur_shared), grid, block, blur_args,
+                               halo_bytes, stream));
       counts.kernels += 2;
 
       // Copy the input back: the simulated runtime moves bytes but runs no kernels.
-      PROF_HIP(hipMemcpyAsync(host_out + s * n, device_in[s], bytes, hipMemcpyDeviceToHost, stream));
+      PROF_HIP(
+          hipMemcpyAsync(host_out + s * n, device_in[s], bytes, hipMemcpyDeviceToHost, stream));
       counts.copies += 1;
       PROF_HIP(hipEventRecord(done[s], stream));
     }
@@ -118,7 +122,8 @@ int main(int argc, char** argv) {
   PROF_HIP(hipStreamSynchronize(streams[1]));
   PROF_HIP(hipDeviceSynchronize());
   const hipError_t query = PROF_HIP_RESULT(hipStreamQuery(streams[1]));
-  std::printf("timing: %d iterations on %d streams took %.3f ms\n", iterations, kStreams, elapsed_ms);
+  std::printf("timing: %d iterations on %d streams took %.3f ms\n", iterations, kStreams,
+              elapsed_ms);
 
   int mismatches = 0;
   for (int i = 0; i < n * kStreams; ++i) mismatches += host_out[i] != host_in[i];
@@ -126,8 +131,8 @@ int main(int argc, char** argv) {
   PROF_HIP(hipMemcpy(check.data(), device_in[1], bytes, hipMemcpyDeviceToHost));
   counts.copies += 1;
   for (int i = 0; i < n; ++i) mismatches += check[i] != host_in[n + i];
-  std::printf("round trip: %d elements x %d streams, %d mismatches, stream query %s\n", n, kStreams, mismatches,
-              query == hipSuccess ? "idle" : "busy");
+  std::printf("round trip: %d elements x %d streams, %d mismatches, stream query %s\n", n, kStreams,
+              mismatches, query == hipSuccess ? "idle" : "busy");
 
   for (int s = 0; s < kStreams; ++s) {
     PROF_HIP(hipFree(device_in[s]));
@@ -142,6 +147,7 @@ int main(int argc, char** argv) {
   for (auto stream : streams) PROF_HIP(hipStreamDestroy(stream));
 
   std::printf("PID %ld\n", static_cast<long>(getpid()));
-  std::printf("EXPECT api_calls=%ld kernels=%ld copies=%ld\n", samples::g_api_calls, counts.kernels, counts.copies);
+  std::printf("EXPECT api_calls=%ld kernels=%ld copies=%ld\n", samples::g_api_calls, counts.kernels,
+              counts.copies);
   return mismatches == 0 ? 0 : 1;
 }

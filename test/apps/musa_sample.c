@@ -25,19 +25,20 @@ static long g_copies;
 static long g_errors;
 
 /* Counts a call and stops the program on an unexpected failure. */
-#define CALL(expr)                                                              \
-  do {                                                                          \
-    musaError_t e_ = (expr);                                                    \
-    ++g_calls;                                                                  \
-    if (e_ != musaSuccess) {                                                    \
-      printf("FAILED %s: %d\n", #expr, (int)e_);                                \
-      exit(1);                                                                  \
-    }                                                                           \
+#define CALL(expr)                               \
+  do {                                           \
+    musaError_t e_ = (expr);                     \
+    ++g_calls;                                   \
+    if (e_ != musaSuccess) {                     \
+      printf("FAILED %s: %d\n", #expr, (int)e_); \
+      exit(1);                                   \
+    }                                            \
   } while (0)
 
 /* Kernel stand-ins: host functions whose addresses are the kernels' handles. They keep their ELF
    symbols; noinline and distinct bodies keep the compiler from folding them into one. */
-__attribute__((noinline, used)) void vector_add_stub(const float* a, const float* b, float* c, int n) {
+__attribute__((noinline, used)) void vector_add_stub(const float* a, const float* b, float* c,
+                                                     int n) {
   (void)a, (void)b, (void)c, (void)n;
   __asm__ volatile("" ::: "memory");
 }
@@ -55,14 +56,15 @@ static unsigned char g_fatbin[64];
 static void register_kernels(void) {
   g_fatbin_handle = __musaRegisterFatBinary(g_fatbin);
   ++g_calls;
-  __musaRegisterFunction(g_fatbin_handle, (const char*)(void*)vector_add_stub, g_vector_add_device_name,
-                         kVectorAddName, -1, NULL, NULL, NULL, NULL, NULL);
+  __musaRegisterFunction(g_fatbin_handle, (const char*)(void*)vector_add_stub,
+                         g_vector_add_device_name, kVectorAddName, -1, NULL, NULL, NULL, NULL,
+                         NULL);
   ++g_calls;
 }
 
 /* What `vectorAdd<<<grid, block, 0, stream>>>(a, b, c, n)` lowers to. */
-static void launch_vector_add(dim3 grid, dim3 block, musaStream_t stream, const float* a, const float* b, float* c,
-                              int n) {
+static void launch_vector_add(dim3 grid, dim3 block, musaStream_t stream, const float* a,
+                              const float* b, float* c, int n) {
   unsigned pushed = __musaPushCallConfiguration(grid, block, 0, stream);
   ++g_calls;
   if (pushed != 0) {
@@ -133,8 +135,8 @@ int main(int argc, char** argv) {
   CALL(musaEventQuery(stop));
   float ms = 0.0f;
   CALL(musaEventElapsedTime(&ms, start, stop));
-  printf("async round trip %s, kernels timed %s\n", memcmp(host_in, host_out, bytes) == 0 ? "matches" : "DIFFERS",
-         ms > 0.0f ? "yes" : "no");
+  printf("async round trip %s, kernels timed %s\n",
+         memcmp(host_in, host_out, bytes) == 0 ? "matches" : "DIFFERS", ms > 0.0f ? "yes" : "no");
 
   /* Blocking, on the legacy default stream: a clear, an upload, a download. */
   memset(host_out, 0, bytes);
@@ -170,7 +172,8 @@ int main(int argc, char** argv) {
   ++g_calls;
 
   printf("PID %ld\n", (long)getpid());
-  printf("EXPECT api_calls=%ld kernels=%ld copies=%ld errors=%ld\n", g_calls, g_kernels, g_copies, g_errors);
+  printf("EXPECT api_calls=%ld kernels=%ld copies=%ld errors=%ld\n", g_calls, g_kernels, g_copies,
+         g_errors);
   printf("END\n");
   return 0;
 }

@@ -19,10 +19,12 @@ struct OddKernel {
 const OddKernel kKernels[] = {
     {"bad\xff\xfe", 2},
     {"bad\xfe\xff", 3},
-    {"evil\x1b[31m\xe2\x80\xaegpj.exe\xe2\x80\xa8\xe2\x80\xa9\x07\xc2\x9b" "2J", 4},
+    {"evil\x1b[31m\xe2\x80\xaegpj.exe\xe2\x80\xa8\xe2\x80\xa9\x07\xc2\x9b"
+     "2J",
+     4},
     {"\xe6\xa0\xb8\xe5\x87\xbd\xe6\x95\xb0_\xe8\xae\xa1\xe7\xae\x97", 5},  // 核函数_计算
     {"\xe3\x82\xab\xe3\x83\xbc\xe3\x83\x8d\xe3\x83\xab_k", 6},             // カーネル_k
-    {"e\xcc\x81_combining", 7},                                              // é as e + U+0301
+    {"e\xcc\x81_combining", 7},                                            // é as e + U+0301
     {"plain_kernel", 8},
 };
 

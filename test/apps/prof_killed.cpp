@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
     std::vector<std::thread> workers;
     for (long t = 0; t < threads; ++t)
       workers.emplace_back([&] {
-        for (long i = 0; i < after; ++i) {  // (not counted through samples::g_api_calls: one counter, many threads)
+        for (long i = 0; i < after;
+             ++i) {  // (not counted through samples::g_api_calls: one counter, many threads)
           const hipError_t result = hipStreamQuery(stream);
           if (result != hipSuccess && result != hipErrorNotReady) ok = false;
         }
@@ -56,9 +57,11 @@ int main(int argc, char** argv) {
     if (!ok) return 1;
   }
   const long long phase2_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  std::chrono::steady_clock::now() - phase2).count();
+                                  std::chrono::steady_clock::now() - phase2)
+                                  .count();
   PROF_HIP(hipStreamDestroy(stream));
   // hipStreamCreate, the queries, hipStreamDestroy.
-  std::printf("EXPECT api_calls=%ld phase2_ns=%lld\n", before + (threads > 1 ? threads : 1) * after + 2, phase2_ns);
+  std::printf("EXPECT api_calls=%ld phase2_ns=%lld\n",
+              before + (threads > 1 ? threads : 1) * after + 2, phase2_ns);
   return 0;
 }

@@ -39,8 +39,8 @@ void* g_buffer = nullptr;
 
 void launch(void (*kernel)(float*), hipStream_t stream) {
   void* args[] = {&g_buffer};
-  if (hipLaunchKernel(reinterpret_cast<const void*>(kernel), dim3{4, 1, 1}, dim3{64, 1, 1}, args, 0, stream) !=
-      hipSuccess)
+  if (hipLaunchKernel(reinterpret_cast<const void*>(kernel), dim3{4, 1, 1}, dim3{64, 1, 1}, args, 0,
+                      stream) != hipSuccess)
     ++g_failures;
 }
 
@@ -82,9 +82,11 @@ int main() {
   roctxRangePushA("never popped");
   const roctx_range_id_t never = roctxRangeStartA("never stopped");
 
-  std::printf("LEVELS forward=%d attention=%d pop_attention=%d pop_forward=%d pop_empty=%d load=%llu never=%llu\n",
-              forward, attention, pop_attention, pop_forward, pop_empty, static_cast<unsigned long long>(load),
-              static_cast<unsigned long long>(never));
+  std::printf(
+      "LEVELS forward=%d attention=%d pop_attention=%d pop_forward=%d pop_empty=%d load=%llu "
+      "never=%llu\n",
+      forward, attention, pop_attention, pop_forward, pop_empty,
+      static_cast<unsigned long long>(load), static_cast<unsigned long long>(never));
   std::printf("EXPECT attention=2 forward=3 worker=1 outside=1 marks=3 failures=%d\n", g_failures);
   std::printf("END\n");
   return g_failures == 0 ? 0 : 1;

@@ -21,11 +21,12 @@ extern "C" __attribute__((visibility("default"))) long rtld_local_run(void) {
   PROF_HIP(hipMalloc(&device, bytes));
   PROF_HIP(hipStreamCreate(&stream));
   PROF_HIP(hipMemcpyAsync(device, in.data(), bytes, hipMemcpyHostToDevice, stream));
-  PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(&rtld_local_kernel), dim3{8, 1, 1}, dim3{64, 1, 1},
-                           nullptr, 0, stream));
+  PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(&rtld_local_kernel), dim3{8, 1, 1},
+                           dim3{64, 1, 1}, nullptr, 0, stream));
   PROF_HIP(hipMemcpyAsync(out.data(), device, bytes, hipMemcpyDeviceToHost, stream));
   PROF_HIP(hipStreamSynchronize(stream));
-  std::printf("round trip %s\n", std::memcmp(in.data(), out.data(), bytes) == 0 ? "matches" : "DIFFERS");
+  std::printf("round trip %s\n",
+              std::memcmp(in.data(), out.data(), bytes) == 0 ? "matches" : "DIFFERS");
   const hipError_t bad = PROF_HIP_RESULT(hipFree(reinterpret_cast<void*>(0x10)));
   const char* text = PROF_HIP_RESULT(hipGetErrorString(bad));
   std::printf("bad free: %d %s\n", static_cast<int>(bad), text != nullptr ? text : "(null)");

@@ -37,7 +37,8 @@ void* take_signals(void* arg) {
 }
 }  // namespace
 
-extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
+extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
+                              void* arg) {
   using Create = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
   static const Create real = reinterpret_cast<Create>(dlsym(RTLD_NEXT, "pthread_create"));
   sigset_t mask;

@@ -67,16 +67,16 @@ int main(int argc, char** argv) {
       while (g_handler_calls.load() == before) std::this_thread::yield();
     });
     // 0.25 ns per thread: 400M threads, 100 ms on the simulated device.
-    PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(long_kernel), dim3(390625), dim3(1024), nullptr, 0,
-                             stream));
+    PROF_HIP(hipLaunchKernel(reinterpret_cast<const void*>(long_kernel), dim3(390625), dim3(1024),
+                             nullptr, 0, stream));
     g_syncing.store(true);
     PROF_HIP(hipStreamSynchronize(stream));
     sender.join();
     g_syncing.store(false);
   }
   PROF_HIP(hipStreamDestroy(stream));
-  std::printf("EXPECT api_calls=%ld handler_calls=%ld\n", samples::g_api_calls + g_handler_calls.load(),
-              g_handler_calls.load());
+  std::printf("EXPECT api_calls=%ld handler_calls=%ld\n",
+              samples::g_api_calls + g_handler_calls.load(), g_handler_calls.load());
   std::printf("END\n");
   return 0;
 }

@@ -31,14 +31,17 @@ std::vector<std::string> g_window;  // names of the calls of the open window
 
 void call(const char* name, hipError_t result, bool inside) {
   if (result != hipSuccess) ++g_failures;
-  if (inside) g_window.push_back(name);
-  else ++g_outside;
+  if (inside)
+    g_window.push_back(name);
+  else
+    ++g_outside;
 }
 #define CALL(inside, expr) call(#expr, (expr), inside)
 
 void close_window(int n) {
   std::string names;
-  for (const std::string& name : g_window) names += (names.empty() ? "" : ",") + name.substr(0, name.find('('));
+  for (const std::string& name : g_window)
+    names += (names.empty() ? "" : ",") + name.substr(0, name.find('('));
   std::printf("WINDOW %d calls=%zu names=%s\n", n, g_window.size(), names.c_str());
   g_window.clear();
 }
@@ -77,10 +80,11 @@ int main(int argc, char** argv) {
 
   // Window 1: a copy and a kernel enqueued inside, still running when it closes.
   CALL(true, hipProfilerStart());
-  CALL(true, hipMemcpyAsync(buffer, host.data(), host.size() * sizeof(float), hipMemcpyHostToDevice, stream));
+  CALL(true, hipMemcpyAsync(buffer, host.data(), host.size() * sizeof(float), hipMemcpyHostToDevice,
+                            stream));
   void* args[] = {&buffer};
-  CALL(true, hipLaunchKernel(reinterpret_cast<const void*>(window_kernel), dim3{64, 1, 1}, dim3{256, 1, 1}, args, 0,
-                             stream));
+  CALL(true, hipLaunchKernel(reinterpret_cast<const void*>(window_kernel), dim3{64, 1, 1},
+                             dim3{256, 1, 1}, args, 0, stream));
   CALL(true, hipGetDevice(&device));
   CALL(true, hipProfilerStop());
   close_window(1);

@@ -20,7 +20,8 @@ namespace {
 int g_step = 0;
 
 void show(const char* what, hipError_t result) {
-  std::printf("%3d %-36s -> %d (%s)\n", ++g_step, what, static_cast<int>(result), hipGetErrorName(result));
+  std::printf("%3d %-36s -> %d (%s)\n", ++g_step, what, static_cast<int>(result),
+              hipGetErrorName(result));
 }
 
 void show_errors(const char* when) {
@@ -28,13 +29,13 @@ void show_errors(const char* when) {
   const hipError_t peek = hipPeekAtLastError();
   const hipError_t get = hipGetLastError();
   const hipError_t after = hipPeekAtLastError();
-  std::printf("    last error after %-24s peek %d, get %d, peek again %d\n", when, static_cast<int>(peek),
-              static_cast<int>(get), static_cast<int>(after));
+  std::printf("    last error after %-24s peek %d, get %d, peek again %d\n", when,
+              static_cast<int>(peek), static_cast<int>(get), static_cast<int>(after));
 }
 
-#define SHOW(call)         \
-  do {                     \
-    show(#call, (call));   \
+#define SHOW(call)       \
+  do {                   \
+    show(#call, (call)); \
   } while (0)
 
 }  // namespace
@@ -81,7 +82,8 @@ int main() {
   const dim3 block{1024, 1, 1};
   const dim3 zero{0, 1, 1};
   const dim3 big{2048, 1, 1};  // 2M threads: about 0.5 ms on the simulated device
-  SHOW(hipLaunchKernel(reinterpret_cast<const void*>(&long_kernel), one, block, args, 0, bogus_stream));
+  SHOW(hipLaunchKernel(reinterpret_cast<const void*>(&long_kernel), one, block, args, 0,
+                       bogus_stream));
   show_errors("launch on a bad stream");
   SHOW(hipLaunchKernel(reinterpret_cast<const void*>(&long_kernel), zero, block, args, 0, s1));
   show_errors("launch of a zero grid");

@@ -59,8 +59,10 @@ int main() {
   void* musa_args[] = {&musa_buffer, &n};
   ok &= HIP(hipMemcpyAsync(hip_buffer, in.data(), kBytes, hipMemcpyHostToDevice, hip_stream));
   ok &= MUSA(musaMemcpyAsync(musa_buffer, in.data(), kBytes, musaMemcpyHostToDevice, musa_stream));
-  ok &= HIP(hipLaunchKernel(reinterpret_cast<const void*>(hip_double), grid, block, hip_args, 0, hip_stream));
-  ok &= MUSA(musaLaunchKernel(reinterpret_cast<const void*>(musa_triple), grid, block, musa_args, 0, musa_stream));
+  ok &= HIP(hipLaunchKernel(reinterpret_cast<const void*>(hip_double), grid, block, hip_args, 0,
+                            hip_stream));
+  ok &= MUSA(musaLaunchKernel(reinterpret_cast<const void*>(musa_triple), grid, block, musa_args, 0,
+                              musa_stream));
   ok &= HIP(hipMemcpyAsync(out.data(), hip_buffer, kBytes, hipMemcpyDeviceToHost, hip_stream));
   ok &= MUSA(musaMemcpyAsync(out.data(), musa_buffer, kBytes, musaMemcpyDeviceToHost, musa_stream));
   ok &= HIP(hipStreamSynchronize(hip_stream));
@@ -70,7 +72,8 @@ int main() {
   ok &= HIP(hipMemcpy(out.data(), hip_buffer, kBytes, hipMemcpyDeviceToHost));
   ok &= MUSA(musaMemcpy(out.data(), musa_buffer, kBytes, musaMemcpyDeviceToHost));
   g_copies += 2;
-  std::printf("round trips %s\n", std::memcmp(in.data(), out.data(), kBytes) == 0 ? "match" : "DIFFER");
+  std::printf("round trips %s\n",
+              std::memcmp(in.data(), out.data(), kBytes) == 0 ? "match" : "DIFFER");
 
   ok &= HIP(hipStreamDestroy(hip_stream));
   ok &= MUSA(musaStreamDestroy(musa_stream));
@@ -78,8 +81,8 @@ int main() {
   ok &= MUSA(musaFree(musa_buffer));
 
   std::printf("PID %ld\n", static_cast<long>(getpid()));
-  std::printf("EXPECT hip_calls=%ld musa_calls=%ld kernels=%ld copies=%ld\n", g_hip_calls, g_musa_calls, g_kernels,
-              g_copies);
+  std::printf("EXPECT hip_calls=%ld musa_calls=%ld kernels=%ld copies=%ld\n", g_hip_calls,
+              g_musa_calls, g_kernels, g_copies);
   std::printf("END\n");
   return ok ? 0 : 1;
 }

@@ -12,9 +12,10 @@
 //           runtime's own cost of the injected work
 //   clock   [prof::now_ns()]: the clock prof reads twice per call, for the "two clock reads" target
 // Only the measured calls are timed (one clock pair per batch); synchronisation is outside the
-// timed span, so ns_per_call is host-side cost. wall_ns is the whole loop, synchronisation included.
-// With --seconds each thread repeats batches until the time is up (for the sustained-rate runs).
-// Prints one line of key=value pairs; exit_realtime_ns lets the script time prof's work after exit.
+// timed span, so ns_per_call is host-side cost. wall_ns is the whole loop, synchronisation
+// included. With --seconds each thread repeats batches until the time is up (for the sustained-rate
+// runs). Prints one line of key=value pairs; exit_realtime_ns lets the script time prof's work
+// after exit.
 #include <sys/resource.h>
 
 #include <atomic>
@@ -47,7 +48,8 @@ struct Options {
 
 struct Result {
   double measured_ns = 0;
-  double measured_cpu_ns = 0;  // the thread's CPU time in the measured calls (wall minus waiting for a CPU)
+  double measured_cpu_ns =
+      0;  // the thread's CPU time in the measured calls (wall minus waiting for a CPU)
   double wall_ns = 0;
   long calls = 0;
 };
@@ -79,7 +81,8 @@ class Worker {
     check(hipEventCreate(&end_), "hipEventCreate");
   }
 
-  // `count` measured calls; returns the nanoseconds spent in them (and adds their CPU time to `cpu_ns`).
+  // `count` measured calls; returns the nanoseconds spent in them (and adds their CPU time to
+  // `cpu_ns`).
   double batch(long count, double& cpu_ns) {
     const double cpu_start = thread_cpu_ns();
     const auto start = Clock::now();
@@ -98,7 +101,8 @@ class Worker {
         break;
       case Mode::kCopy:
         for (long i = 0; i < count; ++i)
-          check(hipMemcpyAsync(device_, host_, 64, hipMemcpyHostToDevice, stream_), "hipMemcpyAsync");
+          check(hipMemcpyAsync(device_, host_, 64, hipMemcpyHostToDevice, stream_),
+                "hipMemcpyAsync");
         break;
       case Mode::kInject:
         for (long i = 0; i < count; ++i) {
@@ -112,7 +116,8 @@ class Worker {
     }
     const auto stop = Clock::now();
     cpu_ns += thread_cpu_ns() - cpu_start;
-    if (o_.mode != Mode::kQuery && o_.mode != Mode::kClock) check(hipStreamSynchronize(stream_), "hipStreamSynchronize");
+    if (o_.mode != Mode::kQuery && o_.mode != Mode::kClock)
+      check(hipStreamSynchronize(stream_), "hipStreamSynchronize");
     return std::chrono::duration<double, std::nano>(stop - start).count();
   }
 
@@ -139,8 +144,8 @@ class Worker {
  private:
   void launch() {
     void* args[] = {&device_};
-    check(hipLaunchKernel(reinterpret_cast<const void*>(&bench_tiny_kernel), dim3{1, 1, 1}, dim3{1, 1, 1}, args, 0,
-                          stream_),
+    check(hipLaunchKernel(reinterpret_cast<const void*>(&bench_tiny_kernel), dim3{1, 1, 1},
+                          dim3{1, 1, 1}, args, 0, stream_),
           "hipLaunchKernel");
   }
 
@@ -217,8 +222,10 @@ int main(int argc, char** argv) {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   std::printf(
-      "ns_per_call=%.1f cpu_ns_per_call=%.1f calls=%ld threads=%d wall_ns=%.0f calls_per_s=%.0f max_rss_kb=%ld exit_realtime_ns=%lld\n",
-      ns_per_call, cpu_ns_per_call, total, o.threads, wall_ns, static_cast<double>(total) / (wall_ns / 1e9), usage.ru_maxrss,
+      "ns_per_call=%.1f cpu_ns_per_call=%.1f calls=%ld threads=%d wall_ns=%.0f calls_per_s=%.0f "
+      "max_rss_kb=%ld exit_realtime_ns=%lld\n",
+      ns_per_call, cpu_ns_per_call, total, o.threads, wall_ns,
+      static_cast<double>(total) / (wall_ns / 1e9), usage.ru_maxrss,
       static_cast<long long>(now.tv_sec) * 1000000000ll + now.tv_nsec);
   std::fflush(stdout);
   return 0;

@@ -61,8 +61,9 @@ int main(int argc, char** argv) {
       blocks.clear();
       for (uint64_t done = 0; done < kRing; done += prof::kJournalBlockRecords) {
         blocks.push_back(p);
-        p = prof::encode_journal_block(p, prof::kJournalBlockRecords,
-                                       [&](uint64_t k) -> const prof::Record& { return ring[done + k]; });
+        p = prof::encode_journal_block(
+            p, prof::kJournalBlockRecords,
+            [&](uint64_t k) -> const prof::Record& { return ring[done + k]; });
       }
     };
     const double t0 = now_s();
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
       }
     }
     const double t2 = now_s();
-    if (decoded.size() != kRing || __builtin_memcmp(decoded.data(), ring.get(), kRing * sizeof(prof::Record)) != 0) {
+    if (decoded.size() != kRing ||
+        __builtin_memcmp(decoded.data(), ring.get(), kRing * sizeof(prof::Record)) != 0) {
       std::fprintf(stderr, "journal_codec_bench: the round trip changed the records\n");
       return 1;
     }
@@ -89,7 +91,8 @@ int main(int argc, char** argv) {
     best_hot = std::min(best_hot, (t1 - t_cold) / kRing);
     best_decode = std::min(best_decode, (t2 - t1) / kRing);
   }
-  std::printf("| %llu | %.1f | %.1f | %.1f | %.2f |\n", static_cast<unsigned long long>(kRing), best_encode * 1e9,
-              best_hot * 1e9, best_decode * 1e9, static_cast<double>(bytes) / kRing);
+  std::printf("| %llu | %.1f | %.1f | %.1f | %.2f |\n", static_cast<unsigned long long>(kRing),
+              best_encode * 1e9, best_hot * 1e9, best_decode * 1e9,
+              static_cast<double>(bytes) / kRing);
   return 0;
 }

@@ -1,8 +1,8 @@
 // What a new thread's first traced call costs: starts THREADS threads one after another, each
 // making two hipStreamQuery calls, and prints the median and p90 of the first (on the new thread)
-// and the median of the second, in microseconds, as key=value. scripts/bench.sh (section "threads") runs it
-// plain and under prof: the difference is what prof adds to a thread's first call (its ring, its
-// device-timing state).
+// and the median of the second, in microseconds, as key=value. scripts/bench.sh (section "threads")
+// runs it plain and under prof: the difference is what prof adds to a thread's first call (its
+// ring, its device-timing state).
 //   new_threads [THREADS]
 #include <algorithm>
 #include <chrono>
@@ -15,7 +15,9 @@ extern "C" int hipStreamQuery(void* stream);
 
 namespace {
 double now_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 }  // namespace
 
@@ -42,7 +44,7 @@ int main(int argc, char** argv) {
   std::sort(first.begin(), first.end());
   std::sort(second.begin(), second.end());
   const size_t n = first.size();
-  std::printf("first_call_median_us=%.1f first_call_p90_us=%.1f second_call_median_us=%.2f\n", first[n / 2],
-              first[n * 9 / 10], second[n / 2]);
+  std::printf("first_call_median_us=%.1f first_call_p90_us=%.1f second_call_median_us=%.2f\n",
+              first[n / 2], first[n * 9 / 10], second[n / 2]);
   return 0;
 }

@@ -23,10 +23,10 @@ void* lookup(std::atomic<void*>& cache, const char* name) noexcept {
 
 }  // namespace
 
-#define PROF_HIP_API(NAME, RET, PARAMS, ARGS, ...)                             \
-  extern "C" PROF_NOOP_EXPORT RET NAME PARAMS {                                \
-    static std::atomic<void*> cache{nullptr};                                  \
-    return reinterpret_cast<RET(*) PARAMS>(lookup(cache, #NAME)) ARGS;        \
+#define PROF_HIP_API(NAME, RET, PARAMS, ARGS, ...)                     \
+  extern "C" PROF_NOOP_EXPORT RET NAME PARAMS {                        \
+    static std::atomic<void*> cache{nullptr};                          \
+    return reinterpret_cast<RET(*) PARAMS>(lookup(cache, #NAME)) ARGS; \
   }
 #include "runtimes/hip/hip_api.def"
 #undef PROF_HIP_API

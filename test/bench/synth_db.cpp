@@ -24,7 +24,8 @@ namespace {
 constexpr int kApiLaunch = 1, kApiMemcpyAsync = 2, kApiSynchronize = 3, kApiGetLastError = 4;
 
 // The meta rows, the runtime, kernel names, threads and streams of the synthetic run.
-void write_header(prof::Database& db, prof::Statement& meta, long long pid, int64_t events, int64_t names) {
+void write_header(prof::Database& db, prof::Statement& meta, long long pid, int64_t events,
+                  int64_t names) {
   auto set_meta = [&](const char* key, const std::string& value) {
     meta.bind(1, std::string_view(key)).bind(2, std::string_view(value)).run();
   };
@@ -36,25 +37,28 @@ void write_header(prof::Database& db, prof::Statement& meta, long long pid, int6
   set_meta("command_line", "./synthetic " + std::to_string(events));
   set_meta("start_ns", "1000000000");
   set_meta("clock", "CLOCK_MONOTONIC");
-  db.exec("INSERT INTO runtimes VALUES (0, 'hip', 'HIP API', 'Stream', 'Device', 'hiptrace');"
-          "INSERT INTO api_names (api_id, name) VALUES (1, 'hipLaunchKernel'), (2, 'hipMemcpyAsync'),"
-          " (3, 'hipStreamSynchronize'), (4, 'hipGetLastError');"
-          "INSERT INTO threads VALUES (101, 0, 999999000), (102, 1, 999999500);"
-          "INSERT INTO streams (stream_index, stream_handle, device) VALUES (1, 4096, 0), (2, 8192, 0),"
-          " (3, 12288, 0), (4, 16384, 0);");
+  db.exec(
+      "INSERT INTO runtimes VALUES (0, 'hip', 'HIP API', 'Stream', 'Device', 'hiptrace');"
+      "INSERT INTO api_names (api_id, name) VALUES (1, 'hipLaunchKernel'), (2, 'hipMemcpyAsync'),"
+      " (3, 'hipStreamSynchronize'), (4, 'hipGetLastError');"
+      "INSERT INTO threads VALUES (101, 0, 999999000), (102, 1, 999999500);"
+      "INSERT INTO streams (stream_index, stream_handle, device) VALUES (1, 4096, 0), (2, 8192, 0),"
+      " (3, 12288, 0), (4, 16384, 0);");
   prof::Statement name = db.prepare("INSERT INTO strings (string_id, value) VALUES (?1, ?2)");
   for (int64_t i = 1; i <= names; ++i)
     // _Z<length>kernel_<i>PfPKfi, as __hipRegisterFunction stores it: the report demangles each
     // name to kernel_<i>(float*, float const*, int), as it does a real program's.
     name.bind(1, i)
-        .bind(2, std::string_view("_Z" + std::to_string(7 + std::to_string(i).size()) +
-                                  "kernel_" + std::to_string(i) + "PfPKfi"))
+        .bind(2, std::string_view("_Z" + std::to_string(7 + std::to_string(i).size()) + "kernel_" +
+                                  std::to_string(i) + "PfPKfi"))
         .run();
 }
 
-// EVENTS rows of calls, kernels and copies on two threads and four streams; returns the last call's end.
+// EVENTS rows of calls, kernels and copies on two threads and four streams; returns the last call's
+// end.
 int64_t write_events(prof::Database& db, int64_t events, int64_t names) {
-  prof::Statement api = db.prepare("INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, 0, ?8, 0)");
+  prof::Statement api =
+      db.prepare("INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, 0, ?8, 0)");
   prof::Statement kernel =
       db.prepare("INSERT INTO kernels VALUES (?1, ?2, ?3, 0, ?4, 256, 1, 1, 256, 1, 1, 0, ?5, ?6)");
   prof::Statement copy = db.prepare("INSERT INTO copies VALUES (?1, 0, ?2, 1, 65536, ?3, ?4)");
@@ -65,7 +69,12 @@ int64_t write_events(prof::Database& db, int64_t events, int64_t names) {
     const int stream = 1 + static_cast<int>(group % 4);
     auto call = [&](int api_id, int64_t duration, bool has_stream, int64_t bytes) {
       ++correlation;
-      api.bind(1, correlation).bind(2, ++sequence).bind(3, api_id).bind(4, thread).bind(5, t).bind(6, t + duration);
+      api.bind(1, correlation)
+          .bind(2, ++sequence)
+          .bind(3, api_id)
+          .bind(4, thread)
+          .bind(5, t)
+          .bind(6, t + duration);
       if (has_stream)
         api.bind(7, stream);
       else
@@ -80,7 +89,10 @@ int64_t write_events(prof::Database& db, int64_t events, int64_t names) {
       if (written >= events) break;
       device_t = std::max(device_t, t) + 500;
       int64_t length = 4000 + (group * 13 + k * 101) % 3000;
-      kernel.bind(1, id).bind(2, 1 + (group * 2 + k) % names).bind(3, 0xdead0000 + k).bind(4, stream);
+      kernel.bind(1, id)
+          .bind(2, 1 + (group * 2 + k) % names)
+          .bind(3, 0xdead0000 + k)
+          .bind(4, stream);
       kernel.bind(5, device_t).bind(6, device_t + length).run();
       device_t += length;
       ++written;
@@ -93,8 +105,9 @@ int64_t write_events(prof::Database& db, int64_t events, int64_t names) {
         ++written;
       }
     }
-    if (written < events) call(group % 4 == 3 ? kApiSynchronize : kApiGetLastError, group % 4 == 3 ? 9000 : 80,
-                               group % 4 == 3, 0);
+    if (written < events)
+      call(group % 4 == 3 ? kApiSynchronize : kApiGetLastError, group % 4 == 3 ? 9000 : 80,
+           group % 4 == 3, 0);
   }
   return t;
 }

@@ -56,10 +56,14 @@ uint32_t hex4(std::string_view s, size_t at) {
   for (size_t i = at; i < at + 4; ++i) {
     const char c = s[i];
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
-    else std::abort();
+    if (c >= '0' && c <= '9')
+      v |= static_cast<uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= static_cast<uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= static_cast<uint32_t>(c - 'A' + 10);
+    else
+      std::abort();
   }
   return v;
 }
@@ -88,7 +92,8 @@ std::string read_json_string(std::string_view s) {
       case 'u': {
         uint32_t cp = hex4(s, i + 1);
         i += 4;
-        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < s.size() && s[i + 1] == '\\' && s[i + 2] == 'u') {
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < s.size() && s[i + 1] == '\\' &&
+            s[i + 2] == 'u') {
           const uint32_t low = hex4(s, i + 3);
           if (low >= 0xDC00 && low < 0xE000) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
@@ -110,8 +115,10 @@ bool valid_utf8(std::string_view s) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     size_t n = 0;
     unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c < 0x80) n = 1;
-    else if (c >= 0xC2 && c <= 0xDF) n = 2;
+    if (c < 0x80)
+      n = 1;
+    else if (c >= 0xC2 && c <= 0xDF)
+      n = 2;
     else if (c >= 0xE0 && c <= 0xEF) {
       n = 3;
       if (c == 0xE0) lo = 0xA0;
@@ -151,8 +158,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string back = read_json_string(json);
   if (!valid_utf8(back) || prof::report::utf8_unescaped(back) != text) std::abort();
   // Valid UTF-8 without a backslash is written as it is.
-  if (valid_utf8(text) && text.find_first_of(std::string_view("\\\0", 2)) == std::string_view::npos &&
-      back != text)
+  if (valid_utf8(text) &&
+      text.find_first_of(std::string_view("\\\0", 2)) == std::string_view::npos && back != text)
     std::abort();
   return 0;
 }

@@ -70,18 +70,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   exec(db, "BEGIN");
   exec(db, std::string(prof::schema::kCreateSql));
   exec(db, std::string(prof::schema::kCopyDirectionsSql));
-  exec(db, "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(prof::schema::kSchemaVersion) +
+  exec(db, "INSERT INTO meta VALUES ('schema_version', '" +
+               std::to_string(prof::schema::kSchemaVersion) +
                "'), ('runtime', 'hip'), ('pid', '1'), ('clock', 'CLOCK_MONOTONIC')");
   Input in(data, size);
   while (!in.empty()) {
     switch (in.byte() % 7) {
       case 0: insert(db, "INSERT INTO api_names (api_id, name) VALUES (?1, ?2)", in, "it"); break;
       case 1: insert(db, "INSERT INTO strings VALUES (?1, ?2)", in, "it"); break;
-      case 2: insert(db, "INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)", in,
-                     "iniiiiiniii"); break;
-      case 3: insert(db, "INSERT INTO kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                     in, "iniiiiiiiiiinn"); break;
-      case 4: insert(db, "INSERT INTO copies VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", in, "iiiiinn"); break;
+      case 2:
+        insert(db, "INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+               in, "iniiiiiniii");
+        break;
+      case 3:
+        insert(db,
+               "INSERT INTO kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+               "?13, ?14)",
+               in, "iniiiiiiiiiinn");
+        break;
+      case 4:
+        insert(db, "INSERT INTO copies VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", in, "iiiiinn");
+        break;
       case 5: insert(db, "INSERT INTO drops VALUES (?1, ?2)", in, "ti"); break;
       case 6: insert(db, "INSERT INTO meta VALUES (?1, ?2)", in, "tt"); break;
     }

@@ -45,7 +45,8 @@ TEST_CASE("a missing db is refused", "[report][bad-input]") {
 
 TEST_CASE("a file that is not SQLite is refused", "[report][bad-input]") {
   TempDir dir;
-  prof::report::test::write_text(dir.file("text.db"), "this is not a database, just some text long enough\n");
+  prof::report::test::write_text(dir.file("text.db"),
+                                 "this is not a database, just some text long enough\n");
   expect_refused(dir.file("text.db"), "not a SQLite file");
   prof::report::test::write_text(dir.file("empty.db"), "");
   expect_refused(dir.file("empty.db"), "not a SQLite file");
@@ -60,7 +61,9 @@ TEST_CASE("a SQLite db that is not prof's is refused", "[report][bad-input]") {
   expect_refused(dir.file("foreign.db"), "no meta table");
   {
     prof::Database db(dir.file("nometa.db"), prof::Database::Mode::kCreate);
-    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('a', 'b');");
+    db.exec(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES "
+        "('a', 'b');");
   }
   expect_refused(dir.file("nometa.db"), "no schema_version");
 }
@@ -94,7 +97,8 @@ TEST_CASE("a truncated db is refused and leaves no output", "[report][bad-input]
     prof::Database db(db_path, prof::Database::Mode::kReadWrite);
     db.exec(
         "WITH RECURSIVE n(i) AS (SELECT 100 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)"
-        " INSERT INTO api_calls SELECT i, i, 3, 5001, 1000000000 + i * 10, 1000000000 + i * 10 + 5, 0, 1, 0, 0, 0"
+        " INSERT INTO api_calls SELECT i, i, 3, 5001, 1000000000 + i * 10, 1000000000 + i * 10 + "
+        "5, 0, 1, 0, 0, 0"
         " FROM n;");
   }
   struct stat st;

@@ -19,8 +19,9 @@
 namespace {
 
 int usage() {
-  std::fprintf(stderr, "usage: report_fixture_tool FIXTURE.sql OUT_DIR [--base NAME] [--group-stream] "
-                       "[--range FIRST LAST]\n");
+  std::fprintf(stderr,
+               "usage: report_fixture_tool FIXTURE.sql OUT_DIR [--base NAME] [--group-stream] "
+               "[--range FIRST LAST]\n");
   return 2;
 }
 
@@ -54,7 +55,8 @@ int main(int argc, char** argv) {
     } else if (arg == "--group-stream") {
       options.group_stream = true;
     } else if (arg == "--range" && i + 2 < argc) {
-      options.index_range = std::pair<int64_t, int64_t>{std::atoll(argv[i + 1]), std::atoll(argv[i + 2])};
+      options.index_range =
+          std::pair<int64_t, int64_t>{std::atoll(argv[i + 1]), std::atoll(argv[i + 2])};
       i += 2;
     } else {
       return usage();

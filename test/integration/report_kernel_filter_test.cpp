@@ -184,8 +184,9 @@ TEST_CASE("the summary over several processes applies the filters", "[report][fi
   Fixture f;
   KernelFilterOptions filters;
   filters.include_regex = "blur";
-  const std::string text = prof::report::test::captured_output(
-      [&](std::FILE* file) { write_combined_summary({f.db_path, f.db_path}, file, filters); });
+  const std::string text = prof::report::test::captured_output([&](std::FILE* file) {
+    write_combined_summary({f.db_path, f.db_path}, file, filters);
+  });
   CHECK(text.find("Kernels (2 launches, 1 names") != std::string::npos);
   CHECK(text.find("scale") == std::string::npos);
 }

@@ -20,7 +20,8 @@ struct Fixture : prof::report::test::BasicReport {
 };
 
 std::string captured_summary(const std::string& db_path, const ReportOptions& options) {
-  return prof::report::test::captured_output([&](std::FILE* file) { write_reports(db_path, options, file); });
+  return prof::report::test::captured_output(
+      [&](std::FILE* file) { write_reports(db_path, options, file); });
 }
 
 }  // namespace
@@ -28,19 +29,20 @@ std::string captured_summary(const std::string& db_path, const ReportOptions& op
 TEST_CASE("write_reports writes hipprof's file names and lists them", "[report][options]") {
   Fixture f;
   ReportResult result = write_reports(f.db_path, f.options, nullptr);
-  std::vector<std::string> expected = {f.out.file("result_4242.hiptrace.csv"), f.out.file("result_4242.kernel.csv"),
-                                       f.out.file("result_4242.summary.json"),  f.out.file("result_4242.api_trace.csv"),
-                                       f.out.file("result_4242.kernel_trace.csv"), f.out.file("result_4242.copy_trace.csv"),
-                                       f.out.file("result_4242.copy_stats.csv"),   f.out.file("result_4242.memory_stats.csv"),
-                                       f.out.file("result_4242.pftrace"),          f.out.file("result_4242_copy.json"),
-                                       f.out.file("result_4242.report.html")};
+  std::vector<std::string> expected = {
+      f.out.file("result_4242.hiptrace.csv"),     f.out.file("result_4242.kernel.csv"),
+      f.out.file("result_4242.summary.json"),     f.out.file("result_4242.api_trace.csv"),
+      f.out.file("result_4242.kernel_trace.csv"), f.out.file("result_4242.copy_trace.csv"),
+      f.out.file("result_4242.copy_stats.csv"),   f.out.file("result_4242.memory_stats.csv"),
+      f.out.file("result_4242.pftrace"),          f.out.file("result_4242_copy.json"),
+      f.out.file("result_4242.report.html")};
   CHECK(result.files_written == expected);
-  CHECK(f.out.list() == std::vector<std::string>{"result_4242.api_trace.csv", "result_4242.copy_stats.csv",
-                                                 "result_4242.copy_trace.csv", "result_4242.hiptrace.csv",
-                                                 "result_4242.kernel.csv", "result_4242.kernel_trace.csv",
-                                                 "result_4242.memory_stats.csv", "result_4242.pftrace",
-                                                 "result_4242.report.html", "result_4242.summary.json",
-                                                 "result_4242_copy.json"});
+  CHECK(f.out.list() ==
+        std::vector<std::string>{
+            "result_4242.api_trace.csv", "result_4242.copy_stats.csv", "result_4242.copy_trace.csv",
+            "result_4242.hiptrace.csv", "result_4242.kernel.csv", "result_4242.kernel_trace.csv",
+            "result_4242.memory_stats.csv", "result_4242.pftrace", "result_4242.report.html",
+            "result_4242.summary.json", "result_4242_copy.json"});
 }
 
 TEST_CASE("pftrace off leaves the other files", "[report][options]") {
@@ -49,8 +51,8 @@ TEST_CASE("pftrace off leaves the other files", "[report][options]") {
   ReportResult result = write_reports(f.db_path, f.options, nullptr);
   CHECK(result.files_written.size() == 10);
   CHECK(f.out.list().size() == 10);
-  CHECK(std::find(result.files_written.begin(), result.files_written.end(), f.out.file("result_4242.pftrace")) ==
-        result.files_written.end());
+  CHECK(std::find(result.files_written.begin(), result.files_written.end(),
+                  f.out.file("result_4242.pftrace")) == result.files_written.end());
 }
 
 TEST_CASE("group_stream adds the stream view", "[report][options]") {
@@ -71,7 +73,8 @@ TEST_CASE("the summary goes to the given stream only when asked", "[report][opti
   CHECK(captured_summary(f.db_path, f.options).empty());
 }
 
-TEST_CASE("a symlink where a report goes is refused, and the other reports are written", "[report][options]") {
+TEST_CASE("a symlink where a report goes is refused, and the other reports are written",
+          "[report][options]") {
   // Issue 16: one refused output costs only itself (before, none of the reports was written).
   Fixture f;
   std::string victim = f.dir.file("victim");
@@ -79,7 +82,8 @@ TEST_CASE("a symlink where a report goes is refused, and the other reports are w
   REQUIRE(::symlink(victim.c_str(), f.out.file("result_4242_copy.json").c_str()) == 0);
   prof::report::ReportResult result = write_reports(f.db_path, f.options, nullptr);
   REQUIRE(result.failed.size() == 1);
-  CHECK_THAT(result.failed[0], Catch::Contains("result_4242_copy.json") && Catch::Contains("symbolic link"));
+  CHECK_THAT(result.failed[0],
+             Catch::Contains("result_4242_copy.json") && Catch::Contains("symbolic link"));
   // The ten others, and the link untouched.
   std::vector<std::string> names = f.out.list();
   std::sort(names.begin(), names.end());
@@ -107,9 +111,11 @@ TEST_CASE("bad options are one clear error", "[report][options]") {
 
 TEST_CASE("reports replace older reports of the same name", "[report][options]") {
   Fixture f;
-  prof::report::test::write_text(f.out.file("result_4242.kernel.csv"), "Name,Calls,TotalDurationNs,stale\n");
+  prof::report::test::write_text(f.out.file("result_4242.kernel.csv"),
+                                 "Name,Calls,TotalDurationNs,stale\n");
   write_reports(f.db_path, f.options, nullptr);
-  CHECK(prof::report::test::read_text(f.out.file("result_4242.kernel.csv")).find("stale") == std::string::npos);
+  CHECK(prof::report::test::read_text(f.out.file("result_4242.kernel.csv")).find("stale") ==
+        std::string::npos);
 }
 
 TEST_CASE("reports never replace a file that is not prof's", "[report][options]") {

@@ -32,7 +32,8 @@ struct TempDir {
     std::vector<std::string> names;
     if (DIR* dir = ::opendir(path.c_str())) {
       while (dirent* entry = ::readdir(dir))
-        if (std::string(entry->d_name) != "." && std::string(entry->d_name) != "..") names.push_back(entry->d_name);
+        if (std::string(entry->d_name) != "." && std::string(entry->d_name) != "..")
+          names.push_back(entry->d_name);
       ::closedir(dir);
     }
     std::sort(names.begin(), names.end());

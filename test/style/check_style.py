@@ -61,7 +61,7 @@ def unformatted(root):
     clang_format = tool("clang-format", "clang-format-14")
     found = []
     for path in sources(root):
-        done = subprocess.run([clang_format, "--dry-run", "--Werror", f"--style=file:{root}/.clang-format", path],
+        done = subprocess.run([clang_format, "--dry-run", "--Werror", "--style=file", path],
                               capture_output=True, text=True)
         if done.returncode != 0:
             found.append(f"{os.path.relpath(path, root)}: not formatted (clang-format -i {os.path.relpath(path, root)})")

@@ -17,17 +17,23 @@ extern "C" {
 #undef PROF_ACL_API
 }
 
-#define PROF_ACL_API(name, ret, params, ...) static_assert(std::is_same_v<decltype(&name), ret(*) params>, #name);
+#define PROF_ACL_API(name, ret, params, ...) \
+  static_assert(std::is_same_v<decltype(&name), ret(*) params>, #name);
 #include "runtimes/acl/acl_api.def"
 #undef PROF_ACL_API
 
-
-TEST_CASE("acl_abi: copy kinds 0..7, query statuses, not-complete codes and event flags equal the reference's") {
+TEST_CASE(
+    "acl_abi: copy kinds 0..7, query statuses, not-complete codes and event flags equal the "
+    "reference's") {
   using prof::test::acl::kOurs;
-  const int64_t kinds[8] = {ACL_MEMCPY_HOST_TO_HOST,      ACL_MEMCPY_HOST_TO_DEVICE,
-                            ACL_MEMCPY_DEVICE_TO_HOST,    ACL_MEMCPY_DEVICE_TO_DEVICE,
-                            ACL_MEMCPY_DEFAULT,           ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
-                            ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE};
+  const int64_t kinds[8] = {ACL_MEMCPY_HOST_TO_HOST,
+                            ACL_MEMCPY_HOST_TO_DEVICE,
+                            ACL_MEMCPY_DEVICE_TO_HOST,
+                            ACL_MEMCPY_DEVICE_TO_DEVICE,
+                            ACL_MEMCPY_DEFAULT,
+                            ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+                            ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+                            ACL_MEMCPY_INTER_DEVICE_TO_DEVICE};
   for (int i = 0; i < 8; ++i) {
     CHECK(kOurs.kinds[i] == kinds[i]);
     CHECK(kOurs.kinds[i] == i);

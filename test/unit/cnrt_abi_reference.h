@@ -152,11 +152,15 @@ cnrtRet_t cnrtFreeHost(void* ptr);
 cnrtRet_t cnrtMemset(void* ptr, int value, size_t bytes);
 cnrtRet_t cnrtMemsetAsync(void* ptr, int value, size_t bytes, cnrtQueue_t queue);
 cnrtRet_t cnrtMemcpy(void* dst, void* src, size_t bytes, cnrtMemTransDir_t dir);
-cnrtRet_t cnrtMemcpyAsync(void* dst, void* src, size_t bytes, cnrtQueue_t queue, cnrtMemTransDir_t dir);
-cnrtRet_t cnrtMemcpyAsync_V2(void* dst, void* src, size_t bytes, cnrtQueue_t queue, cnrtMemTransDir_t dir);
-cnrtRet_t cnrtMemcpyAsync_V3(void* dst, void* src, size_t bytes, cnrtQueue_t queue, cnrtMemTransDir_t dir);
+cnrtRet_t cnrtMemcpyAsync(void* dst, void* src, size_t bytes, cnrtQueue_t queue,
+                          cnrtMemTransDir_t dir);
+cnrtRet_t cnrtMemcpyAsync_V2(void* dst, void* src, size_t bytes, cnrtQueue_t queue,
+                             cnrtMemTransDir_t dir);
+cnrtRet_t cnrtMemcpyAsync_V3(void* dst, void* src, size_t bytes, cnrtQueue_t queue,
+                             cnrtMemTransDir_t dir);
 cnrtRet_t cnrtMemcpyPeer(void* dst, int dstDev, void* src, int srcDev, size_t bytes);
-cnrtRet_t cnrtMemcpyPeerAsync(void* dst, int dstDev, void* src, int srcDev, size_t bytes, cnrtQueue_t queue);
+cnrtRet_t cnrtMemcpyPeerAsync(void* dst, int dstDev, void* src, int srcDev, size_t bytes,
+                              cnrtQueue_t queue);
 cnrtRet_t cnrtMemAllocAsync(void** pPtr, size_t byteSize, cnrtQueue_t queue);
 cnrtRet_t cnrtMemFreeAsync(void* mluAddr, cnrtQueue_t hqueue);
 /* c) queues */
@@ -172,14 +176,15 @@ cnrtRet_t cnrtNotifierCreate(cnrtNotifier_t* pNotifier);
 cnrtRet_t cnrtNotifierCreateWithFlags(cnrtNotifier_t* pNotifier, unsigned int flags);
 cnrtRet_t cnrtNotifierDestroy(cnrtNotifier_t notifier);
 cnrtRet_t cnrtPlaceNotifier(cnrtNotifier_t notifier, cnrtQueue_t queue);
-cnrtRet_t cnrtPlaceNotifierWithFlags(cnrtNotifier_t notifier, cnrtQueue_t queue, unsigned int flags);
+cnrtRet_t cnrtPlaceNotifierWithFlags(cnrtNotifier_t notifier, cnrtQueue_t queue,
+                                     unsigned int flags);
 cnrtRet_t cnrtWaitNotifier(cnrtNotifier_t notifier);
 cnrtRet_t cnrtQueryNotifier(cnrtNotifier_t notifier);
 cnrtRet_t cnrtNotifierElapsedTime(cnrtNotifier_t start, cnrtNotifier_t end, float* ms);
 cnrtRet_t cnrtNotifierDuration(cnrtNotifier_t start, cnrtNotifier_t end, float* us);
 /* e) launch */
-cnrtRet_t cnrtInvokeKernel(const void* kernel, cnrtDim3_t dim, cnrtFunctionType_t ktype, void** args, size_t reserved,
-                           cnrtQueue_t queue);
+cnrtRet_t cnrtInvokeKernel(const void* kernel, cnrtDim3_t dim, cnrtFunctionType_t ktype,
+                           void** args, size_t reserved, cnrtQueue_t queue);
 cnrtRet_t cnrtTaskTopoEntityInvoke(cnrtTaskTopoEntity_t entity, cnrtQueue_t queue);
 /* f) errors, version */
 const char* cnrtGetErrorName(cnrtRet_t error);

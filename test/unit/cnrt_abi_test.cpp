@@ -21,7 +21,8 @@ extern "C" {
 #undef PROF_CNRT_API
 }
 
-#define PROF_CNRT_API(name, ret, params, ...) static_assert(std::is_same_v<decltype(&name), ret(*) params>, #name);
+#define PROF_CNRT_API(name, ret, params, ...) \
+  static_assert(std::is_same_v<decltype(&name), ret(*) params>, #name);
 #include "runtimes/cnrt/cnrt_api.def"
 #undef PROF_CNRT_API
 
@@ -57,7 +58,8 @@ TEST_CASE("cnrt_abi: cnrtQueuePerThread is 1 and cnrtQueueLegacy 2 (HIP's are th
   CHECK(kOurFacts.queues[1] == 2);
 }
 
-TEST_CASE("cnrt_abi: notifier flags, function types, capture status and layouts equal the reference's") {
+TEST_CASE(
+    "cnrt_abi: notifier flags, function types, capture status and layouts equal the reference's") {
   for (size_t i = 0; i < std::size(kOurFacts.flags); ++i) {
     INFO("flag index " << i);
     CHECK(kOurFacts.flags[i] == kReferenceFacts.flags[i]);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "collector/db_writer.hpp"
-#include "db/sqlite_db.hpp"
 #include "common/record.hpp"
+#include "db/sqlite_db.hpp"
 #include "runtimes/api_id.hpp"
 #include "temp_dir.hpp"
 
@@ -120,7 +120,8 @@ TEST_CASE("a commit held off by a reader stays open and goes in later", "[collec
 
 namespace {
 
-prof::ApiRecord api_record(prof::ApiId id, uint64_t hook_corr, uint64_t begin_ns, uint8_t flags = 0) {
+prof::ApiRecord api_record(prof::ApiId id, uint64_t hook_corr, uint64_t begin_ns,
+                           uint8_t flags = 0) {
   prof::ApiRecord r{};
   r.type = static_cast<uint8_t>(prof::RecordType::kApi);
   r.flags = flags;
@@ -148,7 +149,8 @@ std::vector<std::vector<int64_t>> int_rows(const fs::path& path, const std::stri
   std::vector<std::vector<int64_t>> rows;
   while (sqlite3_step(st) == SQLITE_ROW) {
     rows.emplace_back();
-    for (int c = 0; c < sqlite3_column_count(st); ++c) rows.back().push_back(sqlite3_column_int64(st, c));
+    for (int c = 0; c < sqlite3_column_count(st); ++c)
+      rows.back().push_back(sqlite3_column_int64(st, c));
   }
   sqlite3_finalize(st);
   return rows;
@@ -170,16 +172,19 @@ fs::path finished_db(const TempDir& dir, int pid, const std::function<void(DbWri
 
 }  // namespace
 
-TEST_CASE("calls in call order are numbered 1, 2, ... and their work and arguments follow the hook's ids",
-          "[collector]") {
+TEST_CASE(
+    "calls in call order are numbered 1, 2, ... and their work and arguments follow the hook's ids",
+    "[collector]") {
   TempDir dir;
   const fs::path path = finished_db(dir, 6, [](DbWriter& w) {
     // A launch whose device time comes after it; a copy whose device time came first (another
     // thread's ring was drained first); an MPI call whose arguments precede it on its thread, after
     // arguments of a call that was not recorded.
-    w.on_api(api_record(prof::ApiId::hipLaunchKernel, kThread1 | 1, 1000, prof::kFlagDeviceTiming), 11, 0, nullptr);
+    w.on_api(api_record(prof::ApiId::hipLaunchKernel, kThread1 | 1, 1000, prof::kFlagDeviceTiming),
+             11, 0, nullptr);
     w.on_activity(activity_record(prof::Activity::kCopy, kThread2 | 1, 5000), 0);
-    w.on_api(api_record(prof::ApiId::hipMemcpyAsync, kThread2 | 1, 2000, prof::kFlagDeviceTiming), 12, 0, nullptr);
+    w.on_api(api_record(prof::ApiId::hipMemcpyAsync, kThread2 | 1, 2000, prof::kFlagDeviceTiming),
+             12, 0, nullptr);
     w.on_activity(activity_record(prof::Activity::kKernel, kThread1 | 1, 4000), 0);
     prof::ArgsRecord orphan{}, args{};
     orphan.type = args.type = static_cast<uint8_t>(prof::RecordType::kArgs);
@@ -194,13 +199,17 @@ TEST_CASE("calls in call order are numbered 1, 2, ... and their work and argumen
     w.on_args(args, 11);
     w.on_api(api_record(prof::ApiId::MPI_Send, kThread1 | 3, 3000), 11, 0, nullptr);
   });
-  CHECK(int_rows(path, "SELECT correlation_id, sequence, thread_id, begin_ns FROM api_calls ORDER BY rowid") ==
+  CHECK(int_rows(
+            path,
+            "SELECT correlation_id, sequence, thread_id, begin_ns FROM api_calls ORDER BY rowid") ==
         Rows{{1, 1, 11, 1000}, {2, 2, 12, 2000}, {3, 3, 11, 3000}});
   CHECK(int_rows(path, "SELECT correlation_id, device_begin_ns FROM kernels") == Rows{{1, 4000}});
   CHECK(int_rows(path, "SELECT correlation_id, device_begin_ns FROM copies") == Rows{{2, 5000}});
-  CHECK(int_rows(path, "SELECT correlation_id, value FROM api_args ORDER BY value") == Rows{{3, 3}, {3, 77}});
+  CHECK(int_rows(path, "SELECT correlation_id, value FROM api_args ORDER BY value") ==
+        Rows{{3, 3}, {3, 77}});
   // Call order is rowid order: no index to build.
-  CHECK(int_rows(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'api_calls_sequence'") == Rows{{0}});
+  CHECK(int_rows(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'api_calls_sequence'") ==
+        Rows{{0}});
   CHECK(int_rows(path, "SELECT count FROM drops WHERE count <> 0").empty());
 }
 
@@ -212,7 +221,9 @@ TEST_CASE("a call that arrives out of call order is renumbered at the end, with 
     w.on_api(api_record(prof::ApiId::hipStreamQuery, kThread1 | 2, 3000), 11, 0, nullptr);
     w.on_api(api_record(prof::ApiId::hipStreamQuery, kThread2 | 1, 2000), 12, 0, nullptr);  // late
   });
-  CHECK(int_rows(path, "SELECT correlation_id, sequence, begin_ns FROM api_calls ORDER BY sequence") ==
+  CHECK(int_rows(path,
+                 "SELECT correlation_id, sequence, begin_ns FROM api_calls ORDER BY sequence") ==
         Rows{{1, 1, 1000}, {3, 2, 2000}, {2, 3, 3000}});
-  CHECK(int_rows(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'api_calls_sequence'") == Rows{{1}});
+  CHECK(int_rows(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'api_calls_sequence'") ==
+        Rows{{1}});
 }

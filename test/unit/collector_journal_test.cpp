@@ -69,8 +69,8 @@ std::vector<Record> sample_records(size_t count, uint32_t seed) {
 
 std::vector<unsigned char> encode(const std::vector<Record>& records) {
   std::vector<unsigned char> out(journal_block_bound(records.size()));
-  unsigned char* end =
-      encode_journal_block(out.data(), records.size(), [&](uint64_t k) -> const Record& { return records[k]; });
+  unsigned char* end = encode_journal_block(
+      out.data(), records.size(), [&](uint64_t k) -> const Record& { return records[k]; });
   REQUIRE(end <= out.data() + out.size());
   out.resize(static_cast<size_t>(end - out.data()));
   return out;
@@ -79,7 +79,6 @@ std::vector<unsigned char> encode(const std::vector<Record>& records) {
 bool same(const std::vector<Record>& a, const std::vector<Record>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Record)) == 0;
 }
-
 
 std::vector<Record> read_all(const std::string& path, bool* broken = nullptr) {
   JournalReader reader;
@@ -106,7 +105,8 @@ TEST_CASE("journal: every record decodes to its exact bytes, and a call takes a 
     REQUIRE(header.records == records.size());
     REQUIRE(header.payload_bytes == block.size() - sizeof header);
     std::vector<Record> back;
-    REQUIRE(decode_journal_block(block.data() + sizeof header, header.payload_bytes, header.records, back));
+    REQUIRE(decode_journal_block(block.data() + sizeof header, header.payload_bytes, header.records,
+                                 back));
     REQUIRE(same(back, records));
   }
   // Back-to-back calls of one API, as a busy thread makes them: a few bytes each.
@@ -145,8 +145,8 @@ TEST_CASE("journal: steps stand only for the records they fit, at every boundary
   };
   for (int64_t d : {0, 1, -1, 127, -128, 128, -129, 32767, -32768, 32768, -32769, 1 << 20})
     for (int64_t e : {0, 127, 128, 32767, 32768, -32769}) next(d, e);
-  next(10, 10, 2);    // not a step: the id skips
-  next(10, 10, 0);    // nor the same id
+  next(10, 10, 2);  // not a step: the id skips
+  next(10, 10, 0);  // nor the same id
   next(10, 10);
   records.back().api.stream = 77;  // nor another stream
   next(10, 10);
@@ -162,7 +162,8 @@ TEST_CASE("journal: steps stand only for the records they fit, at every boundary
   JournalBlock header;
   std::memcpy(&header, block.data(), sizeof header);
   std::vector<Record> back;
-  REQUIRE(decode_journal_block(block.data() + sizeof header, header.payload_bytes, header.records, back));
+  REQUIRE(decode_journal_block(block.data() + sizeof header, header.payload_bytes, header.records,
+                               back));
   REQUIRE(same(back, records));
 
   // A step is its tag and 1 or 2 bytes per difference.
@@ -212,15 +213,19 @@ TEST_CASE("journal: a run of steps is written as record by record", "[journal]")
   const std::vector<Record> mixed = sample_records(3000, 5);
   records.insert(records.end(), mixed.begin(), mixed.end());
   for (size_t count : {size_t{1}, size_t{2}, size_t{100}, records.size()}) {
-    const std::vector<Record> part(records.begin(), records.begin() + static_cast<std::ptrdiff_t>(count));
+    const std::vector<Record> part(records.begin(),
+                                   records.begin() + static_cast<std::ptrdiff_t>(count));
     std::vector<unsigned char> one_by_one(journal_block_bound(count));
     uint64_t last[journal_codec::kTypeSlots][8] = {};
     unsigned char* end = one_by_one.data() + sizeof(JournalBlock);
-    for (const Record& r : part) end = journal_codec::encode_record(end, r.raw, last[r.type & (journal_codec::kTypeSlots - 1)]);
+    for (const Record& r : part)
+      end =
+          journal_codec::encode_record(end, r.raw, last[r.type & (journal_codec::kTypeSlots - 1)]);
     one_by_one.resize(static_cast<size_t>(end - one_by_one.data()));
     const std::vector<unsigned char> block = encode(part);
     REQUIRE(block.size() == one_by_one.size());
-    REQUIRE(std::memcmp(block.data() + sizeof(JournalBlock), one_by_one.data() + sizeof(JournalBlock),
+    REQUIRE(std::memcmp(block.data() + sizeof(JournalBlock),
+                        one_by_one.data() + sizeof(JournalBlock),
                         block.size() - sizeof(JournalBlock)) == 0);
   }
   // And the calls are mostly steps: 4.8 bytes a record here (their differences often take 2 bytes).
@@ -257,12 +262,16 @@ TEST_CASE("journal: a damaged payload is refused, not decoded into other records
   std::memcpy(&header, block.data(), sizeof header);
   std::vector<Record> back;
   // Cut short, or one record too many claimed: never true.
-  REQUIRE_FALSE(decode_journal_block(block.data() + sizeof header, header.payload_bytes - 1, header.records, back));
+  REQUIRE_FALSE(decode_journal_block(block.data() + sizeof header, header.payload_bytes - 1,
+                                     header.records, back));
   back.clear();
-  REQUIRE_FALSE(decode_journal_block(block.data() + sizeof header, header.payload_bytes, header.records + 1, back));
+  REQUIRE_FALSE(decode_journal_block(block.data() + sizeof header, header.payload_bytes,
+                                     header.records + 1, back));
 }
 
-TEST_CASE("journal: the writer and reader round-trip many appends, and a cut block is dropped whole", "[journal]") {
+TEST_CASE(
+    "journal: the writer and reader round-trip many appends, and a cut block is dropped whole",
+    "[journal]") {
   TempDir dir;
   const std::string path = (dir.path / "1.1.0.jrnl").string();
   const std::vector<Record> records = sample_records(100'000, 3);
@@ -291,12 +300,14 @@ TEST_CASE("journal: the writer and reader round-trip many appends, and a cut blo
   REQUIRE(kept.size() < appended);
   REQUIRE(same(kept, std::vector<Record>(records.begin(), records.begin() + kept.size())));
   {
-    // Recovery reopens it: the partial block is cut off, the next append follows the last whole one.
+    // Recovery reopens it: the partial block is cut off, the next append follows the last whole
+    // one.
     JournalWriter writer(path, ring, 0);
     REQUIRE(writer.next_index() == 1000 + kept.size());
     writer.append(&records[kept.size()], 10, nullptr, 0);
   }
-  REQUIRE(same(read_all(path), std::vector<Record>(records.begin(), records.begin() + kept.size() + 10)));
+  REQUIRE(same(read_all(path),
+               std::vector<Record>(records.begin(), records.begin() + kept.size() + 10)));
 
   // A damaged block stops the reader: what came before it, nothing after it.
   {
@@ -311,7 +322,10 @@ TEST_CASE("journal: the writer and reader round-trip many appends, and a cut blo
   REQUIRE(broken);
 }
 
-TEST_CASE("journal: a block that does not decode while writers may still rewrite it is read again, not damage", "[journal]") {
+TEST_CASE(
+    "journal: a block that does not decode while writers may still rewrite it is read again, not "
+    "damage",
+    "[journal]") {
   // The mover cuts a dead producer's partial block and writes its own at the same offset: a live
   // builder reading there meanwhile can see bytes of both. Only once nothing writes the journal
   // (settled: the final build, recovery) is such a block damage.
@@ -340,7 +354,8 @@ TEST_CASE("journal: a block that does not decode while writers may still rewrite
   REQUIRE(reader.open(path));
   reader.refresh(/*settled=*/false);
   REQUIRE_FALSE(reader.broken());
-  REQUIRE(reader.more());  // the thread may bring calls after the block: nothing is numbered past them
+  REQUIRE(
+      reader.more());  // the thread may bring calls after the block: nothing is numbered past them
   REQUIRE(reader.end() == 100);
   reader.release(reader.end());
   reader.refresh(/*settled=*/false);
@@ -376,12 +391,15 @@ TEST_CASE("journal: the SSE2 encoder writes the same bytes as the word-by-word o
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     const std::vector<Record> records = sample_records(500 + seed * 37, seed);
     std::vector<unsigned char> fast(records.size() * kJournalMaxRecordBytes), portable(fast.size());
-    uint64_t fast_last[journal_codec::kTypeSlots][8] = {}, portable_last[journal_codec::kTypeSlots][8] = {};
+    uint64_t fast_last[journal_codec::kTypeSlots][8] = {},
+             portable_last[journal_codec::kTypeSlots][8] = {};
     unsigned char* f = fast.data();
     unsigned char* w = portable.data();
     for (const Record& r : records) {
-      f = journal_codec::encode_record_sse2(f, r.raw, fast_last[r.type & (journal_codec::kTypeSlots - 1)]);
-      w = journal_codec::encode_record_portable(w, r.raw, portable_last[r.type & (journal_codec::kTypeSlots - 1)]);
+      f = journal_codec::encode_record_sse2(f, r.raw,
+                                            fast_last[r.type & (journal_codec::kTypeSlots - 1)]);
+      w = journal_codec::encode_record_portable(
+          w, r.raw, portable_last[r.type & (journal_codec::kTypeSlots - 1)]);
     }
     fast.resize(static_cast<size_t>(f - fast.data()));
     portable.resize(static_cast<size_t>(w - portable.data()));

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -16,14 +16,14 @@
 #include <thread>
 #include <vector>
 
-#include "common/clock.hpp"
-#include "common/journal_codec.hpp"
 #include "collector/buffer_reader.hpp"
 #include "collector/collector.hpp"
+#include "common/clock.hpp"
+#include "common/journal_codec.hpp"
 #include "db/sqlite_db.hpp"
-#include "runtimes/api_id.hpp"
 #include "interpose/config.hpp"
 #include "interpose/thread_buffer.hpp"
+#include "runtimes/api_id.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -55,8 +55,8 @@ void produce(uint64_t records) {
 
 // The producer side of this process records into `run_dir`: rings of `ring_records`, a full ring
 // waited on for up to `full_wait_ms`, no device timing. Set `enabled = false` when done.
-prof::interpose::Config& record_into(const TempDir& run_dir, uint64_t ring_records, uint64_t full_wait_ms,
-                                     uint64_t image_token) {
+prof::interpose::Config& record_into(const TempDir& run_dir, uint64_t ring_records,
+                                     uint64_t full_wait_ms, uint64_t image_token) {
   auto& config = prof::interpose::g_config;
   std::strcpy(config.run_dir, run_dir.path.c_str());
   config.buffer_records = ring_records;
@@ -83,7 +83,8 @@ bool new_ring_journaled(const prof::collector::Collector& collector) {
   thread.join();
   const auto made = std::chrono::steady_clock::now();  // wall-clock: hang guard
   while (!journal_of_ring(collector.journal_dir())) {
-    if (std::chrono::steady_clock::now() - made > std::chrono::seconds(30)) return false;  // wall-clock: hang guard
+    if (std::chrono::steady_clock::now() - made > std::chrono::seconds(30))
+      return false;  // wall-clock: hang guard
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
@@ -137,7 +138,8 @@ void many_threads_through_small_rings(bool self_move) {
 
   constexpr int kThreads = 4;
   constexpr uint64_t kRecords = 20000;
-  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
+  prof::collector::Collector collector(
+      {run_dir.path.string(), "", out_dir.path.string(), "test", 1});
   collector.start();
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) threads.emplace_back(produce, kRecords);
@@ -153,18 +155,24 @@ void many_threads_through_small_rings(bool self_move) {
   CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == kThreads * static_cast<int64_t>(kRecords));
   CHECK(count(db, "SELECT COUNT(DISTINCT thread_id) FROM api_calls") == kThreads);
   CHECK(count(db, "SELECT COUNT(*) FROM drops") == 0);
-  CHECK(count(db, "SELECT MAX(sequence) FROM api_calls") == kThreads * static_cast<int64_t>(kRecords));
-  CHECK(count(db, "SELECT COUNT(*) FROM (SELECT begin_ns, LAG(begin_ns) OVER (PARTITION BY thread_id ORDER BY sequence) "
-                  "AS before FROM api_calls) WHERE begin_ns < before") == 0);
+  CHECK(count(db, "SELECT MAX(sequence) FROM api_calls") ==
+        kThreads * static_cast<int64_t>(kRecords));
+  CHECK(count(db,
+              "SELECT COUNT(*) FROM (SELECT begin_ns, LAG(begin_ns) OVER (PARTITION BY thread_id "
+              "ORDER BY sequence) "
+              "AS before FROM api_calls) WHERE begin_ns < before") == 0);
   if (self_move) {
-    CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_self_moves'") == 1);
+    CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_self_moves'") ==
+          1);
   } else {
-    CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_full_waits'") == 1);
+    CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_full_waits'") ==
+          1);
     CHECK(count(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'ring_self_moves'") == 0);
   }
 }
 
-TEST_CASE("records from many threads through small rings reach the db once each", "[collector][interpose]") {
+TEST_CASE("records from many threads through small rings reach the db once each",
+          "[collector][interpose]") {
   SECTION("threads wait for the collector") { many_threads_through_small_rings(false); }
   SECTION("threads move their own records") { many_threads_through_small_rings(true); }
 }
@@ -175,7 +183,8 @@ TEST_CASE("records from many threads through small rings reach the db once each"
 TEST_CASE("a new ring wakes a mover that has backed off", "[collector][interpose]") {
   TempDir run_dir, out_dir;
   auto& config = record_into(run_dir, 4096, 60000, 4);
-  prof::collector::CollectorOptions options{run_dir.path.string(), "", out_dir.path.string(), "test", 4000};
+  prof::collector::CollectorOptions options{run_dir.path.string(), "", out_dir.path.string(),
+                                            "test", 4000};
   prof::collector::Collector collector(options);
   collector.start();
   // Idle cycles double the pause: after 2.1 s it is 1024 ms, and the next cycle is about 3.07 s in.
@@ -198,7 +207,8 @@ TEST_CASE("a new ring wakes a mover that has backed off", "[collector][interpose
 TEST_CASE("a ring that turns busy wakes a resting mover", "[collector][interpose]") {
   TempDir run_dir, out_dir;
   auto& config = record_into(run_dir, 4096, 60000, 7);
-  prof::collector::CollectorOptions options{run_dir.path.string(), "", out_dir.path.string(), "test", 4000};
+  prof::collector::CollectorOptions options{run_dir.path.string(), "", out_dir.path.string(),
+                                            "test", 4000};
   prof::collector::Collector collector(options);
   collector.start();
   std::atomic<int> step{0};
@@ -211,14 +221,16 @@ TEST_CASE("a ring that turns busy wakes a resting mover", "[collector][interpose
     wait_for(step, 4);
   });
   wait_for(step, 1);
-  while (!journal_of_ring(collector.journal_dir())) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!journal_of_ring(collector.journal_dir()))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   // Idle cycles double the pause: after 2.1 s it is 1024 ms or more.
   std::this_thread::sleep_for(std::chrono::milliseconds(2100));
   const uint64_t wakes = collector.bell_wakes();
   step = 2;
   wait_for(step, 3);
   const auto busy = std::chrono::steady_clock::now();  // wall-clock: hang guard
-  while (collector.bell_wakes() == wakes && std::chrono::steady_clock::now() - busy < std::chrono::seconds(30))
+  while (collector.bell_wakes() == wakes &&
+         std::chrono::steady_clock::now() - busy < std::chrono::seconds(30))
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   const uint64_t woken = collector.bell_wakes() - wakes;
   step = 4;
@@ -229,7 +241,8 @@ TEST_CASE("a ring that turns busy wakes a resting mover", "[collector][interpose
   REQUIRE(dbs.size() == 1);
   prof::Database db(dbs[0].db_path, prof::Database::Mode::kReadOnly);
   CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 3010);
-  CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_self_moves'") == 1);
+  CHECK(count(db, "SELECT CAST(value AS INTEGER) > 0 FROM meta WHERE key = 'ring_self_moves'") ==
+        1);
 }
 
 // Between rings, the mover reads the run directory only when its modification time has moved: a
@@ -237,12 +250,14 @@ TEST_CASE("a ring that turns busy wakes a resting mover", "[collector][interpose
 // nothing. A ring whose producer could not ring the doorbell (here: the bell's file is gone) is
 // still found at once, by the time the ring's file gave the directory, not by the read forced
 // every second.
-TEST_CASE("an idle mover reads the run directory only when it has changed", "[collector][interpose]") {
+TEST_CASE("an idle mover reads the run directory only when it has changed",
+          "[collector][interpose]") {
   TempDir run_dir, out_dir;
   for (int k = 0; k < 240; ++k)  // what 80 processes of a pyenv shim leave (.info, .lost, .maps)
     std::ofstream(run_dir.path / (std::to_string(100000 + k) + ".1.info")) << "x";
   auto& config = record_into(run_dir, 4096, 60000, 6);
-  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 20});
+  prof::collector::Collector collector(
+      {run_dir.path.string(), "", out_dir.path.string(), "test", 20});
   collector.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the directory's time settles
   const uint64_t reads_before = collector.directory_reads();
@@ -267,10 +282,12 @@ TEST_CASE("an idle mover reads the run directory only when it has changed", "[co
 // A thread killed half-way through moving its own records leaves the move lock held and part of
 // a block after the journal's end. Once its thread is gone, the mover takes the lock over, cuts
 // the part off, and moves what the ring still holds: every record once, the journal readable.
-TEST_CASE("the mover takes over a ring whose thread died moving its own records", "[collector][interpose]") {
+TEST_CASE("the mover takes over a ring whose thread died moving its own records",
+          "[collector][interpose]") {
   TempDir run_dir, out_dir;
   auto& config = record_into(run_dir, 4096, 60000, 5);
-  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
+  prof::collector::Collector collector(
+      {run_dir.path.string(), "", out_dir.path.string(), "test", 1});
   collector.start();
   std::atomic<int> step{0};
   std::thread thread([&] {
@@ -301,8 +318,9 @@ TEST_CASE("the mover takes over a ring whose thread died moving its own records"
       written[k].raw[0] = static_cast<unsigned char>(prof::RecordType::kApi);
     }
     std::vector<unsigned char> block(prof::journal_block_bound(written.size()));
-    const unsigned char* end = prof::encode_journal_block(block.data(), written.size(),
-                                                          [&](uint64_t k) -> const prof::Record& { return written[k]; });
+    const unsigned char* end =
+        prof::encode_journal_block(block.data(), written.size(),
+                                   [&](uint64_t k) -> const prof::Record& { return written[k]; });
     const size_t partial = static_cast<size_t>(end - block.data()) / 2;
     FILE* f = std::fopen(h.journal_path, "ab");
     REQUIRE(f != nullptr);
@@ -324,11 +342,14 @@ TEST_CASE("the mover takes over a ring whose thread died moving its own records"
 // here for as long as the test likes. The thread whose ring fills meanwhile does not wait for it:
 // it takes the span over, writes it as the collector would have (the same bytes at the same
 // place: the collector, running again, may still write them), then its own records after it.
-TEST_CASE("a thread whose ring fills while the collector is off the CPU takes the collector's span over",
-          "[collector][interpose]") {
+TEST_CASE(
+    "a thread whose ring fills while the collector is off the CPU takes the collector's span over",
+    "[collector][interpose]") {
   TempDir run_dir, out_dir;
-  auto& config = record_into(run_dir, 4096, 3000, 6);  // (a thread that waited instead would drop records)
-  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
+  auto& config =
+      record_into(run_dir, 4096, 3000, 6);  // (a thread that waited instead would drop records)
+  prof::collector::Collector collector(
+      {run_dir.path.string(), "", out_dir.path.string(), "test", 1});
   collector.start();
   std::atomic<int> step{0};
   std::thread thread([&] {
@@ -358,7 +379,8 @@ TEST_CASE("a thread whose ring fills while the collector is off the CPU takes th
   std::vector<prof::Record> span;
   for (uint64_t i = from; i < ring.end(); ++i) span.push_back(ring.record(i));
   const uint64_t at = h.journal_end.load();
-  const uint32_t offered = prof::kMoverCollectorSpan | static_cast<uint32_t>(span.size() << prof::kMoverSpanShift);
+  const uint32_t offered =
+      prof::kMoverCollectorSpan | static_cast<uint32_t>(span.size() << prof::kMoverSpanShift);
   h.mover.store(offered);
   step = 4;
   wait_for(step, 5);
@@ -370,8 +392,8 @@ TEST_CASE("a thread whose ring fills while the collector is off the CPU takes th
   {
     // Written as the collector writes a span: one block of those records at the journal's end.
     std::vector<unsigned char> expected(prof::journal_block_bound(span.size()));
-    unsigned char* end = prof::encode_journal_block(expected.data(), span.size(),
-                                                    [&](uint64_t k) -> const prof::Record& { return span[k]; });
+    unsigned char* end = prof::encode_journal_block(
+        expected.data(), span.size(), [&](uint64_t k) -> const prof::Record& { return span[k]; });
     expected.resize(static_cast<size_t>(end - expected.data()));
     std::vector<unsigned char> written(expected.size());
     FILE* f = std::fopen(h.journal_path, "rb");
@@ -393,8 +415,11 @@ TEST_CASE("a thread whose ring fills while the collector is off the CPU takes th
   CHECK(count(db, "SELECT COUNT(*) FROM api_calls") == 6500);
   CHECK(count(db, "SELECT COUNT(DISTINCT correlation_id) FROM api_calls") == 6500);
   CHECK(count(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'ring_full_waits'") == 0);
-  CHECK(count(db, "SELECT COUNT(*) FROM (SELECT begin_ns, LAG(begin_ns) OVER (ORDER BY sequence) AS before "
-                  "FROM api_calls) WHERE begin_ns < before") == 0);
+  CHECK(
+      count(
+          db,
+          "SELECT COUNT(*) FROM (SELECT begin_ns, LAG(begin_ns) OVER (ORDER BY sequence) AS before "
+          "FROM api_calls) WHERE begin_ns < before") == 0);
 }
 
 // prof killed while its mover held a ring's move lock (between two steps, or with a span
@@ -402,7 +427,8 @@ TEST_CASE("a thread whose ring fills while the collector is off the CPU takes th
 // takes the ring up all the same.
 TEST_CASE("a ring whose lock a killed prof's collector held is taken up by the next collector",
           "[collector][interpose]") {
-  for (uint32_t held : {prof::kMoverCollector, prof::kMoverCollectorSpan | (200u << prof::kMoverSpanShift)}) {
+  for (uint32_t held :
+       {prof::kMoverCollector, prof::kMoverCollectorSpan | (200u << prof::kMoverSpanShift)}) {
     TempDir run_dir, out_dir;
     auto& config = record_into(run_dir, 4096, 3000, 8);
     std::thread([] { produce(300); }).join();  // no collector yet: the records stay in the ring
@@ -412,7 +438,8 @@ TEST_CASE("a ring whose lock a killed prof's collector held is taken up by the n
       REQUIRE(ring.open(ring_file(run_dir)));
       ring.shared_header().mover.store(held);
     }
-    prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
+    prof::collector::Collector collector(
+        {run_dir.path.string(), "", out_dir.path.string(), "test", 1});
     collector.start();
     std::vector<prof::collector::CollectedProcess> dbs = collector.finish();
     CHECK(collector.errors().empty());
@@ -424,7 +451,8 @@ TEST_CASE("a ring whose lock a killed prof's collector held is taken up by the n
 
 // A thread of a few calls holds a ring of 256 records (a few pages, allocated at its first call);
 // its 257th record takes the ring to its full size, which the collector's reader picks up.
-TEST_CASE("a ring starts with 256 records and takes its full size when its first lap ends", "[collector][interpose]") {
+TEST_CASE("a ring starts with 256 records and takes its full size when its first lap ends",
+          "[collector][interpose]") {
   TempDir run_dir;
   auto& config = record_into(run_dir, 4096, 1000, 2);
 
@@ -462,7 +490,8 @@ TEST_CASE("a ring starts with 256 records and takes its full size when its first
   REQUIRE(small.opened);
   CHECK(small.published == 10);
   CHECK(small.capacity == 256);
-  CHECK(small.file_bytes == static_cast<off_t>(prof::buffer_file_bytes(4096)));  // sparse at its largest
+  CHECK(small.file_bytes ==
+        static_cast<off_t>(prof::buffer_file_bytes(4096)));  // sparse at its largest
   CHECK(small.allocated_bytes <= static_cast<off_t>(prof::buffer_file_bytes(256)));
   REQUIRE(full.opened);
   CHECK(full.published == 310);
@@ -478,9 +507,11 @@ TEST_CASE("the builder builds during the run up to the call a thread is inside, 
   TempDir run_dir, out_dir;
   auto& config = record_into(run_dir, 4096, 60000, 3);
 
-  prof::collector::Collector collector({run_dir.path.string(), "", out_dir.path.string(), "test", 1});
+  prof::collector::Collector collector(
+      {run_dir.path.string(), "", out_dir.path.string(), "test", 1});
   collector.start();
-  const std::string db_path = (out_dir.path / ("hip-prof-" + std::to_string(getpid()) + ".db")).string();
+  const std::string db_path =
+      (out_dir.path / ("hip-prof-" + std::to_string(getpid()) + ".db")).string();
   // Rows built so far and the latest begin among them, read beside the builder's transactions.
   auto built = [&](int64_t& rows, int64_t& latest) {
     rows = latest = -1;
@@ -488,8 +519,8 @@ TEST_CASE("the builder builds during the run up to the call a thread is inside, 
     if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
       sqlite3_busy_timeout(db, 2000);
       sqlite3_stmt* st = nullptr;
-      if (sqlite3_prepare_v2(db, "SELECT COUNT(*), COALESCE(MAX(begin_ns), 0) FROM api_calls", -1, &st, nullptr) ==
-              SQLITE_OK &&
+      if (sqlite3_prepare_v2(db, "SELECT COUNT(*), COALESCE(MAX(begin_ns), 0) FROM api_calls", -1,
+                             &st, nullptr) == SQLITE_OK &&
           sqlite3_step(st) == SQLITE_ROW) {
         rows = sqlite3_column_int64(st, 0);
         latest = sqlite3_column_int64(st, 1);
@@ -566,6 +597,7 @@ TEST_CASE("the builder builds during the run up to the call a thread is inside, 
   // Numbered in call order: the long call is the 101st.
   CHECK(count(db, "SELECT sequence FROM api_calls WHERE api_id = " +
                       std::to_string(static_cast<int>(prof::ApiId::hipDeviceSynchronize))) == 101);
-  CHECK(count(db, "SELECT COUNT(*) FROM api_calls a JOIN api_calls b ON b.sequence = a.sequence + 1"
-                  " WHERE b.begin_ns < a.begin_ns") == 0);
+  CHECK(count(db,
+              "SELECT COUNT(*) FROM api_calls a JOIN api_calls b ON b.sequence = a.sequence + 1"
+              " WHERE b.begin_ns < a.begin_ns") == 0);
 }

@@ -51,7 +51,8 @@ int64_t number(prof::Database& db, const char* sql) {
 
 }  // namespace
 
-TEST_CASE("a process that called one runtime has that runtime alone in its database", "[collector]") {
+TEST_CASE("a process that called one runtime has that runtime alone in its database",
+          "[collector]") {
   TempDb tmp;
   {
     DbWriter writer(tmp.path(), 1, "test", RuntimeId::kMusa);
@@ -65,37 +66,50 @@ TEST_CASE("a process that called one runtime has that runtime alone in its datab
   CHECK(text(db, "SELECT value FROM meta WHERE key = 'runtime'") == "musa");
   CHECK(text(db, "SELECT value FROM meta WHERE key = 'schema_version'") == "6");
   CHECK(number(db, "SELECT COUNT(*) FROM runtimes") == 1);
-  CHECK(text(db, "SELECT api_title || '|' || stream_label || '|' || device_label || '|' || api_csv_stem FROM runtimes"
-                 " WHERE runtime_id = 1") == "MUSA API|Stream|Device|musatrace");
+  CHECK(text(db,
+             "SELECT api_title || '|' || stream_label || '|' || device_label || '|' || "
+             "api_csv_stem FROM runtimes"
+             " WHERE runtime_id = 1") == "MUSA API|Stream|Device|musatrace");
   CHECK(number(db, "SELECT runtime_id FROM api_names WHERE name = 'musaMalloc'") == 1);
   CHECK(number(db, "SELECT runtime_id FROM api_names WHERE name = 'hipMalloc'") == 0);
-  CHECK(number(db, "SELECT api_id FROM api_names WHERE name = 'hipMalloc'") == static_cast<int64_t>(ApiId::hipMalloc));
+  CHECK(number(db, "SELECT api_id FROM api_names WHERE name = 'hipMalloc'") ==
+        static_cast<int64_t>(ApiId::hipMalloc));
 }
 
-TEST_CASE("a process that called HIP and MUSA lists both, each with its own default stream", "[collector]") {
+TEST_CASE("a process that called HIP and MUSA lists both, each with its own default stream",
+          "[collector]") {
   TempDb tmp;
   {
     DbWriter writer(tmp.path(), 1, "test", RuntimeId::kHip);
     writer.begin_batch();
-    writer.on_api(call(ApiId::hipStreamSynchronize, 1, 0), 7, 0, nullptr);      // HIP's null stream
-    writer.on_api(call(ApiId::musaStreamSynchronize, 2, 0x1), 7, 0, nullptr);    // musaStreamLegacy
-    writer.on_api(call(ApiId::musaStreamSynchronize, 3, 0), 7, 0, nullptr);      // MUSA's null stream
-    writer.on_api(call(ApiId::musaStreamSynchronize, 4, 0x5000), 7, 0, nullptr);  // a stream of its own
+    writer.on_api(call(ApiId::hipStreamSynchronize, 1, 0), 7, 0, nullptr);     // HIP's null stream
+    writer.on_api(call(ApiId::musaStreamSynchronize, 2, 0x1), 7, 0, nullptr);  // musaStreamLegacy
+    writer.on_api(call(ApiId::musaStreamSynchronize, 3, 0), 7, 0, nullptr);    // MUSA's null stream
+    writer.on_api(call(ApiId::musaStreamSynchronize, 4, 0x5000), 7, 0,
+                  nullptr);  // a stream of its own
     writer.end_batch();
     writer.finalize("/nonexistent.maps", {}, 5000);
     CHECK(writer.runtimes_called() == 2);
   }
   prof::Database db(tmp.path(), prof::Database::Mode::kReadOnly);
   CHECK(text(db, "SELECT value FROM meta WHERE key = 'runtime'") == "hip,musa");
-  CHECK(text(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM runtimes ORDER BY runtime_id)") == "hip,musa");
+  CHECK(
+      text(db,
+           "SELECT group_concat(name, ',') FROM (SELECT name FROM runtimes ORDER BY runtime_id)") ==
+      "hip,musa");
   CHECK(number(db, "SELECT stream_index FROM api_calls WHERE correlation_id = 1") == 0);
-  const int64_t musa_default = number(db, "SELECT stream_index FROM api_calls WHERE correlation_id = 2");
+  const int64_t musa_default =
+      number(db, "SELECT stream_index FROM api_calls WHERE correlation_id = 2");
   CHECK(musa_default > 0);
   CHECK(number(db, "SELECT stream_index FROM api_calls WHERE correlation_id = 3") == musa_default);
-  CHECK(number(db, "SELECT device FROM streams WHERE stream_index = (SELECT stream_index FROM api_calls"
-                   " WHERE correlation_id = 3)") == -1);
-  CHECK(number(db, "SELECT runtime_id FROM streams WHERE stream_index = (SELECT stream_index FROM api_calls"
-                   " WHERE correlation_id = 3)") == 1);
+  CHECK(number(db,
+               "SELECT device FROM streams WHERE stream_index = (SELECT stream_index FROM api_calls"
+               " WHERE correlation_id = 3)") == -1);
+  CHECK(
+      number(
+          db,
+          "SELECT runtime_id FROM streams WHERE stream_index = (SELECT stream_index FROM api_calls"
+          " WHERE correlation_id = 3)") == 1);
   const int64_t own = number(db, "SELECT stream_index FROM api_calls WHERE correlation_id = 4");
   CHECK(own > 0);
   CHECK(own != musa_default);

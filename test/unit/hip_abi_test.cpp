@@ -32,8 +32,9 @@ extern "C" {
 
 // libamdhip64 5.2 exports this; its header copy is inline, hidden and compiled in HIP mode only.
 namespace hip_impl {
-void hipLaunchKernelGGLImpl(std::uintptr_t function_address, const dim3& numBlocks, const dim3& dimBlocks,
-                            std::uint32_t sharedMemBytes, hipStream_t stream, void** kernarg);
+void hipLaunchKernelGGLImpl(std::uintptr_t function_address, const dim3& numBlocks,
+                            const dim3& dimBlocks, std::uint32_t sharedMemBytes, hipStream_t stream,
+                            void** kernarg);
 }
 
 // The registration entry points and the activity-callback hooks are not in the public headers;
@@ -46,10 +47,10 @@ extern "C" {
 #undef PROF_HIP_API_CXX
 }
 
-#define PROF_HIP_API(name, ret, params, ...)                                                    \
+#define PROF_HIP_API(name, ret, params, ...)                                                  \
   static_assert(std::is_same_v<decltype(static_cast<ret(*) params>(&::name)), ret(*) params>, \
                 #name " differs from the header");
-#define PROF_HIP_API_CXX(name, symbol, qualified, ret, params, ...)                                 \
+#define PROF_HIP_API_CXX(name, symbol, qualified, ret, params, ...)                              \
   static_assert(std::is_same_v<decltype(static_cast<ret(*) params>(&qualified)), ret(*) params>, \
                 #name " differs from the header");
 #include "runtimes/hip/hip_api.def"
@@ -75,8 +76,10 @@ TEST_CASE("hip_abi: error codes equal Debian's HIP 5.2 values") {
 }
 
 TEST_CASE("hip_abi: memcpy kinds, stream, event and capture flags equal Debian's") {
-  for (size_t i = 0; i < std::size(kOurFacts.memcpy_kinds); ++i) CHECK(kOurFacts.memcpy_kinds[i] == kRealFacts.memcpy_kinds[i]);
-  for (size_t i = 0; i < std::size(kOurFacts.flags); ++i) CHECK(kOurFacts.flags[i] == kRealFacts.flags[i]);
+  for (size_t i = 0; i < std::size(kOurFacts.memcpy_kinds); ++i)
+    CHECK(kOurFacts.memcpy_kinds[i] == kRealFacts.memcpy_kinds[i]);
+  for (size_t i = 0; i < std::size(kOurFacts.flags); ++i)
+    CHECK(kOurFacts.flags[i] == kRealFacts.flags[i]);
 }
 
 TEST_CASE("hip_abi: hipDeviceProp_t and dim3 layouts equal Debian's") {
@@ -86,7 +89,9 @@ TEST_CASE("hip_abi: hipDeviceProp_t and dim3 layouts equal Debian's") {
   }
 }
 
-TEST_CASE("hip_abi: the activity interface's op ids and command kinds equal Debian's hip_runtime_prof.h") {
+TEST_CASE(
+    "hip_abi: the activity interface's op ids and command kinds equal Debian's "
+    "hip_runtime_prof.h") {
   for (size_t i = 0; i < std::size(kOurFacts.activity); ++i) {
     INFO("activity fact " << i);
     CHECK(kOurFacts.activity[i] == kRealFacts.activity[i]);

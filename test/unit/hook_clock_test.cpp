@@ -33,8 +33,9 @@ Outcome read_for(uint64_t duration_ns, bool maintain) {
     ++o.readings;
     if (reading < last) ++o.backwards;
     last = reading;
-    const int64_t off = reading < before ? static_cast<int64_t>(before - reading)
-                        : reading > after ? static_cast<int64_t>(reading - after) : 0;
+    const int64_t off = reading < before  ? static_cast<int64_t>(before - reading)
+                        : reading > after ? static_cast<int64_t>(reading - after)
+                                          : 0;
     if (off > 1000) ++o.outside;
     if (off > o.worst_ns) o.worst_ns = off;
   }
@@ -43,7 +44,8 @@ Outcome read_for(uint64_t duration_ns, bool maintain) {
 
 }  // namespace
 
-TEST_CASE("hook clock: within 1 us of CLOCK_MONOTONIC on every thread, never backwards", "[hook_clock]") {
+TEST_CASE("hook clock: within 1 us of CLOCK_MONOTONIC on every thread, never backwards",
+          "[hook_clock]") {
   unsetenv("PROF_HOOK_CLOCK");
   hook_clock_init();
   std::vector<Outcome> outcomes(3);
@@ -55,7 +57,8 @@ TEST_CASE("hook clock: within 1 us of CLOCK_MONOTONIC on every thread, never bac
     threads.emplace_back([&outcomes, i] { outcomes[i] = read_for(300'000'000, i == 0); });
   for (auto& t : threads) t.join();
   for (const Outcome& o : outcomes) {
-    INFO("counter used: " << g_hook_clock.counter << ", readings " << o.readings << ", worst " << o.worst_ns << " ns");
+    INFO("counter used: " << g_hook_clock.counter << ", readings " << o.readings << ", worst "
+                          << o.worst_ns << " ns");
     CHECK(o.readings > 1000);
     CHECK(o.outside == 0);
     CHECK(o.backwards == 0);

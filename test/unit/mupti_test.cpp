@@ -12,7 +12,8 @@
 #include "runtimes/musa/musa_runtime_decls.hpp"
 
 // The simulated libmupti.so's walk, which the buffer test hands prof in place of a real one.
-extern "C" int muptiActivityGetNextRecord(uint8_t* buffer, size_t valid_size, prof::mupti::Activity** record);
+extern "C" int muptiActivityGetNextRecord(uint8_t* buffer, size_t valid_size,
+                                          prof::mupti::Activity** record);
 
 namespace {
 
@@ -46,7 +47,8 @@ void activity_note_id(uint64_t) noexcept {}
 namespace mt = prof::interpose::musa_timing;
 namespace mupti = prof::mupti;
 
-TEST_CASE("mupti: ops enqueued while prof's id is pushed come back under it, with device times", "[mupti]") {
+TEST_CASE("mupti: ops enqueued while prof's id is pushed come back under it, with device times",
+          "[mupti]") {
   int devices = 0;
   REQUIRE(musaGetDeviceCount(&devices) == musaSuccess);  // the runtime is loaded and initialised
   REQUIRE(mt::activity_open());
@@ -64,8 +66,8 @@ TEST_CASE("mupti: ops enqueued while prof's id is pushed come back under it, wit
   REQUIRE(musaMemcpyAsync(host.data(), dev, 1 << 20, musaMemcpyDeviceToHost, s) == musaSuccess);
   mt::activity_pop();
   mt::activity_push(43);
-  REQUIRE(musaLaunchKernel(reinterpret_cast<const void*>(&test_kernel), dim3{4, 1, 1}, dim3{64, 1, 1}, nullptr, 0,
-                           s) == musaSuccess);
+  REQUIRE(musaLaunchKernel(reinterpret_cast<const void*>(&test_kernel), dim3{4, 1, 1},
+                           dim3{64, 1, 1}, nullptr, 0, s) == musaSuccess);
   mt::activity_pop();
   // Nothing pushed: the op has no binding, so nothing is delivered for it.
   REQUIRE(musaMemsetAsync(dev, 1, 1 << 20, s) == musaSuccess);
@@ -125,7 +127,8 @@ void complete(Buffer& b, size_t valid) {
 
 }  // namespace
 
-TEST_CASE("mupti: prof uses a record only when its kind, external kind and times are plausible", "[mupti]") {
+TEST_CASE("mupti: prof uses a record only when its kind, external kind and times are plausible",
+          "[mupti]") {
   mt::g_mupti.next_record = muptiActivityGetNextRecord;
   take_delivered();
   Buffer b;
@@ -151,9 +154,9 @@ TEST_CASE("mupti: prof uses a record only when its kind, external kind and times
   complete(c, c.valid - 8);
   Buffer d;
   binding(d, 905, 12);
-  d.add<mupti::ActivityExternalCorrelation>().kind = 77;  // unknown to the walk: its size is not known
+  d.add<mupti::ActivityExternalCorrelation>().kind =
+      77;  // unknown to the walk: its size is not known
   memset_record(d, 905, 5000, 6000);
   complete(d, d.valid);
   CHECK(take_delivered().empty());
 }
-

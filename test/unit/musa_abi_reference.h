@@ -2,10 +2,10 @@
    independently of prof's runtimes/musa/musa_abi.hpp, so that musa_abi_test can hold prof's table
    and types against it (no real musa_runtime_api.h is installed anywhere prof is built).
 
-   Sources, per the reference: the prototypes marked CONFIRMED are those a libmusart stub (TileLang's
-   musart.cc) declares with decltype(&::musaX) against the real header; every other declaration is
-   the CUDA runtime's (cuda_runtime_api.h, driver_types.h, crt/host_runtime.h of CUDA 12) with the
-   prefix changed, as the reference directs. Valid C and C++. */
+   Sources, per the reference: the prototypes marked CONFIRMED are those a libmusart stub
+   (TileLang's musart.cc) declares with decltype(&::musaX) against the real header; every other
+   declaration is the CUDA runtime's (cuda_runtime_api.h, driver_types.h, crt/host_runtime.h of CUDA
+   12) with the prefix changed, as the reference directs. Valid C and C++. */
 #ifndef PROF_TEST_MUSA_ABI_REFERENCE_H
 #define PROF_TEST_MUSA_ABI_REFERENCE_H
 #include <stddef.h>
@@ -154,9 +154,10 @@ musaError_t musaMemGetInfo(size_t* free, size_t* total);
 musaError_t musaMemset(void* devPtr, int value, size_t count);
 musaError_t musaMemsetAsync(void* devPtr, int value, size_t count, musaStream_t stream);
 musaError_t musaMemcpy(void* dst, const void* src, size_t count, enum musaMemcpyKind kind);
-musaError_t musaMemcpyAsync(void* dst, const void* src, size_t count, enum musaMemcpyKind kind, musaStream_t stream);
-musaError_t musaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
-                                musaStream_t stream);
+musaError_t musaMemcpyAsync(void* dst, const void* src, size_t count, enum musaMemcpyKind kind,
+                            musaStream_t stream);
+musaError_t musaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
+                                size_t count, musaStream_t stream);
 musaError_t musaStreamCreate(musaStream_t* pStream);
 musaError_t musaStreamCreateWithFlags(musaStream_t* pStream, unsigned int flags);
 musaError_t musaStreamDestroy(musaStream_t stream);
@@ -171,11 +172,12 @@ musaError_t musaGetLastError(void);
 musaError_t musaPeekAtLastError(void);
 const char* musaGetErrorString(musaError_t error);
 const char* musaGetErrorName(musaError_t error);
-musaError_t musaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                                        musaStream_t stream);
+musaError_t musaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        size_t sharedMem, musaStream_t stream);
 musaError_t musaStreamBeginCapture(musaStream_t stream, enum musaStreamCaptureMode mode);
 musaError_t musaStreamEndCapture(musaStream_t stream, musaGraph_t* pGraph);
-musaError_t musaGraphInstantiate(musaGraphExec_t* pGraphExec, musaGraph_t graph, unsigned long long flags);
+musaError_t musaGraphInstantiate(musaGraphExec_t* pGraphExec, musaGraph_t graph,
+                                 unsigned long long flags);
 musaError_t musaGraphLaunch(musaGraphExec_t graphExec, musaStream_t stream);
 musaError_t musaGraphExecDestroy(musaGraphExec_t graphExec);
 musaError_t musaGraphDestroy(musaGraph_t graph);
@@ -186,24 +188,29 @@ musaError_t musaHostAlloc(void** pHost, size_t size, unsigned int flags);
 musaError_t musaMallocManaged(void** devPtr, size_t size, unsigned int flags);
 musaError_t musaMallocAsync(void** devPtr, size_t size, musaStream_t hStream);
 musaError_t musaFreeAsync(void* devPtr, musaStream_t hStream);
-musaError_t musaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                         enum musaMemcpyKind kind);
-musaError_t musaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                              enum musaMemcpyKind kind, musaStream_t stream);
+musaError_t musaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, enum musaMemcpyKind kind);
+musaError_t musaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, enum musaMemcpyKind kind,
+                              musaStream_t stream);
 musaError_t musaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count);
 musaError_t musaStreamCreateWithPriority(musaStream_t* pStream, unsigned int flags, int priority);
 musaError_t musaStreamQuery(musaStream_t stream);
-musaError_t musaStreamIsCapturing(musaStream_t stream, enum musaStreamCaptureStatus* pCaptureStatus);
+musaError_t musaStreamIsCapturing(musaStream_t stream,
+                                  enum musaStreamCaptureStatus* pCaptureStatus);
 musaError_t musaEventCreateWithFlags(musaEvent_t* event, unsigned int flags);
 musaError_t musaEventQuery(musaEvent_t event);
-musaError_t musaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                             musaStream_t stream);
+musaError_t musaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                             size_t sharedMem, musaStream_t stream);
 void** __musaRegisterFatBinary(void* fatCubin);
-void __musaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* deviceFun, const char* deviceName,
-                            int thread_limit, uint3* tid, uint3* bid, dim3* bDim, dim3* gDim, int* wSize);
+void __musaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* deviceFun,
+                            const char* deviceName, int thread_limit, uint3* tid, uint3* bid,
+                            dim3* bDim, dim3* gDim, int* wSize);
 void __musaUnregisterFatBinary(void** fatCubinHandle);
-unsigned __musaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, musaStream_t stream);
-musaError_t __musaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem, void* stream);
+unsigned __musaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                     musaStream_t stream);
+musaError_t __musaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
+                                       void* stream);
 
 #ifdef __cplusplus
 }

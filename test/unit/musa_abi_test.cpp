@@ -22,7 +22,8 @@ extern "C" {
 
 // Every row names a function the reference declares: taking its address through the
 // reference's own declaration (decltype) must give the table's type.
-#define PROF_MUSA_API(name, ret, params, ...) static_assert(std::is_same_v<decltype(&name), ret(*) params>, #name);
+#define PROF_MUSA_API(name, ret, params, ...) \
+  static_assert(std::is_same_v<decltype(&name), ret(*) params>, #name);
 #include "runtimes/musa/musa_api.def"
 #undef PROF_MUSA_API
 
@@ -44,8 +45,10 @@ TEST_CASE("musa_abi: error codes equal the reference's (CUDA's numbering)") {
   }
 }
 
-TEST_CASE("musa_abi: memcpy kinds, stream, event, host-alloc and capture values equal the reference's") {
-  for (size_t i = 0; i < std::size(kOurFacts.memcpy_kinds); ++i) CHECK(kOurFacts.memcpy_kinds[i] == kReferenceFacts.memcpy_kinds[i]);
+TEST_CASE(
+    "musa_abi: memcpy kinds, stream, event, host-alloc and capture values equal the reference's") {
+  for (size_t i = 0; i < std::size(kOurFacts.memcpy_kinds); ++i)
+    CHECK(kOurFacts.memcpy_kinds[i] == kReferenceFacts.memcpy_kinds[i]);
   for (size_t i = 0; i < std::size(kOurFacts.flags); ++i) {
     INFO("flag index " << i);
     CHECK(kOurFacts.flags[i] == kReferenceFacts.flags[i]);

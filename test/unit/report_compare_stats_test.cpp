@@ -11,7 +11,9 @@
 
 using namespace prof::report;
 
-TEST_CASE("compare rank test: fully separated small samples give the exact one over n1+n2 choose n1", "[compare]") {
+TEST_CASE(
+    "compare rank test: fully separated small samples give the exact one over n1+n2 choose n1",
+    "[compare]") {
   RankTest t = rank_test({1, 2, 3}, {4, 5, 6});
   CHECK(t.exact);
   CHECK(t.u_now == 9);
@@ -24,7 +26,8 @@ TEST_CASE("compare rank test: fully separated small samples give the exact one o
   CHECK(down.p_greater == Approx(1.0));
 }
 
-TEST_CASE("compare rank test: exact with ties and interleaved values against every arrangement", "[compare]") {
+TEST_CASE("compare rank test: exact with ties and interleaved values against every arrangement",
+          "[compare]") {
   // Mid ranks 1, 3, 3, 3, 6, 6, 6, 8; the 70 arrangements of 4 of them: 10 have a sum >= 23.
   RankTest t = rank_test({1, 2, 2, 3}, {2, 3, 3, 4});
   CHECK(t.exact);
@@ -36,7 +39,8 @@ TEST_CASE("compare rank test: exact with ties and interleaved values against eve
   CHECK(mixed.p_less == Approx(183.0 / 252));
 }
 
-TEST_CASE("compare rank test: normal approximation with tie and continuity corrections", "[compare]") {
+TEST_CASE("compare rank test: normal approximation with tie and continuity corrections",
+          "[compare]") {
   std::vector<int64_t> base(30), now(30);
   std::iota(base.begin(), base.end(), 0);
   std::iota(now.begin(), now.end(), 15);
@@ -88,12 +92,14 @@ TEST_CASE("compare call sample: bounded, complete below the capacity, reproducib
   REQUIRE(big.values().size() == kCallSampleCapacity);
   CHECK(big.values() == again.values());
   // A uniform sample of 0..99999: its mean is near 50000 (sd of the mean ~450).
-  const double mean = std::accumulate(big.values().begin(), big.values().end(), 0.0) / kCallSampleCapacity;
+  const double mean =
+      std::accumulate(big.values().begin(), big.values().end(), 0.0) / kCallSampleCapacity;
   CHECK(mean > 47000);
   CHECK(mean < 53000);
 }
 
-TEST_CASE("compare call sample: two processes of a run share the capacity by what each saw", "[compare]") {
+TEST_CASE("compare call sample: two processes of a run share the capacity by what each saw",
+          "[compare]") {
   CallSample a, b;
   for (int64_t i = 0; i < 30000; ++i) a.add(1);
   for (int64_t i = 0; i < 10000; ++i) b.add(2);

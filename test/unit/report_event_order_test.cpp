@@ -31,12 +31,16 @@ struct EventDb {
   void call(int64_t correlation_id, int64_t sequence, int64_t thread_id, int64_t begin_ns) {
     auto st = db.prepare("INSERT INTO api_calls VALUES (?1, ?2, 1, ?3, ?4, ?4 + 5, 0, 0, 0, 0, 0)");
     st.bind(1, correlation_id).bind(3, thread_id).bind(4, begin_ns);
-    if (sequence < 0) st.bind_null(2); else st.bind(2, sequence);
+    if (sequence < 0)
+      st.bind_null(2);
+    else
+      st.bind(2, sequence);
     st.run();
   }
   void kernel(int64_t correlation_id) {
-    auto st =
-        db.prepare("INSERT INTO kernels VALUES (?1, NULL, 4096, 0, 0, 1, 1, 1, 1, 1, 1, 0, ?1 * 10, ?1 * 10 + 3)");
+    auto st = db.prepare(
+        "INSERT INTO kernels VALUES (?1, NULL, 4096, 0, 0, 1, 1, 1, 1, 1, 1, 0, ?1 * 10, ?1 * 10 + "
+        "3)");
     st.bind(1, correlation_id).run();
   }
   void copy(int64_t correlation_id) {
@@ -50,14 +54,21 @@ struct EventDb {
     writer.begin();
     TimelineContext ctx{db, filter, writer, {}};
     read_names(ctx);
-    TimelineEventWriter events(ctx, [](int64_t, int64_t, int64_t) { return Lane{2, 1}; },
-                               [](int64_t, int64_t) { return Lane{3, 1}; });
+    TimelineEventWriter events(
+        ctx,
+        [](int64_t, int64_t, int64_t) {
+          return Lane{2, 1};
+        },
+        [](int64_t, int64_t) {
+          return Lane{3, 1};
+        });
     scan_events(db, filter, {&events});
     writer.end();
     std::vector<int64_t> ids;
     static const std::regex id("\"ph\":\"X\".*\"correlation_id\":([0-9]+)");
     const std::string& text = sink.text();
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), id); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), id); it != std::sregex_iterator();
+         ++it)
       ids.push_back(std::stoll((*it)[1]));
     return ids;
   }
@@ -78,7 +89,8 @@ struct Seen final : EventConsumer {
 
 }  // namespace
 
-TEST_CASE("slices follow correlation order, whatever sequences and times say", "[report][timeline]") {
+TEST_CASE("slices follow correlation order, whatever sequences and times say",
+          "[report][timeline]") {
   EventDb m;
   m.call(1, 3, 7, 300);
   m.call(2, 1, 8, 100);
@@ -89,7 +101,8 @@ TEST_CASE("slices follow correlation order, whatever sequences and times say", "
   // A kernel's slice comes before its call's (the pass feeds device work up to a call's id first).
   CHECK(m.slice_order() == std::vector<int64_t>{1, 2, 2, 3, 4, 4});
   // A range is a range of sequences; a kernel goes with its call.
-  CHECK(m.slice_order(RowFilter{std::pair<int64_t, int64_t>{1, 2}}) == std::vector<int64_t>{2, 2, 4, 4});
+  CHECK(m.slice_order(RowFilter{std::pair<int64_t, int64_t>{1, 2}}) ==
+        std::vector<int64_t>{2, 2, 4, 4});
 }
 
 TEST_CASE("calls without a sequence are drawn, and a range leaves them out", "[report][timeline]") {
@@ -103,7 +116,8 @@ TEST_CASE("calls without a sequence are drawn, and a range leaves them out", "[r
   CHECK(m.slice_order(RowFilter{std::pair<int64_t, int64_t>{2, 2}}) == std::vector<int64_t>{4});
 }
 
-TEST_CASE("a db numbered by id is read in rowid order, and a range is a range of ids", "[report][timeline]") {
+TEST_CASE("a db numbered by id is read in rowid order, and a range is a range of ids",
+          "[report][timeline]") {
   EventDb m(/*with_index=*/false);
   m.db.exec("INSERT INTO meta (key, value) VALUES ('schema_version', '5'), ('end_ns', '1000')");
   m.call(1, 1, 7, 100);
@@ -119,11 +133,13 @@ TEST_CASE("a db numbered by id is read in rowid order, and a range is a range of
   // Renumbered at the end (the sequence index), or an older schema: not numbered by id.
   m.db.exec(prof::schema::kSequenceIndexSql);
   CHECK_FALSE(calls_numbered_by_id(m.db));
-  m.db.exec("DROP INDEX api_calls_sequence; UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  m.db.exec(
+      "DROP INDEX api_calls_sequence; UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   CHECK_FALSE(calls_numbered_by_id(m.db));
 }
 
-TEST_CASE("scan_events gives each kernel and copy its call's thread, and applies the range", "[report][event_pass]") {
+TEST_CASE("scan_events gives each kernel and copy its call's thread, and applies the range",
+          "[report][event_pass]") {
   EventDb m;
   m.call(2, 2, 7, 200);
   m.call(3, 1, 8, 100);
@@ -132,11 +148,13 @@ TEST_CASE("scan_events gives each kernel and copy its call's thread, and applies
   for (int64_t id : {2, 4, 5}) m.copy(id);
   Seen all;
   scan_events(m.db, RowFilter{}, {&all});
-  CHECK(all.rows == std::vector<std::string>{"kernel 1 thread -", "copy 2 thread 7", "api 2", "kernel 3 thread 8",
-                                             "api 3", "copy 4 thread -", "copy 5 thread 9", "api 5",
-                                             "kernel 6 thread -"});
-  // Sequences 1..2: calls 3 and 2, and the work they enqueued; work without a call is out of every range.
+  CHECK(all.rows == std::vector<std::string>{"kernel 1 thread -", "copy 2 thread 7", "api 2",
+                                             "kernel 3 thread 8", "api 3", "copy 4 thread -",
+                                             "copy 5 thread 9", "api 5", "kernel 6 thread -"});
+  // Sequences 1..2: calls 3 and 2, and the work they enqueued; work without a call is out of every
+  // range.
   Seen ranged;
   scan_events(m.db, RowFilter{std::pair<int64_t, int64_t>{1, 2}}, {&ranged});
-  CHECK(ranged.rows == std::vector<std::string>{"copy 2 thread 7", "api 2", "kernel 3 thread 8", "api 3"});
+  CHECK(ranged.rows ==
+        std::vector<std::string>{"copy 2 thread 7", "api 2", "kernel 3 thread 8", "api 3"});
 }

@@ -33,15 +33,19 @@ struct PipeDb {
     db.exec(prof::schema::kCreateSql);
     db.exec(prof::schema::kCopyDirectionsSql);
     db.exec(prof::schema::kIndexSql);
-    db.exec("INSERT INTO api_names (api_id, name) VALUES (1, 'hipLaunchKernel'), (2, 'hipMemcpyAsync')");
+    db.exec(
+        "INSERT INTO api_names (api_id, name) VALUES (1, 'hipLaunchKernel'), (2, "
+        "'hipMemcpyAsync')");
     db.exec("INSERT INTO strings (string_id, value) VALUES (7, '_Z5scalePf')");
   }
   void call(int64_t id, int64_t sequence, int64_t thread_id, int64_t begin_ns, int64_t api_id = 1) {
-    auto st = db.prepare("INSERT INTO api_calls VALUES (?1, ?2, ?5, ?3, ?4, ?4 + 5, 0, 0, 0, 0, 0)");
+    auto st =
+        db.prepare("INSERT INTO api_calls VALUES (?1, ?2, ?5, ?3, ?4, ?4 + 5, 0, 0, 0, 0, 0)");
     st.bind(1, id).bind(2, sequence).bind(3, thread_id).bind(4, begin_ns).bind(5, api_id).run();
   }
   void kernel(int64_t id, int64_t stream, bool timed = true) {
-    auto st = db.prepare("INSERT INTO kernels VALUES (?1, 7, 4096, 0, ?2, 1, 1, 1, 1, 1, 1, 0, ?3, ?4)");
+    auto st =
+        db.prepare("INSERT INTO kernels VALUES (?1, 7, 4096, 0, ?2, 1, 1, 1, 1, 1, 1, 0, ?3, ?4)");
     st.bind(1, id).bind(2, stream);
     if (timed) {
       st.bind(3, id * 10).bind(4, id * 10 + 3);
@@ -84,7 +88,8 @@ struct Throws final : EventConsumer {
 
 }  // namespace
 
-TEST_CASE("the pipe hands every row over in the pass's order, on its own thread", "[report][event_pipe]") {
+TEST_CASE("the pipe hands every row over in the pass's order, on its own thread",
+          "[report][event_pipe]") {
   PipeDb m;
   for (int64_t id = 1; id <= 10000; ++id) {
     m.call(id, id, 100 + id % 3, id * 10);
@@ -114,10 +119,12 @@ TEST_CASE("the pipe hands every row over in the pass's order, on its own thread"
   CHECK(piped.threads.front() != also.threads.front());
 }
 
-TEST_CASE("a consumer's exception comes back to the pass, and nothing hangs", "[report][event_pipe]") {
+TEST_CASE("a consumer's exception comes back to the pass, and nothing hangs",
+          "[report][event_pipe]") {
   PipeDb m;
   for (int64_t id = 1; id <= 20000; ++id) m.call(id, id, 100, id * 10);
-  for (int64_t at : {5, 19999}) {  // in an early batch (thrown to a later row), in the last (thrown by finish)
+  for (int64_t at :
+       {5, 19999}) {  // in an early batch (thrown to a later row), in the last (thrown by finish)
     Throws failing(at);
     Log other;  // a group that does not fail stops too
     EventPipe pipe(m.db, {{&other}, {&failing}});
@@ -137,15 +144,16 @@ TEST_CASE("a consumer's exception comes back to the pass, and nothing hangs", "[
   }());
 }
 
-TEST_CASE("the pass over event times gives the timeline what the full pass gives", "[report][event_pass]") {
+TEST_CASE("the pass over event times gives the timeline what the full pass gives",
+          "[report][event_pass]") {
   PipeDb m;
   m.call(1, 3, 7, 300);
   m.call(2, 1, 8, 100, 2);
   m.copy(2, 1);
   m.call(3, 2, 7, 50);
   m.kernel(3, 1);
-  m.kernel(4, 2);             // its call was not recorded
-  m.kernel(5, 3, false);      // no device times
+  m.kernel(4, 2);         // its call was not recorded
+  m.kernel(5, 3, false);  // no device times
   m.call(5, 4, 9, 700);
   for (const RowFilter& filter : {RowFilter{}, RowFilter{std::pair<int64_t, int64_t>{1, 2}}}) {
     EventExtents full_extents, light_extents;
@@ -165,7 +173,8 @@ TEST_CASE("the pass over event times gives the timeline what the full pass gives
   }
 }
 
-TEST_CASE("the planner keeps every part within its budget whichever way times arrive", "[report][timeline_parts]") {
+TEST_CASE("the planner keeps every part within its budget whichever way times arrive",
+          "[report][timeline_parts]") {
   // Calls far apart, arriving late ones first and then early ones (the histogram widens both
   // ways), plus a dense burst that needs finer bins than the histogram's.
   PipeDb m;
@@ -184,14 +193,17 @@ TEST_CASE("the planner keeps every part within its budget whichever way times ar
   CHECK(starts.front() == INT64_MIN);
   CHECK(std::is_sorted(starts.begin(), starts.end()));
   std::vector<int64_t> per_part(starts.size());
-  for (int64_t t : times) per_part[std::upper_bound(starts.begin(), starts.end(), t) - starts.begin() - 1]++;
+  for (int64_t t : times)
+    per_part[std::upper_bound(starts.begin(), starts.end(), t) - starts.begin() - 1]++;
   CHECK(*std::max_element(per_part.begin(), per_part.end()) <= max_events);
   CHECK(*std::min_element(per_part.begin(), per_part.end()) > 0);
   // Few parts: the greedy fill leaves no part less than half full but at the end of a span.
-  CHECK(static_cast<int64_t>(starts.size()) <= 2 * static_cast<int64_t>(times.size()) / max_events + 2);
+  CHECK(static_cast<int64_t>(starts.size()) <=
+        2 * static_cast<int64_t>(times.size()) / max_events + 2);
 }
 
-TEST_CASE("kernels and copies read on a second connection come in the same order", "[report][event_pass]") {
+TEST_CASE("kernels and copies read on a second connection come in the same order",
+          "[report][event_pass]") {
   char path[] = "/tmp/prof-pipe-test-XXXXXX";
   const int fd = mkstemp(path);
   REQUIRE(fd >= 0);
@@ -209,7 +221,8 @@ TEST_CASE("kernels and copies read on a second connection come in the same order
     }
     std::unique_ptr<Database> second = second_connection(m.db);
     REQUIRE(second != nullptr);
-    for (const RowFilter& filter : {RowFilter{}, RowFilter{std::pair<int64_t, int64_t>{100, 4000}}}) {
+    for (const RowFilter& filter :
+         {RowFilter{}, RowFilter{std::pair<int64_t, int64_t>{100, 4000}}}) {
       Log one, two;
       scan_events(m.db, filter, {&one});
       scan_events(m.db, filter, {&two}, ScanOptions{false, second.get()});
@@ -220,12 +233,14 @@ TEST_CASE("kernels and copies read on a second connection come in the same order
     // absorbed gives the same extents, lanes and plan.
     EventExtents whole, calls, device;
     TimelineLanes whole_lanes, call_lanes, device_lanes;
-    PartPlanner whole_plan(500, INT64_MAX / 4), call_plan(500, INT64_MAX / 4), device_plan(500, INT64_MAX / 4);
+    PartPlanner whole_plan(500, INT64_MAX / 4), call_plan(500, INT64_MAX / 4),
+        device_plan(500, INT64_MAX / 4);
     for (PartPlanner* p : {&whole_plan, &call_plan}) p->begin_process(m.db);
     device_plan.begin_process(*second);
     scan_event_times(m.db, RowFilter{}, {&whole, &whole_lanes, &whole_plan});
     scan_event_times(m.db, RowFilter{}, {&calls, &call_lanes, &call_plan}, TimeTables::kCalls);
-    scan_event_times(*second, RowFilter{}, {&device, &device_lanes, &device_plan}, TimeTables::kDeviceWork);
+    scan_event_times(*second, RowFilter{}, {&device, &device_lanes, &device_plan},
+                     TimeTables::kDeviceWork);
     calls.absorb(device);
     call_lanes.absorb(device_lanes);
     call_plan.absorb(device_plan);

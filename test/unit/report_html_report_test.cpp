@@ -55,7 +55,8 @@ TEST_CASE("an empty run is a complete page that says what it lacks", "[report][h
   CHECK(page.find("src=") == std::string::npos);
 }
 
-TEST_CASE("the page holds the tables, charts, busy streams, memory curve and timeline links", "[report][html]") {
+TEST_CASE("the page holds the tables, charts, busy streams, memory curve and timeline links",
+          "[report][html]") {
   HtmlReport html;
   ProcessOverview overview;
   overview.process.pid = 4242;
@@ -78,7 +79,8 @@ TEST_CASE("the page holds the tables, charts, busy streams, memory curve and tim
   series.kind = MemoryKind::kDevice;
   series.device = 0;
   series.peak_bytes = 3 << 20;
-  for (int64_t i = 0; i < 5000; ++i) on_change(series, 1'000'000 + i * 1000, i == 2500 ? (3 << 20) : (i % 10) << 10);
+  for (int64_t i = 0; i < 5000; ++i)
+    on_change(series, 1'000'000 + i * 1000, i == 2500 ? (3 << 20) : (i % 10) << 10);
 
   NameStats weird;
   weird.name = kWeirdName;
@@ -97,7 +99,11 @@ TEST_CASE("the page holds the tables, charts, busy streams, memory curve and tim
   std::vector<CopyStats> copies = {{"H2D", 2, 2, 8192, 8192, 4000, 1000, 3000}};
   std::vector<MemorySeries> memory = {series};
   StringSink sink;
-  html.write({{{"HIP API", api}}, kernels, copies, memory, {{"ring_full_records", 3}},
+  html.write({{{"HIP API", api}},
+              kernels,
+              copies,
+              memory,
+              {{"ring_full_records", 3}},
               {{"run #1_copy.json", 0, 9'000'000, 1234}}},
              sink);
   const std::string& page = sink.text();

@@ -32,7 +32,8 @@ TEST_CASE("a curve with few changes keeps every one", "[report][memory_curve]") 
   CHECK(sampler.changes() == 4);
 }
 
-TEST_CASE("downsampling keeps at most kMaxCurvePoints, in time order, with the peak", "[report][memory_curve]") {
+TEST_CASE("downsampling keeps at most kMaxCurvePoints, in time order, with the peak",
+          "[report][memory_curve]") {
   MemoryCurveSampler sampler;
   // A sawtooth over a long run with one narrow spike (a single change) in the middle.
   const int64_t n = 200'000, spike_at = 123'457;

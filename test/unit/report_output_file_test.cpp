@@ -74,6 +74,7 @@ TEST_CASE("output files refuse symlinks", "[report][output]") {
 }
 
 TEST_CASE("a missing output directory is one clear error", "[report][output]") {
-  CHECK_THROWS_WITH(OutputFile("/nonexistent-prof-dir/r.csv"),
-                    Catch::Contains("/nonexistent-prof-dir/r.csv") && Catch::Contains("cannot create"));
+  CHECK_THROWS_WITH(
+      OutputFile("/nonexistent-prof-dir/r.csv"),
+      Catch::Contains("/nonexistent-prof-dir/r.csv") && Catch::Contains("cannot create"));
 }

@@ -132,17 +132,20 @@ Decoded read_trace(const std::string& bytes) {
     if (const Field* interned = find(packet, 12)) {
       for (const Field& entry : decode(interned->bytes)) {
         const auto e = decode(entry.bytes);
-        std::map<uint64_t, std::string>& index =
-            entry.number == 1 ? categories : entry.number == 2 ? names : annotation_names;
+        std::map<uint64_t, std::string>& index = entry.number == 1   ? categories
+                                                 : entry.number == 2 ? names
+                                                                     : annotation_names;
         REQUIRE(find(e, 1));
         CHECK(index.count(find(e, 1)->value) == 0);  // an iid is given once
         index[find(e, 1)->value] = find(e, 2)->bytes;
       }
     }
-    if (const Field* descriptor = find(packet, 60)) read_track(decode(descriptor->bytes), trace.tracks);
+    if (const Field* descriptor = find(packet, 60))
+      read_track(decode(descriptor->bytes), trace.tracks);
     if (const Field* event_field = find(packet, 11)) {
       const auto e = decode(event_field->bytes);
-      Event event{find(packet, 8) ? find(packet, 8)->value : UINT64_MAX, find(e, 9)->value, find(e, 11)->value};
+      Event event{find(packet, 8) ? find(packet, 8)->value : UINT64_MAX, find(e, 9)->value,
+                  find(e, 11)->value};
       event.flags = flags ? flags->value : 0;
       if (const Field* iid = find(e, 10)) {
         REQUIRE(names.count(iid->value));
@@ -154,10 +157,12 @@ Decoded read_trace(const std::string& bytes) {
       for (const Field& a : e) {
         if (a.number != 4) continue;
         const auto annotation = decode(a.bytes);
-        const std::string key =
-            find(annotation, 1) ? annotation_names.at(find(annotation, 1)->value) : find(annotation, 10)->bytes;
+        const std::string key = find(annotation, 1)
+                                    ? annotation_names.at(find(annotation, 1)->value)
+                                    : find(annotation, 10)->bytes;
         std::string value;
-        if (const Field* v = find(annotation, 4)) value = std::to_string(static_cast<int64_t>(v->value));
+        if (const Field* v = find(annotation, 4))
+          value = std::to_string(static_cast<int64_t>(v->value));
         if (const Field* v = find(annotation, 6)) value = v->bytes;
         if (const Field* v = find(annotation, 2)) value = v->value ? "true" : "false";
         if (const Field* v = find(annotation, 9)) value = "json:" + v->bytes;
@@ -217,8 +222,8 @@ TEST_CASE("protobuf wire: varints, fixed64 and nested lengths of every size", "[
     REQUIRE(fields.size() == 2);
     CHECK(fields[0].value == 7);
     CHECK(fields[1].bytes == std::string(length, 'x'));
-    CHECK(buffer.size() == 1 + wire::varint_size(2 + 1 + wire::varint_size(length) + length) + 2 + 1 +
-                               wire::varint_size(length) + length);
+    CHECK(buffer.size() == 1 + wire::varint_size(2 + 1 + wire::varint_size(length) + length) + 2 +
+                               1 + wire::varint_size(length) + length);
   }
 }
 
@@ -239,11 +244,13 @@ TEST_CASE("pftrace: tracks, slices, flows, counters and names", "[report][pftrac
                         "{\"grid\":\"(1,1,1)\",\"stream\":0,\"correlation_id\":9}");
     const FlowSource launch{"\"hipLaunchKernel\"", "\"api\"", 1'001'234, 1'001'900};
     writer.flow(9, 1, 42, 3, 7, 1'002'000, 1'002'500, launch);
-    writer.complete_raw(3, 7, "\"k2\"", "\"kernel\"", 1'002'500, 1'003'000, "{\"correlation_id\":9}");  // back to back
+    writer.complete_raw(3, 7, "\"k2\"", "\"kernel\"", 1'002'500, 1'003'000,
+                        "{\"correlation_id\":9}");  // back to back
     writer.flow(9, 1, 42, 3, 7, 1'002'500, 1'003'000, launch);
-    writer.complete_raw(1, 42, "\"hipLaunchKernel\"", "\"api\"", 1'001'234, 1'001'900,
-                        "{\"sequence\":1,\"correlation_id\":9,\"result\":0,\"stream\":null,\"bytes\":-5,"
-                        "\"ratio\":0.5,\"ok\":true,\"dims\":[1,2],\"peer\":\"a\\u00e9\\ud83d\\ude00\"}");
+    writer.complete_raw(
+        1, 42, "\"hipLaunchKernel\"", "\"api\"", 1'001'234, 1'001'900,
+        "{\"sequence\":1,\"correlation_id\":9,\"result\":0,\"stream\":null,\"bytes\":-5,"
+        "\"ratio\":0.5,\"ok\":true,\"dims\":[1,2],\"peer\":\"a\\u00e9\\ud83d\\ude00\"}");
     // Names with quotes, non-ASCII and malformed escapes (a lone surrogate, a bad \u, \q).
     JsonObject args;
     args.add("what", "say \"hi\"\n");
@@ -262,8 +269,10 @@ TEST_CASE("pftrace: tracks, slices, flows, counters and names", "[report][pftrac
     CHECK(trace.packet_flags[0] & 1);  // SEQ_INCREMENTAL_STATE_CLEARED on the first packet
     for (size_t i = 1; i < trace.packet_flags.size(); ++i) CHECK((trace.packet_flags[i] & 1) == 0);
 
-    const uint64_t api = track_named(trace, "Runtime API"), thread = track_named(trace, "Thread 42"),
-                   device = track_named(trace, "Compute on Device 0"), stream = track_named(trace, "Stream 0"),
+    const uint64_t api = track_named(trace, "Runtime API"),
+                   thread = track_named(trace, "Thread 42"),
+                   device = track_named(trace, "Compute on Device 0"),
+                   stream = track_named(trace, "Stream 0"),
                    memory = track_named(trace, "Device memory in use");
     CHECK(trace.tracks.at(api).is_process);
     CHECK(trace.tracks.at(api).pid == 1);
@@ -297,7 +306,8 @@ TEST_CASE("pftrace: tracks, slices, flows, counters and names", "[report][pftrac
       FAIL("no slice " << name);
       return size_t{0};
     };
-    const size_t kernel = slice_named("k<\"x\">"), kernel2 = slice_named("k2"), call = slice_named("hipLaunchKernel");
+    const size_t kernel = slice_named("k<\"x\">"), kernel2 = slice_named("k2"),
+                 call = slice_named("hipLaunchKernel");
     CHECK(slices.size() == 5);
     CHECK(slices[kernel].first->timestamp == 2'000);  // ns from the origin
     CHECK(slices[kernel].second == 2'500);
@@ -322,7 +332,8 @@ TEST_CASE("pftrace: tracks, slices, flows, counters and names", "[report][pftrac
     // Two arrows from the one call, each its own id: out on the call's BEGIN, in on each kernel's
     // BEGIN (Perfetto v20 binds terminating ids there, not on an END).
     REQUIRE(slices[call].first->flow_ids.size() == 2);
-    const uint64_t to_first = slices[call].first->flow_ids[0], to_second = slices[call].first->flow_ids[1];
+    const uint64_t to_first = slices[call].first->flow_ids[0],
+                   to_second = slices[call].first->flow_ids[1];
     CHECK(to_first != to_second);
     CHECK(slices[kernel].first->terminating_flow_ids == std::vector<uint64_t>{to_first});
     CHECK(slices[kernel2].first->terminating_flow_ids == std::vector<uint64_t>{to_second});
@@ -331,7 +342,9 @@ TEST_CASE("pftrace: tracks, slices, flows, counters and names", "[report][pftrac
 
     CHECK(slices[slice_named("caf\xc3\xa9 \"x\"")].first->args.at("what") == "say \"hi\"\n");
     // U+FFFD for each malformed escape; what follows it stays.
-    slice_named("\xEF\xBF\xBD|\xEF\xBF\xBD" "12|\xEF\xBF\xBD|/");
+    slice_named(
+        "\xEF\xBF\xBD|\xEF\xBF\xBD"
+        "12|\xEF\xBF\xBD|/");
 
     std::vector<int64_t> samples;
     for (const Event& e : trace.events)
@@ -341,7 +354,8 @@ TEST_CASE("pftrace: tracks, slices, flows, counters and names", "[report][pftrac
       }
     CHECK(samples == std::vector<int64_t>{4096, 0});
     bool instant = false;
-    for (const Event& e : trace.events) instant |= e.type == 3 && e.name == "mark" && e.track == thread;
+    for (const Event& e : trace.events)
+      instant |= e.type == 3 && e.name == "mark" && e.track == thread;
     CHECK(instant);
     if (intern) {
       for (const Event& e : trace.events)
@@ -372,19 +386,22 @@ TEST_CASE("pftrace: nested slices close inside out, and a parent never closes be
       stack.pop_back();
     }
   }
-  CHECK(order == std::vector<std::string>{"B outer 100", "B inner 500", "E inner 1000", "E outer 1000",
-                                          "B next 1000", "E next 1100"});
+  CHECK(order == std::vector<std::string>{"B outer 100", "B inner 500", "E inner 1000",
+                                          "E outer 1000", "B next 1000", "E next 1100"});
 }
 
-TEST_CASE("pftrace: async ranges that overlap get tracks of their own, and arrows that cannot be placed are counted",
-          "[report][pftrace]") {
+TEST_CASE(
+    "pftrace: async ranges that overlap get tracks of their own, and arrows that cannot be placed "
+    "are counted",
+    "[report][pftrace]") {
   StringSink sink;
   PftraceWriter writer(sink, 0);
   writer.begin();
   writer.process_name(1, "Runtime API", 0);
   writer.async_slice(1, 5, 1, "load", "range", 100, 500, JsonObject{});
   writer.async_slice(1, 6, 2, "load", "range", 200, 300, JsonObject{});  // overlaps the first
-  writer.async_slice(1, 5, 3, "load", "range", 600, 700, JsonObject{});  // the first track is free again
+  writer.async_slice(1, 5, 3, "load", "range", 600, 700,
+                     JsonObject{});  // the first track is free again
   // The call's slice was written before its arrow: that arrow cannot be placed any more.
   writer.complete(1, 5, "call", "api", 10, 20, JsonObject{});
   writer.complete(2, 1, "kernel", "kernel", 30, 40, JsonObject{});
@@ -406,7 +423,8 @@ TEST_CASE("pftrace: async ranges that overlap get tracks of their own, and arrow
 // An idle stream's first op begins at the call's own ns. The trace processor keeps file order on
 // a tie, and a terminating id read before its flow began binds nothing: the kernel's BEGIN goes
 // after the call's, with the names it introduced in a packet before it.
-TEST_CASE("pftrace: work that begins at its call's ns comes after the call in the file", "[report][pftrace]") {
+TEST_CASE("pftrace: work that begins at its call's ns comes after the call in the file",
+          "[report][pftrace]") {
   StringSink sink;
   PftraceWriter writer(sink, 0);
   writer.begin();
@@ -434,7 +452,8 @@ TEST_CASE("pftrace: work that begins at its call's ns comes after the call in th
   CHECK(kernel->category == "kernel");  // its interned names resolve
 }
 
-TEST_CASE("pftrace: an empty trace is one packet that clears incremental state", "[report][pftrace]") {
+TEST_CASE("pftrace: an empty trace is one packet that clears incremental state",
+          "[report][pftrace]") {
   StringSink sink;
   PftraceWriter writer(sink, 0);
   writer.begin();

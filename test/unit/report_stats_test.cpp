@@ -19,7 +19,9 @@ struct MemoryDb {
   MemoryDb() {
     db.exec(prof::schema::kCreateSql);
     db.exec(prof::schema::kCopyDirectionsSql);
-    db.exec("INSERT INTO api_names (api_id, name) VALUES (1, 'hipMemcpy'), (2, 'hipLaunchKernel'), (3, 'hipFree')");
+    db.exec(
+        "INSERT INTO api_names (api_id, name) VALUES (1, 'hipMemcpy'), (2, 'hipLaunchKernel'), (3, "
+        "'hipFree')");
   }
   void call(int64_t correlation_id, int api_id, int64_t begin_ns, int64_t end_ns) {
     auto st = db.prepare("INSERT INTO api_calls VALUES (?1, ?1, ?2, 7, ?3, ?4, 0, 0, 0, 0, 0)");
@@ -89,10 +91,12 @@ TEST_CASE("std dev stays exact for long, steady durations", "[report][stats]") {
   CHECK(table.rows[0].stddev_ns() == 1);  // 0.5 rounds half away from zero
 }
 
-TEST_CASE("kernel stats count untimed launches in Calls only and demangle names", "[report][stats]") {
+TEST_CASE("kernel stats count untimed launches in Calls only and demangle names",
+          "[report][stats]") {
   MemoryDb m;
   m.db.exec(
-      "INSERT INTO strings VALUES (1, '_Z6vecAddPfS_S_i'), (2, 'vecAdd(float*, float*, float*, int)'),"
+      "INSERT INTO strings VALUES (1, '_Z6vecAddPfS_S_i'), (2, 'vecAdd(float*, float*, float*, "
+      "int)'),"
       " (3, 'never_timed');"
       "INSERT INTO kernels VALUES (10, 1, 4096, 0, 0, 1,1,1, 64,1,1, 0, 100, 150),"
       " (11, 1, 4096, 0, 0, 1,1,1, 64,1,1, 0, NULL, NULL),"
@@ -103,7 +107,8 @@ TEST_CASE("kernel stats count untimed launches in Calls only and demangle names"
   StatsTable table = query_kernel_stats(m.db, RowFilter{});
   REQUIRE(table.rows.size() == 3);
   const NameStats& vec_add = table.rows[0];
-  CHECK(vec_add.name == "vecAdd(float*, float*, float*, int)");  // mangled and stored-demangled merge
+  CHECK(vec_add.name ==
+        "vecAdd(float*, float*, float*, int)");  // mangled and stored-demangled merge
   CHECK(vec_add.calls == 3);
   CHECK(vec_add.timed_calls == 2);
   CHECK(vec_add.total_ns == 120);
@@ -147,7 +152,8 @@ NameStats named(const std::string& name, int64_t total_ns) {
   return row;
 }
 
-ProfileEntry entry(const char* kind, const char* runtime, const char* name, int64_t median_ns, int64_t p95_ns) {
+ProfileEntry entry(const char* kind, const char* runtime, const char* name, int64_t median_ns,
+                   int64_t p95_ns) {
   ProfileEntry e;
   e.kind = kind;
   e.runtime = runtime;
@@ -160,7 +166,8 @@ ProfileEntry entry(const char* kind, const char* runtime, const char* name, int6
 }  // namespace
 
 TEST_CASE("the profile's entries fill the rows of their own table by name", "[report][stats]") {
-  StatsTable hip = make_stats_table({named("hipMemcpy", 30), named("hipFree", 20), named("unknown API 9", 1)});
+  StatsTable hip =
+      make_stats_table({named("hipMemcpy", 30), named("hipFree", 20), named("unknown API 9", 1)});
   StatsTable musa = make_stats_table({named("musaMemcpy", 10)});
   StatsTable kernels = make_stats_table({named("k", 5)});
   std::vector<CopyStats> copies{CopyStats{"H2D"}, CopyStats{"Memset"}};

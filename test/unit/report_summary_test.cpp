@@ -15,8 +15,8 @@ TEST_CASE("terminal names are escaped, made printable and shortened", "[report][
   CHECK(terminal_name("bad\xFF\xFE", 60) != terminal_name("bad\xFE\xFF", 60));
   CHECK(terminal_name("abcdefghij", 8) == "abcde...");
   // Cuts on code point boundaries: five two-byte letters kept whole.
-  CHECK(terminal_name("\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB", 8) ==
-        "\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB...");
+  CHECK(terminal_name("\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB",
+                      8) == "\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB\xCE\xBB...");
 }
 
 TEST_CASE("the summary lists both tables, drops and files", "[report][summary]") {
@@ -38,7 +38,8 @@ TEST_CASE("the summary lists both tables, drops and files", "[report][summary]")
   CHECK(text.find("  hipMemcpy") != std::string::npos);
   CHECK(text.find("1.500 us") != std::string::npos);
   CHECK(text.find("100.00%") != std::string::npos);
-  CHECK(text.find("Kernels (3 launches, 1 names, total 2.000 ms, 1 without device times)") != std::string::npos);
+  CHECK(text.find("Kernels (3 launches, 1 names, total 2.000 ms, 1 without device times)") !=
+        std::string::npos);
   // Cut to what the numbers leave of a 100-column line.
   CHECK(text.find(std::string(kSummaryTableNameWidth - 3, 'k') + "...") != std::string::npos);
   CHECK(text.find(std::string(kSummaryTableNameWidth - 2, 'k')) == std::string::npos);
@@ -55,7 +56,8 @@ TEST_CASE("the summary says when there is nothing", "[report][summary]") {
   CHECK(sink.text().find("dropped") == std::string::npos);
 }
 
-TEST_CASE("the summary tables show median and p95, and a copy table, in 100 columns", "[report][summary]") {
+TEST_CASE("the summary tables show median and p95, and a copy table, in 100 columns",
+          "[report][summary]") {
   NameStats launch;
   launch.name = "hipLaunchKernel";
   launch.calls = launch.timed_calls = 100;
@@ -78,31 +80,38 @@ TEST_CASE("the summary tables show median and p95, and a copy table, in 100 colu
   write_summary(input, sink);
   const std::string& text = sink.text();
   INFO(text);
-  CHECK(text.find("  Name              Calls      Total    Average        Med        p95  Percent\n"
-                  "  hipLaunchKernel     100   5.050 us      51 ns      50 ns      95 ns  100.00%\n") !=
+  CHECK(text.find(
+            "  Name              Calls      Total    Average        Med        p95  Percent\n"
+            "  hipLaunchKernel     100   5.050 us      51 ns      50 ns      95 ns  100.00%\n") !=
         std::string::npos);
-  CHECK(text.find("  void scale<float>(float*, float co...       3   6.000 ms   2.000 ms   1.500 ms   3.000 ms  100.00%\n") !=
-        std::string::npos);
+  CHECK(text.find("  void scale<float>(float*, float co...       3   6.000 ms   2.000 ms   1.500 "
+                  "ms   3.000 ms  100.00%\n") != std::string::npos);
   // By device time, as the copy statistics CSV; the Memset without device times is counted.
-  CHECK(text.find("Copies and memsets (6 operations, 2 directions, total 4.064 us, 1 without device times)\n"
-                  "  Direction   Calls       Bytes      Total    Average        Med        p95     GB/s\n"
-                  "  H2D             4    4.00 KiB   4.000 us   1.000 us     990 ns   1.300 us    1.024\n"
-                  "  Memset          2       128 B      64 ns      64 ns      64 ns      64 ns    1.000\n") !=
-        std::string::npos);
+  CHECK(text.find(
+            "Copies and memsets (6 operations, 2 directions, total 4.064 us, 1 without device "
+            "times)\n"
+            "  Direction   Calls       Bytes      Total    Average        Med        p95     GB/s\n"
+            "  H2D             4    4.00 KiB   4.000 us   1.000 us     990 ns   1.300 us    1.024\n"
+            "  Memset          2       128 B      64 ns      64 ns      64 ns      64 ns    "
+            "1.000\n") != std::string::npos);
   std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) CHECK(display_columns(line) <= kSummaryLineWidth);
+  for (std::string line; std::getline(lines, line);)
+    CHECK(display_columns(line) <= kSummaryLineWidth);
 }
 
 TEST_CASE("the summary's copy table says when there are no copies", "[report][summary]") {
   StatsTable empty;
   StringSink sink;
   write_summary({{{"HIP API", empty}}, empty, {}, {}}, sink);
-  CHECK(sink.text().find("Copies and memsets (0 operations, 0 directions, total 0 ns)\n  (none)\n") !=
-        std::string::npos);
+  CHECK(
+      sink.text().find("Copies and memsets (0 operations, 0 directions, total 0 ns)\n  (none)\n") !=
+      std::string::npos);
 }
 
-TEST_CASE("the summary's stream table shows the busiest streams, their share of the run and of their span",
-          "[report][summary]") {
+TEST_CASE(
+    "the summary's stream table shows the busiest streams, their share of the run and of their "
+    "span",
+    "[report][summary]") {
   StatsTable empty;
   SummaryInput input{{{"HIP API", empty}}, empty, {}, {}};
   for (int64_t i = 0; i < 12; ++i) {
@@ -120,11 +129,14 @@ TEST_CASE("the summary's stream table shows the busiest streams, their share of 
   write_summary(input, sink);
   const std::string& text = sink.text();
   INFO(text);
-  CHECK(text.find("Streams (12 with device work, busy 78.000 us in all)\n"
-                  "  Process       Device  Stream     Ops Kernels       Busy % of run       Span   % busy\n"
-                  "  pid 101            1      11      24      12  12.000 us   12.00%  48.000 us   25.00%\n"
-                  "  pid 100            0      10      22      11  11.000 us   11.00%  44.000 us   25.00%\n") !=
-        std::string::npos);
+  CHECK(
+      text.find(
+          "Streams (12 with device work, busy 78.000 us in all)\n"
+          "  Process       Device  Stream     Ops Kernels       Busy % of run       Span   % busy\n"
+          "  pid 101            1      11      24      12  12.000 us   12.00%  48.000 us   25.00%\n"
+          "  pid 100            0      10      22      11  11.000 us   11.00%  44.000 us   "
+          "25.00%\n") != std::string::npos);
   CHECK(text.find("  ... and 2 more (the HTML report lists them all)\n") != std::string::npos);
-  CHECK(text.find("      0       0       2       1") == std::string::npos);  // stream 0, the 12th, is cut
+  CHECK(text.find("      0       0       2       1") ==
+        std::string::npos);  // stream 0, the 12th, is cut
 }

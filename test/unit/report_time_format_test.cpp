@@ -43,7 +43,8 @@ TEST_CASE("percentages have two decimals, rounded half up", "[report][time]") {
   CHECK(percent_text(1, 8) == "12.50");
   CHECK(percent_text(1, 80000) == "0.00");
   CHECK(percent_text(1, 20000) == "0.01");  // 0.005 rounds up
-  CHECK(percent_text(std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()) == "100.00");
+  CHECK(percent_text(std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()) ==
+        "100.00");
 }
 
 TEST_CASE("rounded_div rounds half up", "[report][time]") {

@@ -22,10 +22,10 @@ const void* const kKernel = reinterpret_cast<const void*>(&kernel_stub);
 
 TEST_CASE("sim: every function the real library exports is exported at its version", "[sim]") {
   int missing = 0;
-#define PROF_HIP_EXPORT(symbol, version, in_table)                        \
-  if (dlvsym(RTLD_DEFAULT, #symbol, version) == nullptr) {                \
-    UNSCOPED_INFO(#symbol << "@" << version << " is not exported");       \
-    ++missing;                                                            \
+#define PROF_HIP_EXPORT(symbol, version, in_table)                  \
+  if (dlvsym(RTLD_DEFAULT, #symbol, version) == nullptr) {          \
+    UNSCOPED_INFO(#symbol << "@" << version << " is not exported"); \
+    ++missing;                                                      \
   }
 #include "runtimes/hip/hip_exports.def"
 #undef PROF_HIP_EXPORT
@@ -201,18 +201,23 @@ TEST_CASE("sim: bad sizes, pointers and kinds", "[sim]") {
   CHECK(hipMemcpy(nullptr, buf, 8, hipMemcpyHostToHost) == hipErrorInvalidValue);
   CHECK(hipMemcpy(buf, nullptr, 8, hipMemcpyHostToHost) == hipErrorInvalidValue);
   CHECK(hipMemcpy(nullptr, nullptr, 0, hipMemcpyHostToHost) == hipSuccess);
-  CHECK(hipMemcpy(buf, buf + 32, 8, static_cast<hipMemcpyKind>(9)) == hipErrorInvalidMemcpyDirection);
+  CHECK(hipMemcpy(buf, buf + 32, 8, static_cast<hipMemcpyKind>(9)) ==
+        hipErrorInvalidMemcpyDirection);
   CHECK(hipMemset(nullptr, 0, 8) == hipErrorInvalidValue);
   CHECK(hipMemcpy2D(buf, 8, buf + 32, 8, 16, 2, hipMemcpyHostToHost) == hipErrorInvalidPitchValue);
 
-  CHECK(hipLaunchKernel(nullptr, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, nullptr) == hipErrorInvalidDeviceFunction);
-  CHECK(hipLaunchKernel(kKernel, dim3{0, 1, 1}, dim3{1, 1, 1}, nullptr, 0, nullptr) == hipErrorInvalidConfiguration);
-  CHECK(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{1, 1, 0}, nullptr, 0, nullptr) == hipErrorInvalidConfiguration);
+  CHECK(hipLaunchKernel(nullptr, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, nullptr) ==
+        hipErrorInvalidDeviceFunction);
+  CHECK(hipLaunchKernel(kKernel, dim3{0, 1, 1}, dim3{1, 1, 1}, nullptr, 0, nullptr) ==
+        hipErrorInvalidConfiguration);
+  CHECK(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{1, 1, 0}, nullptr, 0, nullptr) ==
+        hipErrorInvalidConfiguration);
   CHECK(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{1025, 1, 1}, nullptr, 0, nullptr) ==
         hipErrorInvalidConfiguration);
-  CHECK(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{32, 32, 1}, nullptr, 0, nullptr) == hipSuccess);
-  CHECK(hipLaunchCooperativeKernel(kKernel, dim3{2, 1, 1}, dim3{64, 1, 1}, nullptr, 0, hipStreamPerThread) ==
+  CHECK(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{32, 32, 1}, nullptr, 0, nullptr) ==
         hipSuccess);
+  CHECK(hipLaunchCooperativeKernel(kKernel, dim3{2, 1, 1}, dim3{64, 1, 1}, nullptr, 0,
+                                   hipStreamPerThread) == hipSuccess);
   CHECK(hipStreamSynchronize(hipStreamPerThread) == hipSuccess);
   CHECK(hipDeviceSynchronize() == hipSuccess);
 }
@@ -228,7 +233,8 @@ TEST_CASE("sim: destroyed streams and bogus events are invalid handles (400)", "
   CHECK(hipStreamDestroy(s) == hipErrorInvalidHandle);
   CHECK(hipMemcpyAsync(buf, buf + 8, 8, hipMemcpyHostToHost, s) == hipErrorInvalidHandle);
   CHECK(hipMemsetAsync(buf, 0, 8, s) == hipErrorInvalidHandle);
-  CHECK(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, s) == hipErrorInvalidHandle);
+  CHECK(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, s) ==
+        hipErrorInvalidHandle);
   CHECK(hipPeekAtLastError() == hipErrorInvalidHandle);
   hipStreamCaptureStatus status = hipStreamCaptureStatusActive;
   CHECK(hipStreamIsCapturing(s, &status) == hipErrorInvalidHandle);
@@ -280,7 +286,8 @@ TEST_CASE("sim: hipcc registration and the call-configuration stack", "[sim]") {
   void** module = __hipRegisterFatBinary(&wrapper);
   REQUIRE(module != nullptr);
   CHECK(__hipRegisterFatBinary(nullptr) != nullptr);  // wrong magic still gets a handle
-  __hipRegisterFunction(module, kKernel, nullptr, "_Z4stubv", 0, nullptr, nullptr, nullptr, nullptr, nullptr);
+  __hipRegisterFunction(module, kKernel, nullptr, "_Z4stubv", 0, nullptr, nullptr, nullptr, nullptr,
+                        nullptr);
 
   dim3 grid{}, block{};
   size_t shared = 1;
@@ -314,13 +321,15 @@ TEST_CASE("sim: modules load from files or images and give stable function handl
   CHECK(f1 == f2);
   CHECK(f1 != g);
   CHECK(hipModuleGetFunction(&f1, m, nullptr) == hipErrorInvalidValue);
-  CHECK(hipModuleGetFunction(&f1, reinterpret_cast<hipModule_t>(&f1), "vadd") == hipErrorInvalidHandle);
+  CHECK(hipModuleGetFunction(&f1, reinterpret_cast<hipModule_t>(&f1), "vadd") ==
+        hipErrorInvalidHandle);
   CHECK(hipModuleLaunchKernel(f2, 2, 1, 1, 64, 1, 1, 0, nullptr, nullptr, nullptr) == hipSuccess);
   CHECK(hipModuleLaunchKernel(nullptr, 2, 1, 1, 64, 1, 1, 0, nullptr, nullptr, nullptr) ==
         hipErrorInvalidDeviceFunction);
   REQUIRE(hipModuleUnload(m) == hipSuccess);
   CHECK(hipModuleUnload(m) == hipErrorInvalidHandle);
-  CHECK(hipModuleLaunchKernel(f2, 2, 1, 1, 64, 1, 1, 0, nullptr, nullptr, nullptr) == hipErrorInvalidHandle);
+  CHECK(hipModuleLaunchKernel(f2, 2, 1, 1, 64, 1, 1, 0, nullptr, nullptr, nullptr) ==
+        hipErrorInvalidHandle);
 
   const char image[] = "image";
   CHECK(hipModuleLoadData(&m, nullptr) == hipErrorInvalidValue);

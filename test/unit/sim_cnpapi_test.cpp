@@ -19,8 +19,10 @@ cnpapiResult cnpapiActivityEnable(cnpapiActivityType type);
 cnpapiResult cnpapiActivityRegisterCallbacks(cnpapi_request requested, cnpapi_complete completed);
 cnpapiResult cnpapiActivityGetNextRecord(void* buffer, size_t validSize, cnpapiActivity** record);
 cnpapiResult cnpapiActivityFlushAll();
-cnpapiResult cnpapiActivityPushExternalCorrelationId(cnpapiActivityExternalCorrelationType type, uint64_t id);
-cnpapiResult cnpapiActivityPopExternalCorrelationId(cnpapiActivityExternalCorrelationType type, uint64_t* lastId);
+cnpapiResult cnpapiActivityPushExternalCorrelationId(cnpapiActivityExternalCorrelationType type,
+                                                     uint64_t id);
+cnpapiResult cnpapiActivityPopExternalCorrelationId(cnpapiActivityExternalCorrelationType type,
+                                                    uint64_t* lastId);
 }
 
 namespace {
@@ -65,29 +67,37 @@ void completed(uint64_t* buffer, size_t, size_t valid) {
 void open_tool() {
   REQUIRE(cnpapiInit() == CNPAPI_SUCCESS);
   REQUIRE(cnpapiActivityRegisterCallbacks(requested, completed) == CNPAPI_SUCCESS);
-  for (auto t : {CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION, CNPAPI_ACTIVITY_TYPE_MEMCPY, CNPAPI_ACTIVITY_TYPE_MEMSET})
+  for (auto t : {CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION, CNPAPI_ACTIVITY_TYPE_MEMCPY,
+                 CNPAPI_ACTIVITY_TYPE_MEMSET})
     REQUIRE(cnpapiActivityEnable(t) == CNPAPI_SUCCESS);
 }
 
 }  // namespace
 
-TEST_CASE("cnpapi: each op's record follows the binding of its correlation id to the pushed id", "[sim][cnpapi]") {
+TEST_CASE("cnpapi: each op's record follows the binding of its correlation id to the pushed id",
+          "[sim][cnpapi]") {
   open_tool();
   cnrtQueue_t queue = nullptr;
   void* device = nullptr;
   std::vector<char> host(4096);
   REQUIRE(cnrtQueueCreate(&queue) == cnrtSuccess);
   REQUIRE(cnrtMalloc(&device, host.size()) == cnrtSuccess);
-  REQUIRE(cnpapiActivityPushExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0, 41) == CNPAPI_SUCCESS);
-  REQUIRE(cnrtMemcpyAsync(device, host.data(), host.size(), queue, cnrtMemcpyHostToDev) == cnrtSuccess);
+  REQUIRE(cnpapiActivityPushExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0, 41) ==
+          CNPAPI_SUCCESS);
+  REQUIRE(cnrtMemcpyAsync(device, host.data(), host.size(), queue, cnrtMemcpyHostToDev) ==
+          cnrtSuccess);
   uint64_t last = 0;
-  REQUIRE(cnpapiActivityPopExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0, &last) == CNPAPI_SUCCESS);
+  REQUIRE(cnpapiActivityPopExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0, &last) ==
+          CNPAPI_SUCCESS);
   CHECK(last == 41);
-  REQUIRE(cnpapiActivityPushExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0, 42) == CNPAPI_SUCCESS);
+  REQUIRE(cnpapiActivityPushExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0, 42) ==
+          CNPAPI_SUCCESS);
   REQUIRE(cnrtMemsetAsync(device, 0, host.size(), queue) == cnrtSuccess);
-  REQUIRE(cnpapiActivityPopExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0, nullptr) == CNPAPI_SUCCESS);
+  REQUIRE(cnpapiActivityPopExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM0,
+                                                 nullptr) == CNPAPI_SUCCESS);
   // Not pushed: a record without a binding.
-  REQUIRE(cnrtMemcpyAsync(host.data(), device, host.size(), queue, cnrtMemcpyDevToHost) == cnrtSuccess);
+  REQUIRE(cnrtMemcpyAsync(host.data(), device, host.size(), queue, cnrtMemcpyDevToHost) ==
+          cnrtSuccess);
   REQUIRE(cnrtQueueSync(queue) == cnrtSuccess);
   CHECK(g_completed == 0);  // records wait in the buffer until it fills or is flushed
   REQUIRE(cnpapiActivityFlushAll() == CNPAPI_SUCCESS);
@@ -103,7 +113,8 @@ TEST_CASE("cnpapi: each op's record follows the binding of its correlation id to
   CHECK(g_seen[3].correlation_id == g_seen[2].correlation_id);
   CHECK(g_seen[4].type == CNPAPI_ACTIVITY_TYPE_MEMCPY);
   for (const Seen& s : g_seen)
-    if (s.type != CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION) CHECK((s.start != 0 && s.start <= s.end));
+    if (s.type != CNPAPI_ACTIVITY_TYPE_EXTERNAL_CORRELATION)
+      CHECK((s.start != 0 && s.start <= s.end));
   // Queue order on the device.
   CHECK(g_seen[1].end <= g_seen[3].start);
   CHECK(g_seen[3].end <= g_seen[4].start);
@@ -113,7 +124,8 @@ TEST_CASE("cnpapi: each op's record follows the binding of its correlation id to
   CHECK(cnpapiRelease() == CNPAPI_SUCCESS);
 }
 
-TEST_CASE("cnpapi: a full buffer is handed back and the records go on in a new one", "[sim][cnpapi]") {
+TEST_CASE("cnpapi: a full buffer is handed back and the records go on in a new one",
+          "[sim][cnpapi]") {
   g_buffer_bytes = 3 * sizeof(cnpapiActivityMemcpy);  // room for three copies, not four
   open_tool();
   cnrtQueue_t queue = nullptr;
@@ -122,7 +134,8 @@ TEST_CASE("cnpapi: a full buffer is handed back and the records go on in a new o
   REQUIRE(cnrtQueueCreate(&queue) == cnrtSuccess);
   REQUIRE(cnrtMalloc(&device, host.size()) == cnrtSuccess);
   for (int i = 0; i < 7; ++i)
-    REQUIRE(cnrtMemcpyAsync(device, host.data(), host.size(), queue, cnrtMemcpyHostToDev) == cnrtSuccess);
+    REQUIRE(cnrtMemcpyAsync(device, host.data(), host.size(), queue, cnrtMemcpyHostToDev) ==
+            cnrtSuccess);
   REQUIRE(cnrtQueueSync(queue) == cnrtSuccess);
   CHECK(g_completed == 2);
   REQUIRE(cnpapiActivityFlushAll() == CNPAPI_SUCCESS);
@@ -130,14 +143,18 @@ TEST_CASE("cnpapi: a full buffer is handed back and the records go on in a new o
   CHECK(g_seen.size() == 7);
 }
 
-TEST_CASE("cnpapi: enabling needs the callbacks, a pop needs a push, results have names", "[sim][cnpapi]") {
+TEST_CASE("cnpapi: enabling needs the callbacks, a pop needs a push, results have names",
+          "[sim][cnpapi]") {
   CHECK(cnpapiActivityEnable(CNPAPI_ACTIVITY_TYPE_KERNEL) == CNPAPI_ERROR_NOT_INITIALIZED);
   REQUIRE(cnpapiInit() == CNPAPI_SUCCESS);
-  CHECK(cnpapiActivityEnable(CNPAPI_ACTIVITY_TYPE_KERNEL) == CNPAPI_ERROR_ACTIVITY_CALLBACK_NOT_REGISTERED);
+  CHECK(cnpapiActivityEnable(CNPAPI_ACTIVITY_TYPE_KERNEL) ==
+        CNPAPI_ERROR_ACTIVITY_CALLBACK_NOT_REGISTERED);
   REQUIRE(cnpapiActivityRegisterCallbacks(requested, completed) == CNPAPI_SUCCESS);
-  CHECK(cnpapiActivityRegisterCallbacks(requested, completed) == CNPAPI_ERROR_ACTIVITY_CALLBACK_ALREADY_REGISTERED);
+  CHECK(cnpapiActivityRegisterCallbacks(requested, completed) ==
+        CNPAPI_ERROR_ACTIVITY_CALLBACK_ALREADY_REGISTERED);
   CHECK(cnpapiActivityEnable(CNPAPI_ACTIVITY_TYPE_KERNEL) == CNPAPI_SUCCESS);
-  CHECK(cnpapiActivityPopExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM1, nullptr) != CNPAPI_SUCCESS);
+  CHECK(cnpapiActivityPopExternalCorrelationId(CNPAPI_EXTERNAL_CORRELATION_TYPE_CUSTOM1, nullptr) !=
+        CNPAPI_SUCCESS);
   const char* name = nullptr;
   CHECK(cnpapiGetResultString(CNPAPI_ERROR_MAX_LIMIT_REACHED, &name) == CNPAPI_SUCCESS);
   CHECK(std::string(name) == "CNPAPI_ERROR_MAX_LIMIT_REACHED");

@@ -43,8 +43,10 @@ size_t index_of(const std::vector<hipGraphNode_t>& nodes, hipGraphNode_t node) {
 
 }  // namespace
 
-TEST_CASE("sim graph: a two-stream capture records nodes, edges and parameters, and runs only when launched",
-          "[sim]") {
+TEST_CASE(
+    "sim graph: a two-stream capture records nodes, edges and parameters, and runs only when "
+    "launched",
+    "[sim]") {
   constexpr size_t kBytes = 4096;
   hipStream_t s1 = make_stream(hipStreamNonBlocking);
   hipStream_t s2 = make_stream(hipStreamNonBlocking);
@@ -65,16 +67,17 @@ TEST_CASE("sim graph: a two-stream capture records nodes, edges and parameters, 
   REQUIRE(hipStreamGetCaptureInfo(s1, &info, &id) == hipSuccess);
   CHECK(info == hipStreamCaptureStatusActive);
   CHECK(id != 0);
-  REQUIRE(hipMemcpyAsync(device, host.data(), kBytes, hipMemcpyHostToDevice, s1) == hipSuccess);  // 0
-  REQUIRE(hipLaunchKernel(kA, dim3{4, 2, 1}, dim3{64, 1, 1}, nullptr, 128, s1) == hipSuccess);     // 1
-  REQUIRE(hipEventRecord(fork, s1) == hipSuccess);                                                 // 2
+  REQUIRE(hipMemcpyAsync(device, host.data(), kBytes, hipMemcpyHostToDevice, s1) ==
+          hipSuccess);                                                                          // 0
+  REQUIRE(hipLaunchKernel(kA, dim3{4, 2, 1}, dim3{64, 1, 1}, nullptr, 128, s1) == hipSuccess);  // 1
+  REQUIRE(hipEventRecord(fork, s1) == hipSuccess);                                              // 2
   REQUIRE(hipStreamWaitEvent(s2, fork, 0) == hipSuccess);  // s2 joins the capture
   CHECK(status_of(s2) == hipStreamCaptureStatusActive);
-  REQUIRE(hipLaunchKernel(kB, dim3{1, 1, 1}, dim3{32, 1, 1}, nullptr, 0, s2) == hipSuccess);       // 3
-  REQUIRE(hipEventRecord(join, s2) == hipSuccess);                                                 // 4
-  REQUIRE(hipMemsetAsync(device, 0x22, kBytes / 2, s1) == hipSuccess);                             // 5
+  REQUIRE(hipLaunchKernel(kB, dim3{1, 1, 1}, dim3{32, 1, 1}, nullptr, 0, s2) == hipSuccess);  // 3
+  REQUIRE(hipEventRecord(join, s2) == hipSuccess);                                            // 4
+  REQUIRE(hipMemsetAsync(device, 0x22, kBytes / 2, s1) == hipSuccess);                        // 5
   REQUIRE(hipStreamWaitEvent(s1, join, 0) == hipSuccess);
-  REQUIRE(hipLaunchKernel(kA, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, s1) == hipSuccess);        // 6
+  REQUIRE(hipLaunchKernel(kA, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, s1) == hipSuccess);  // 6
   CHECK(hipEventQuery(fork) == hipErrorCapturedEvent);
   hipGraph_t graph = nullptr;
   REQUIRE(hipStreamEndCapture(s1, &graph) == hipSuccess);
@@ -87,9 +90,10 @@ TEST_CASE("sim graph: a two-stream capture records nodes, edges and parameters, 
 
   const auto nodes = nodes_of(graph);
   REQUIRE(nodes.size() == 7);
-  const hipGraphNodeType expected[] = {hipGraphNodeTypeMemcpy,      hipGraphNodeTypeKernel, hipGraphNodeTypeEventRecord,
-                                       hipGraphNodeTypeKernel,      hipGraphNodeTypeEventRecord,
-                                       hipGraphNodeTypeMemset,      hipGraphNodeTypeKernel};
+  const hipGraphNodeType expected[] = {hipGraphNodeTypeMemcpy,      hipGraphNodeTypeKernel,
+                                       hipGraphNodeTypeEventRecord, hipGraphNodeTypeKernel,
+                                       hipGraphNodeTypeEventRecord, hipGraphNodeTypeMemset,
+                                       hipGraphNodeTypeKernel};
   for (size_t i = 0; i < nodes.size(); ++i) {
     hipGraphNodeType type = hipGraphNodeTypeCount;
     REQUIRE(hipGraphNodeGetType(nodes[i], &type) == hipSuccess);
@@ -109,7 +113,8 @@ TEST_CASE("sim graph: a two-stream capture records nodes, edges and parameters, 
   std::vector<hipGraphNode_t> from(edge_count), to(edge_count);
   REQUIRE(hipGraphGetEdges(graph, from.data(), to.data(), &edge_count) == hipSuccess);
   std::vector<std::pair<size_t, size_t>> edges;
-  for (size_t i = 0; i < edge_count; ++i) edges.emplace_back(index_of(nodes, from[i]), index_of(nodes, to[i]));
+  for (size_t i = 0; i < edge_count; ++i)
+    edges.emplace_back(index_of(nodes, from[i]), index_of(nodes, to[i]));
   const std::vector<std::pair<size_t, size_t>> expected_edges = {{0, 1}, {1, 2}, {2, 3}, {3, 4},
                                                                  {2, 5}, {5, 6}, {4, 6}};
   CHECK(edges == expected_edges);
@@ -123,8 +128,8 @@ TEST_CASE("sim graph: a two-stream capture records nodes, edges and parameters, 
   REQUIRE(hipGraphLaunch(exec, s2) == hipSuccess);
   REQUIRE(hipStreamSynchronize(s2) == hipSuccess);
   REQUIRE(hipMemcpy(back.data(), device, kBytes, hipMemcpyDeviceToHost) == hipSuccess);
-  CHECK(back[0] == 0x22);             // the memset node ran after the copy node
-  CHECK(back[kBytes - 1] == 0x11);    // the copy node ran
+  CHECK(back[0] == 0x22);                    // the memset node ran after the copy node
+  CHECK(back[kBytes - 1] == 0x11);           // the copy node ran
   CHECK(hipEventQuery(fork) == hipSuccess);  // recorded again by the launch, on s2
   REQUIRE(hipGraphExecDestroy(exec) == hipSuccess);
   CHECK(hipGraphExecDestroy(exec) == hipErrorInvalidValue);
@@ -142,7 +147,8 @@ TEST_CASE("sim graph: capture misuse fails like HIP and invalidates the capture"
   hipStream_t blocking = make_stream(hipStreamDefault);
   hipGraph_t graph = reinterpret_cast<hipGraph_t>(0x1);
 
-  CHECK(hipStreamBeginCapture(nullptr, hipStreamCaptureModeGlobal) == hipErrorStreamCaptureUnsupported);
+  CHECK(hipStreamBeginCapture(nullptr, hipStreamCaptureModeGlobal) ==
+        hipErrorStreamCaptureUnsupported);
   CHECK(hipStreamBeginCapture(s, static_cast<hipStreamCaptureMode>(7)) == hipErrorInvalidValue);
   CHECK(hipStreamEndCapture(s, &graph) == hipErrorIllegalState);
 
@@ -152,7 +158,8 @@ TEST_CASE("sim graph: capture misuse fails like HIP and invalidates the capture"
   REQUIRE(hipLaunchKernel(kA, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, s) == hipSuccess);
   CHECK(hipStreamSynchronize(s) == hipErrorStreamCaptureUnsupported);
   CHECK(status_of(s) == hipStreamCaptureStatusInvalidated);
-  CHECK(hipLaunchKernel(kA, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, s) == hipErrorStreamCaptureInvalidated);
+  CHECK(hipLaunchKernel(kA, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, s) ==
+        hipErrorStreamCaptureInvalidated);
   CHECK(hipStreamEndCapture(s, &graph) == hipErrorStreamCaptureInvalidated);
   CHECK(graph == nullptr);
   CHECK(status_of(s) == hipStreamCaptureStatusNone);
@@ -160,7 +167,8 @@ TEST_CASE("sim graph: capture misuse fails like HIP and invalidates the capture"
 
   // The legacy null stream would order itself after a capturing blocking stream: an error.
   REQUIRE(hipStreamBeginCapture(blocking, hipStreamCaptureModeRelaxed) == hipSuccess);
-  CHECK(hipLaunchKernel(kA, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, nullptr) == hipErrorStreamCaptureImplicit);
+  CHECK(hipLaunchKernel(kA, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, nullptr) ==
+        hipErrorStreamCaptureImplicit);
   CHECK(status_of(blocking) == hipStreamCaptureStatusInvalidated);
   CHECK(hipStreamEndCapture(blocking, &graph) == hipErrorStreamCaptureInvalidated);
 

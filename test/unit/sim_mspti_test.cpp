@@ -16,12 +16,15 @@
 // MSPTI's prototypes, as a tool linking -lmspti declares them (mspti_activity.hpp holds them as
 // pointer types, for prof's dlsym).
 extern "C" {
-msptiResult msptiActivityRegisterCallbacks(msptiBuffersCallbackRequestFunc, msptiBuffersCallbackCompleteFunc);
+msptiResult msptiActivityRegisterCallbacks(msptiBuffersCallbackRequestFunc,
+                                           msptiBuffersCallbackCompleteFunc);
 msptiResult msptiActivityEnable(msptiActivityKind kind);
-msptiResult msptiActivityGetNextRecord(uint8_t* buffer, size_t validBufferSizeBytes, msptiActivity** record);
+msptiResult msptiActivityGetNextRecord(uint8_t* buffer, size_t validBufferSizeBytes,
+                                       msptiActivity** record);
 msptiResult msptiActivityFlushAll(uint32_t flag);
 msptiResult msptiActivityPushExternalCorrelationId(msptiExternalCorrelationKind kind, uint64_t id);
-msptiResult msptiActivityPopExternalCorrelationId(msptiExternalCorrelationKind kind, uint64_t* lastId);
+msptiResult msptiActivityPopExternalCorrelationId(msptiExternalCorrelationKind kind,
+                                                  uint64_t* lastId);
 }
 
 namespace {
@@ -42,8 +45,9 @@ void completed(uint8_t* buffer, size_t, size_t valid) {
 
 TEST_CASE("mspti: external ids pushed around ACL calls name the ops' records") {
   REQUIRE(msptiActivityRegisterCallbacks(requested, completed) == MSPTI_SUCCESS);
-  for (msptiActivityKind kind : {MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, MSPTI_ACTIVITY_KIND_KERNEL,
-                                 MSPTI_ACTIVITY_KIND_MEMCPY, MSPTI_ACTIVITY_KIND_MEMSET})
+  for (msptiActivityKind kind :
+       {MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, MSPTI_ACTIVITY_KIND_KERNEL,
+        MSPTI_ACTIVITY_KIND_MEMCPY, MSPTI_ACTIVITY_KIND_MEMSET})
     REQUIRE(msptiActivityEnable(kind) == MSPTI_SUCCESS);
   REQUIRE(msptiActivityEnable(MSPTI_ACTIVITY_KIND_INVALID) == MSPTI_ERROR_INVALID_PARAMETER);
 
@@ -55,23 +59,33 @@ TEST_CASE("mspti: external ids pushed around ACL calls name the ops' records") {
   REQUIRE(aclrtMalloc(&device, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
   static char host[1 << 20];
   aclrtFuncHandle kernel = nullptr;
-  REQUIRE(aclrtBinaryGetFunction(reinterpret_cast<aclrtBinHandle>(host), "mspti_kernel", &kernel) == ACL_SUCCESS);
+  REQUIRE(aclrtBinaryGetFunction(reinterpret_cast<aclrtBinHandle>(host), "mspti_kernel", &kernel) ==
+          ACL_SUCCESS);
 
   uint64_t last = 0;
-  REQUIRE(msptiActivityPopExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last) == MSPTI_ERROR_QUEUE_EMPTY);
+  REQUIRE(msptiActivityPopExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last) ==
+          MSPTI_ERROR_QUEUE_EMPTY);
   REQUIRE(msptiActivityPushExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_INVALID, 1) ==
           MSPTI_ERROR_INVALID_PARAMETER);
-  REQUIRE(msptiActivityPushExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 42) == MSPTI_SUCCESS);
-  REQUIRE(aclrtMemcpyAsync(device, 1 << 20, host, 4096, ACL_MEMCPY_HOST_TO_DEVICE, stream) == ACL_SUCCESS);
-  REQUIRE(msptiActivityPopExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last) == MSPTI_SUCCESS);
+  REQUIRE(msptiActivityPushExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 42) ==
+          MSPTI_SUCCESS);
+  REQUIRE(aclrtMemcpyAsync(device, 1 << 20, host, 4096, ACL_MEMCPY_HOST_TO_DEVICE, stream) ==
+          ACL_SUCCESS);
+  REQUIRE(msptiActivityPopExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last) ==
+          MSPTI_SUCCESS);
   REQUIRE(last == 42);
-  REQUIRE(msptiActivityPushExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 43) == MSPTI_SUCCESS);
+  REQUIRE(msptiActivityPushExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 43) ==
+          MSPTI_SUCCESS);
   REQUIRE(aclrtMemsetAsync(device, 1 << 20, 0, 2048, stream) == ACL_SUCCESS);
-  REQUIRE(msptiActivityPopExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr) == MSPTI_SUCCESS);
-  REQUIRE(msptiActivityPushExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 44) == MSPTI_SUCCESS);
+  REQUIRE(msptiActivityPopExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr) ==
+          MSPTI_SUCCESS);
+  REQUIRE(msptiActivityPushExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 44) ==
+          MSPTI_SUCCESS);
   REQUIRE(aclrtLaunchKernel(kernel, 8, host, 64, stream) == ACL_SUCCESS);
-  REQUIRE(msptiActivityPopExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr) == MSPTI_SUCCESS);
-  REQUIRE(aclrtLaunchKernel(kernel, 8, host, 64, stream) == ACL_SUCCESS);  // nothing pushed: no binding
+  REQUIRE(msptiActivityPopExternalCorrelationId(MSPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr) ==
+          MSPTI_SUCCESS);
+  REQUIRE(aclrtLaunchKernel(kernel, 8, host, 64, stream) ==
+          ACL_SUCCESS);  // nothing pushed: no binding
   REQUIRE(aclrtSynchronizeStream(stream) == ACL_SUCCESS);
   REQUIRE(msptiActivityFlushAll(0) == MSPTI_SUCCESS);
 
@@ -88,10 +102,12 @@ TEST_CASE("mspti: external ids pushed around ACL calls name the ops' records") {
     msptiActivity* record = nullptr;
     msptiResult ret;
     size_t walked = 0;  // bytes of the records read: the buffer's, to the end
-    while ((ret = msptiActivityGetNextRecord(buffer.data(), buffer.size(), &record)) == MSPTI_SUCCESS) {
+    while ((ret = msptiActivityGetNextRecord(buffer.data(), buffer.size(), &record)) ==
+           MSPTI_SUCCESS) {
       CHECK(reinterpret_cast<uint8_t*>(record) == buffer.data() + walked);
-      walked += record->kind == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION ? sizeof(msptiActivityExternalCorrelation)
-                                                                          : sizeof(msptiActivityKernel);
+      walked += record->kind == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION
+                    ? sizeof(msptiActivityExternalCorrelation)
+                    : sizeof(msptiActivityKernel);
       switch (record->kind) {
         case MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
           const auto* r = reinterpret_cast<const msptiActivityExternalCorrelation*>(record);
@@ -111,7 +127,8 @@ TEST_CASE("mspti: external ids pushed around ACL calls name the ops' records") {
         }
         case MSPTI_ACTIVITY_KIND_KERNEL: {
           const auto* r = reinterpret_cast<const msptiActivityKernel*>(record);
-          ops.push_back({r->kind, r->correlationId, r->start, r->end, 0, 0, r->name ? r->name : ""});
+          ops.push_back(
+              {r->kind, r->correlationId, r->start, r->end, 0, 0, r->name ? r->name : ""});
           CHECK(r->ds.deviceId == 0);
           break;
         }

@@ -21,7 +21,8 @@ void clear_last_error() { (void)musaGetLastError(); }
 
 }  // namespace
 
-TEST_CASE("musa: a failed call sets the last error until musaGetLastError reads it", "[sim][musa]") {
+TEST_CASE("musa: a failed call sets the last error until musaGetLastError reads it",
+          "[sim][musa]") {
   clear_last_error();
   auto* bogus = reinterpret_cast<musaStream_t>(0x1234);
   CHECK(musaStreamSynchronize(bogus) == musaErrorInvalidResourceHandle);
@@ -54,23 +55,28 @@ TEST_CASE("musa: bad handles and devices fail with CUDA's codes", "[sim][musa]")
   clear_last_error();
   CHECK(musaSetDevice(99) == musaErrorInvalidDevice);
   CHECK(musaGetLastError() == musaErrorInvalidDevice);
-  CHECK(musaEventRecord(reinterpret_cast<musaEvent_t>(0x99), nullptr) == musaErrorInvalidResourceHandle);
+  CHECK(musaEventRecord(reinterpret_cast<musaEvent_t>(0x99), nullptr) ==
+        musaErrorInvalidResourceHandle);
   CHECK(musaStreamDestroy(musaStreamLegacy) == musaErrorInvalidResourceHandle);
   CHECK(musaMalloc(nullptr, 16) == musaErrorInvalidValue);
   CHECK(musaHostAlloc(nullptr, 16, 0x100) == musaErrorInvalidValue);
   int value = 0;
-  CHECK(musaDeviceGetAttribute(&value, static_cast<musaDeviceAttr>(12345), 0) == musaErrorInvalidValue);
+  CHECK(musaDeviceGetAttribute(&value, static_cast<musaDeviceAttr>(12345), 0) ==
+        musaErrorInvalidValue);
   clear_last_error();
 }
 
 TEST_CASE("musa: error names and strings are MUSA's", "[sim][musa]") {
   CHECK(std::strcmp(musaGetErrorName(musaSuccess), "musaSuccess") == 0);
-  CHECK(std::strcmp(musaGetErrorName(musaErrorInvalidResourceHandle), "musaErrorInvalidResourceHandle") == 0);
+  CHECK(std::strcmp(musaGetErrorName(musaErrorInvalidResourceHandle),
+                    "musaErrorInvalidResourceHandle") == 0);
   CHECK(std::strcmp(musaGetErrorString(musaErrorMemoryAllocation), "out of memory") == 0);
-  CHECK(std::strcmp(musaGetErrorName(static_cast<musaError_t>(4242)), "unrecognized error code") == 0);
+  CHECK(std::strcmp(musaGetErrorName(static_cast<musaError_t>(4242)), "unrecognized error code") ==
+        0);
 }
 
-TEST_CASE("musa: the legacy default stream waits for blocking streams, not for non-blocking ones", "[sim][musa]") {
+TEST_CASE("musa: the legacy default stream waits for blocking streams, not for non-blocking ones",
+          "[sim][musa]") {
   musaStream_t blocking = make_stream(musaStreamDefault);
   musaStream_t non_blocking = make_stream(musaStreamNonBlocking);
   std::vector<char> host(8 << 20);
@@ -82,7 +88,8 @@ TEST_CASE("musa: the legacy default stream waits for blocking streams, not for n
   float ms = -1.0f;
 
   SECTION("blocking stream: the legacy stream's marker comes after the copy") {
-    REQUIRE(musaMemcpyAsync(dev, host.data(), host.size(), musaMemcpyHostToDevice, blocking) == musaSuccess);
+    REQUIRE(musaMemcpyAsync(dev, host.data(), host.size(), musaMemcpyHostToDevice, blocking) ==
+            musaSuccess);
     REQUIRE(musaEventRecord(after_copy, blocking) == musaSuccess);
     REQUIRE(musaEventRecord(on_legacy, musaStreamLegacy) == musaSuccess);
     REQUIRE(musaEventSynchronize(on_legacy) == musaSuccess);
@@ -95,7 +102,8 @@ TEST_CASE("musa: the legacy default stream waits for blocking streams, not for n
     // machine): one attempt of three must show it. A legacy stream that waited never would.
     bool before_copy_end = false;
     for (int attempt = 0; attempt < 3 && !before_copy_end; ++attempt) {
-      REQUIRE(musaMemcpyAsync(dev, host.data(), host.size(), musaMemcpyHostToDevice, non_blocking) == musaSuccess);
+      REQUIRE(musaMemcpyAsync(dev, host.data(), host.size(), musaMemcpyHostToDevice,
+                              non_blocking) == musaSuccess);
       REQUIRE(musaEventRecord(after_copy, non_blocking) == musaSuccess);
       REQUIRE(musaEventRecord(on_legacy, nullptr) == musaSuccess);
       REQUIRE(musaStreamSynchronize(non_blocking) == musaSuccess);
@@ -147,8 +155,8 @@ TEST_CASE("musa: the compiler's launch path: register, push, pop, launch", "[sim
   void** handle = __musaRegisterFatBinary(image);
   REQUIRE(handle != nullptr);
   char device_name[] = "_Z6kernelv";
-  __musaRegisterFunction(handle, reinterpret_cast<const char*>(&registered_kernel_stub), device_name, device_name, -1,
-                         nullptr, nullptr, nullptr, nullptr, nullptr);
+  __musaRegisterFunction(handle, reinterpret_cast<const char*>(&registered_kernel_stub),
+                         device_name, device_name, -1, nullptr, nullptr, nullptr, nullptr, nullptr);
   musaStream_t s = make_stream(musaStreamNonBlocking);
   CHECK(__musaPushCallConfiguration(dim3{4, 1, 1}, dim3{64, 1, 1}, 0, s) == 0);
   dim3 grid{}, block{};
@@ -159,13 +167,14 @@ TEST_CASE("musa: the compiler's launch path: register, push, pop, launch", "[sim
   CHECK(block.x == 64);
   CHECK(shared == 0);
   CHECK(popped == s);
-  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), grid, block, nullptr, shared,
-                         popped) == musaSuccess);
+  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), grid, block,
+                         nullptr, shared, popped) == musaSuccess);
   // An unmatched pop is CUDA's "not configured".
-  CHECK(__musaPopCallConfiguration(&grid, &block, &shared, &popped) == musaErrorMissingConfiguration);
+  CHECK(__musaPopCallConfiguration(&grid, &block, &shared, &popped) ==
+        musaErrorMissingConfiguration);
   CHECK(musaLaunchKernel(nullptr, grid, block, nullptr, 0, s) == musaErrorInvalidDeviceFunction);
-  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{0, 1, 1}, block, nullptr, 0, s) ==
-        musaErrorInvalidConfiguration);
+  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{0, 1, 1},
+                         block, nullptr, 0, s) == musaErrorInvalidConfiguration);
   CHECK(musaStreamSynchronize(s) == musaSuccess);
   CHECK(musaStreamDestroy(s) == musaSuccess);
   __musaUnregisterFatBinary(handle);
@@ -230,16 +239,17 @@ TEST_CASE("musa: 2D and peer copies move the bytes, blocking and on a stream", "
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i + 1);
   void* dev = nullptr;
   REQUIRE(musaMalloc(&dev, dev_pitch * height) == musaSuccess);
-  REQUIRE(musaMemcpy2D(dev, dev_pitch, in.data(), host_pitch, width, height, musaMemcpyHostToDevice) == musaSuccess);
-  REQUIRE(musaMemcpy2DAsync(out.data(), host_pitch, dev, dev_pitch, width, height, musaMemcpyDeviceToHost, s) ==
-          musaSuccess);
+  REQUIRE(musaMemcpy2D(dev, dev_pitch, in.data(), host_pitch, width, height,
+                       musaMemcpyHostToDevice) == musaSuccess);
+  REQUIRE(musaMemcpy2DAsync(out.data(), host_pitch, dev, dev_pitch, width, height,
+                            musaMemcpyDeviceToHost, s) == musaSuccess);
   REQUIRE(musaStreamSynchronize(s) == musaSuccess);
   for (size_t row = 0; row < height; ++row) {
     CHECK(std::memcmp(&out[row * host_pitch], &in[row * host_pitch], width) == 0);
     CHECK(out[row * host_pitch + width] == 0);  // the pitch's padding is not copied
   }
-  CHECK(musaMemcpy2D(dev, width - 1, in.data(), host_pitch, width, height, musaMemcpyHostToDevice) ==
-        musaErrorInvalidPitchValue);
+  CHECK(musaMemcpy2D(dev, width - 1, in.data(), host_pitch, width, height,
+                     musaMemcpyHostToDevice) == musaErrorInvalidPitchValue);
   clear_last_error();
 
   // Peer: device 0 -> device 1, blocking, then back on the stream.
@@ -276,7 +286,8 @@ TEST_CASE("musa: a stream waits for an event recorded on another stream", "[sim]
   musaEvent_t copied = nullptr, after_wait = nullptr;
   REQUIRE(musaEventCreate(&copied) == musaSuccess);
   REQUIRE(musaEventCreate(&after_wait) == musaSuccess);
-  REQUIRE(musaMemcpyAsync(dev, host.data(), host.size(), musaMemcpyHostToDevice, producer) == musaSuccess);
+  REQUIRE(musaMemcpyAsync(dev, host.data(), host.size(), musaMemcpyHostToDevice, producer) ==
+          musaSuccess);
   REQUIRE(musaEventRecord(copied, producer) == musaSuccess);
   REQUIRE(musaStreamWaitEvent(consumer, copied, 0) == musaSuccess);
   REQUIRE(musaEventRecord(after_wait, consumer) == musaSuccess);
@@ -318,10 +329,11 @@ TEST_CASE("musa: the per-thread stream, priorities and cooperative launches", "[
   clear_last_error();
   musaStream_t prioritised = nullptr;
   REQUIRE(musaStreamCreateWithPriority(&prioritised, musaStreamNonBlocking, -1) == musaSuccess);
-  CHECK(musaLaunchCooperativeKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{2, 1, 1},
-                                    dim3{32, 1, 1}, nullptr, 0, prioritised) == musaSuccess);
-  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{1, 1, 1}, dim3{32, 1, 1},
-                         nullptr, 0, musaStreamPerThread) == musaSuccess);
+  CHECK(musaLaunchCooperativeKernel(reinterpret_cast<const void*>(&registered_kernel_stub),
+                                    dim3{2, 1, 1}, dim3{32, 1, 1}, nullptr, 0,
+                                    prioritised) == musaSuccess);
+  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{1, 1, 1},
+                         dim3{32, 1, 1}, nullptr, 0, musaStreamPerThread) == musaSuccess);
   CHECK(musaStreamSynchronize(musaStreamPerThread) == musaSuccess);
   CHECK(musaStreamQuery(musaStreamPerThread) == musaSuccess);
   CHECK(musaStreamSynchronize(prioritised) == musaSuccess);
@@ -332,8 +344,8 @@ TEST_CASE("musa: the per-thread stream, priorities and cooperative launches", "[
   void* p = nullptr;
   CHECK(musaMallocAsync(&p, 64, prioritised) == musaErrorInvalidResourceHandle);
   CHECK(musaMemsetAsync(p, 0, 64, prioritised) == musaErrorInvalidResourceHandle);
-  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr,
-                         0, prioritised) == musaErrorInvalidResourceHandle);
+  CHECK(musaLaunchKernel(reinterpret_cast<const void*>(&registered_kernel_stub), dim3{1, 1, 1},
+                         dim3{1, 1, 1}, nullptr, 0, prioritised) == musaErrorInvalidResourceHandle);
   CHECK(musaGetLastError() == musaErrorInvalidResourceHandle);
   CHECK(musaGetLastError() == musaSuccess);
 }

@@ -1,8 +1,8 @@
 // The simulated device's timing model, checked against its own ground truth (PROF_SIM_TRUTH):
 // ordering per stream, exact durations, cross-stream dependencies, legacy null-stream ordering,
 // asynchrony and prompt completion.
-#include <cstdio>
 #include <catch2/catch.hpp>
+#include <cstdio>
 
 #include <unistd.h>
 
@@ -94,20 +94,23 @@ TEST_CASE("sim: ops on one stream are ordered and take exactly their modelled du
   REQUIRE(hipEventCreate(&start) == hipSuccess);
   REQUIRE(hipEventCreate(&stop) == hipSuccess);
   REQUIRE(hipMemcpyAsync(b.device, b.host.data(), 4096, hipMemcpyHostToDevice, s) == hipSuccess);
-  REQUIRE(hipExtLaunchKernel(kKernel, dim3{8, 2, 1}, dim3{64, 1, 1}, nullptr, 0, s, start, stop, 0) == hipSuccess);
+  REQUIRE(hipExtLaunchKernel(kKernel, dim3{8, 2, 1}, dim3{64, 1, 1}, nullptr, 0, s, start, stop,
+                             0) == hipSuccess);
   REQUIRE(hipMemsetAsync(b.device, 0, 8000, s) == hipSuccess);
   REQUIRE(hipStreamSynchronize(s) == hipSuccess);
 
   const auto lines = truth_for(s);
   REQUIRE(lines.size() == 3);
   CHECK(lines[0].string("kind") == "copy");
-  CHECK(lines[0].duration_ns() == prof::sim::kCopyLaunchNs + 4096 / prof::sim::kHostDeviceBytesPerNs);
+  CHECK(lines[0].duration_ns() ==
+        prof::sim::kCopyLaunchNs + 4096 / prof::sim::kHostDeviceBytesPerNs);
   CHECK(lines[0].duration_ns() == prof::sim::copy_duration_ns(4096, CopyDirection::kH2D));
   CHECK(lines[1].string("kind") == "kernel");
   CHECK(lines[1].duration_ns() == 5000 + 8 * 2 * 64 / 4);
   CHECK(lines[2].string("kind") == "memset");
   CHECK(lines[2].duration_ns() == 1000 + 8000 / 800);
-  for (size_t i = 1; i < lines.size(); ++i) CHECK(lines[i].number("begin_ns") >= lines[i - 1].number("end_ns"));
+  for (size_t i = 1; i < lines.size(); ++i)
+    CHECK(lines[i].number("begin_ns") >= lines[i - 1].number("end_ns"));
 
   float ms = -1;
   REQUIRE(hipEventElapsedTime(&ms, start, stop) == hipSuccess);
@@ -120,7 +123,8 @@ TEST_CASE("sim: ops on one stream are ordered and take exactly their modelled du
 TEST_CASE("sim: async copies return before the device finishes", "[sim]") {
   hipStream_t s = make_stream(hipStreamNonBlocking);
   Buffers b;
-  REQUIRE(hipMemcpyAsync(b.device, b.host.data(), kBigBytes, hipMemcpyHostToDevice, s) == hipSuccess);
+  REQUIRE(hipMemcpyAsync(b.device, b.host.data(), kBigBytes, hipMemcpyHostToDevice, s) ==
+          hipSuccess);
   CHECK(hipStreamQuery(s) == hipErrorNotReady);
   REQUIRE(hipStreamSynchronize(s) == hipSuccess);
   CHECK(hipStreamQuery(s) == hipSuccess);
@@ -220,9 +224,11 @@ TEST_CASE("sim: the null stream follows legacy ordering with blocking streams on
   hipStream_t later = make_stream(hipStreamDefault);
   hipStream_t free_running = make_stream(hipStreamNonBlocking);
   REQUIRE(hipLaunchKernel(kKernel, kLongGrid, kLongBlock, nullptr, 0, blocking) == hipSuccess);
-  REQUIRE(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{32, 1, 1}, nullptr, 0, nullptr) == hipSuccess);
+  REQUIRE(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{32, 1, 1}, nullptr, 0, nullptr) ==
+          hipSuccess);
   REQUIRE(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{32, 1, 1}, nullptr, 0, later) == hipSuccess);
-  REQUIRE(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{32, 1, 1}, nullptr, 0, free_running) == hipSuccess);
+  REQUIRE(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{32, 1, 1}, nullptr, 0, free_running) ==
+          hipSuccess);
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   const auto copy = truth_for(blocking);
   const auto null_kernel = truth_for(nullptr);
@@ -265,13 +271,14 @@ TEST_CASE("sim: truth lines carry sequence numbers, geometry, bytes and names", 
   Buffers buf;
   static char registered_stub;
   void** module = __hipRegisterFatBinary(nullptr);
-  __hipRegisterFunction(module, &registered_stub, nullptr, "_Z6scaleddPf", 0, nullptr, nullptr, nullptr, nullptr,
-                        nullptr);
+  __hipRegisterFunction(module, &registered_stub, nullptr, "_Z6scaleddPf", 0, nullptr, nullptr,
+                        nullptr, nullptr, nullptr);
   hipEvent_t ev;
   REQUIRE(hipEventCreate(&ev) == hipSuccess);
   REQUIRE(hipEventRecord(ev, s) == hipSuccess);  // stream_seq 1, a marker: no line
   REQUIRE(hipMemcpyAsync(buf.device, buf.host.data(), 100, hipMemcpyDefault, s) == hipSuccess);
-  REQUIRE(hipLaunchKernel(&registered_stub, dim3{3, 2, 1}, dim3{4, 4, 2}, nullptr, 256, s) == hipSuccess);
+  REQUIRE(hipLaunchKernel(&registered_stub, dim3{3, 2, 1}, dim3{4, 4, 2}, nullptr, 256, s) ==
+          hipSuccess);
   REQUIRE(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, s) == hipSuccess);
   REQUIRE(hipStreamSynchronize(s) == hipSuccess);
   const auto lines = truth_for(s);
@@ -282,7 +289,8 @@ TEST_CASE("sim: truth lines carry sequence numbers, geometry, bytes and names", 
   CHECK(lines[0].string("direction") == "H2D");  // hipMemcpyDefault, inferred from the registry
   CHECK(lines[1].number("stream_seq") == 3);
   CHECK(lines[1].number("op_seq") == 2);
-  CHECK(lines[1].text.find("\"grid\":[3,2,1],\"block\":[4,4,2],\"shared_mem_bytes\":256") != std::string::npos);
+  CHECK(lines[1].text.find("\"grid\":[3,2,1],\"block\":[4,4,2],\"shared_mem_bytes\":256") !=
+        std::string::npos);
   CHECK(lines[1].number("function") == reinterpret_cast<uint64_t>(&registered_stub));
   CHECK(lines[1].string("name") == "_Z6scaleddPf");
   CHECK(lines[2].string("name") == "null");
@@ -303,7 +311,8 @@ TEST_CASE("sim: a blocking copy slower than modelled ends when its bytes arrived
   REQUIRE(hipMemcpy(b, a, kBigBytes, hipMemcpyDeviceToDevice) == hipSuccess);
   const uint64_t returned_ns = prof::now_ns();
   CHECK(static_cast<unsigned char*>(b)[kBigBytes - 1] == 5);
-  REQUIRE(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, nullptr) == hipSuccess);
+  REQUIRE(hipLaunchKernel(kKernel, dim3{1, 1, 1}, dim3{1, 1, 1}, nullptr, 0, nullptr) ==
+          hipSuccess);
   REQUIRE(hipDeviceSynchronize() == hipSuccess);  // also writes the deferred blocking lines
   const auto lines = truth_for(nullptr);
   REQUIRE(lines.size() >= 3);

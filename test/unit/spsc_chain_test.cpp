@@ -73,8 +73,10 @@ TEST_CASE("a producer and a pausing consumer on two threads lose and reorder not
   uint64_t refused = 0;
   std::thread producer([&] {
     for (uint64_t i = 0; i < kItems;) {
-      if (chain->push({i, ~i})) ++i;
-      else ++refused;  // at the cap: the consumer is a whole chain behind; try again
+      if (chain->push({i, ~i}))
+        ++i;
+      else
+        ++refused;  // at the cap: the consumer is a whole chain behind; try again
     }
   });
   uint64_t expected = 0, bad = 0, polls = 0;
