@@ -345,8 +345,7 @@ void add_tracing_options(CLI::App& app, Options& o) {
   add_runtime_flags(app, o);
   app.add_flag("--kernel-stats-by-range", o.kernel_stats_by_range,
                "Also write <base>.kernel_by_range.csv: kernel statistics per innermost enclosing "
-               "roctx push/pop "
-               "range of the launching thread")
+               "roctx push/pop range of the launching thread")
       ->group("Outputs");
   app.add_option("--trace-start", o.trace_start,
                  "on (default), or off: record nothing until the program calls hipProfilerStart or "
@@ -385,10 +384,9 @@ void add_output_options(CLI::App& app, Options& o) {
       ->group("Outputs");
   app.add_option("--output-format", o.output_format,
                  "Outputs besides the db, a comma list: stats (API, kernel, copy, memory CSVs), "
-                 "trace (a CSV row per "
-                 "call, kernel and copy), json (timeline), pftrace, html, summary (summary.json), "
-                 "all; default all, "
-                 "but over a million calls no trace or json unless named (the summary says so)")
+                 "trace (a CSV row per call, kernel and copy), json (timeline), pftrace, html, "
+                 "summary (summary.json), all; default all, but over a million calls no trace or "
+                 "json unless named (the summary says so)")
       ->check(output_formats())
       ->type_name("LIST")
       ->group("Outputs");

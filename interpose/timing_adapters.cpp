@@ -8,19 +8,7 @@ namespace prof::interpose {
 namespace {
 // The marker APIs (roctx, mstx) enqueue no device work: device timing never asks them anything.
 constexpr TimingAdapter marker_timing(RuntimeId runtime) {
-  return TimingAdapter{runtime,
-                       0,
-                       -2,
-                       mpi_timing::none_void,
-                       mpi_timing::none_one,
-                       mpi_timing::none_void,
-                       mpi_timing::none_one,
-                       mpi_timing::none_two,
-                       mpi_timing::none_one,
-                       mpi_timing::none_one,
-                       mpi_timing::none_elapsed,
-                       mpi_timing::none_capturing,
-                       mpi_timing::none_device};
+  return mpi_timing::no_device_timing(runtime, 0);
 }
 // A kMarker runtime's k<Enum>Timing is defined here; the others' come from their adapters.
 #define PROF_MARKER_TIMING_kDevice(Enum)

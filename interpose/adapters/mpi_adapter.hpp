@@ -48,23 +48,18 @@ inline int none_capturing(void*, bool* capturing) {
   return TimingAdapter::kNoFunction;
 }
 inline int none_device(int) { return TimingAdapter::kNoFunction; }
+
+// A runtime with no device work: every function answers "no such function"; nothing ever calls
+// them (none of its rows has an activity). MPI's, and the marker APIs' (timing_adapters.cpp).
+constexpr TimingAdapter no_device_timing(RuntimeId runtime, int success) {
+  return TimingAdapter{runtime,      success,        -2,         none_void, none_one,
+                       none_void,    none_one,       none_two,   none_one,  none_one,
+                       none_elapsed, none_capturing, none_device};
+}
 }  // namespace mpi_timing
 
-// No device work: every function answers "no such function"; nothing ever calls them (no MPI row
-// has an activity).
-inline constexpr TimingAdapter kMpiTiming{RuntimeId::kMpi,
-                                          MPI_SUCCESS,
-                                          -2,
-                                          mpi_timing::none_void,
-                                          mpi_timing::none_one,
-                                          mpi_timing::none_void,
-                                          mpi_timing::none_one,
-                                          mpi_timing::none_two,
-                                          mpi_timing::none_one,
-                                          mpi_timing::none_one,
-                                          mpi_timing::none_elapsed,
-                                          mpi_timing::none_capturing,
-                                          mpi_timing::none_device};
+inline constexpr TimingAdapter kMpiTiming =
+    mpi_timing::no_device_timing(RuntimeId::kMpi, MPI_SUCCESS);
 
 struct MpiAdapter {
   using Status = int;
