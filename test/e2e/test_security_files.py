@@ -48,11 +48,18 @@ def copy_db(source, target, *statements):
     return target
 
 
-def _spawned_pid():
-    # PIDs are handed out in order: the next processes take the ones after this one.
+def _next_pids(count):
+    """The `count` pids the next processes take: in order after a child spawned now, wrapping past
+    pid_max to 300 as the kernel does (RESERVED_PIDS). Without the wrap, a run whose pids passed
+    32768 got pid 476, outside the planted range (seen in CI)."""
     child = subprocess.Popen(["true"])
     child.wait()
-    return child.pid
+    try:
+        with open("/proc/sys/kernel/pid_max") as f:
+            pid_max = int(f.read())
+    except (OSError, ValueError):
+        pid_max = 1 << 22
+    return [p if p < pid_max else 300 + (p - pid_max) for p in range(child.pid, child.pid + count)]
 
 
 class SharedDirectoryTest(unittest.TestCase):
@@ -140,8 +147,7 @@ class SharedDirectoryTest(unittest.TestCase):
         suffixes = [".kernel.csv", ".hiptrace.csv", ".api_trace.csv", ".kernel_trace.csv", ".copy_trace.csv",
                     ".copy_stats.csv", ".memory_stats.csv", ".summary.json", ".report.html", ".pftrace", "_copy.json"]
         base = os.path.join(self.shared, f"result_{self.pid}")
-        first = _spawned_pid()
-        fifos = [base + s + f".tmp-{p}" for s in suffixes for p in range(first, first + 40)]
+        fifos = [base + s + f".tmp-{p}" for s in suffixes for p in _next_pids(40)]
         self.plant("fifo", fifos)
         links = [base + s for s in suffixes[:3]]
         self.plant("link", links)
@@ -153,8 +159,7 @@ class SharedDirectoryTest(unittest.TestCase):
 
     def test_planted_journals_and_links_during_a_run(self):
         # The collector's db is <runtime>-prof-<pid>.db: the next pids' side files are planted.
-        first = _spawned_pid()
-        pids = range(first, first + 1500)  # other users' processes take pids too
+        pids = _next_pids(1500)  # other users' processes take pids too
         fifos = [os.path.join(self.shared, f"hip-prof-{p}.db-journal") for p in pids]
         links = [os.path.join(self.shared, f"hip-prof-{p}.db-wal") for p in pids]
         self.plant("fifo", fifos)
