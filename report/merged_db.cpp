@@ -169,30 +169,34 @@ void apply_clock_offset(Database& db, const std::string& source_schema, int64_t 
   }
   const int64_t offset = count ? sum / count : 0;
   if (offset == 0) return;
+  // Every time the process recorded, in every table that holds one, moves by the offset.
+  struct Shifted {
+    const char* table;
+    const char* columns[2];  // the second may be absent (nullptr)
+  };
+  static const Shifted kShifted[] = {{"api_calls", {"begin_ns", "end_ns"}},
+                                     {"kernels", {"device_begin_ns", "device_end_ns"}},
+                                     {"copies", {"device_begin_ns", "device_end_ns"}},
+                                     {"threads", {"created_ns"}},
+                                     {"markers", {"begin_ns", "end_ns"}},
+                                     {"capture_windows", {"begin_ns", "end_ns"}}};
   const std::string id = std::to_string(process_id), by = std::to_string(offset);
-  db.exec("UPDATE main.api_calls SET begin_ns = begin_ns + " + by + ", end_ns = end_ns + " + by +
-          " WHERE process_id = " + id +
-          ";"
-          "UPDATE main.kernels SET device_begin_ns = device_begin_ns + " +
-          by + ", device_end_ns = device_end_ns + " + by + " WHERE process_id = " + id +
-          ";"
-          "UPDATE main.copies SET device_begin_ns = device_begin_ns + " +
-          by + ", device_end_ns = device_end_ns + " + by + " WHERE process_id = " + id +
-          ";"
-          "UPDATE main.threads SET created_ns = created_ns + " +
-          by + " WHERE process_id = " + id +
-          ";"
-          "UPDATE main.markers SET begin_ns = begin_ns + " +
-          by + ", end_ns = end_ns + " + by + " WHERE process_id = " + id +
-          ";"
-          "UPDATE main.capture_windows SET begin_ns = begin_ns + " +
-          by + ", end_ns = end_ns + " + by + " WHERE process_id = " + id +
-          ";"
-          "UPDATE main.process_meta SET value = CAST(CAST(value AS INTEGER) + " +
-          by + " AS TEXT) WHERE process_id = " + id +
-          " AND key IN ('start_ns', 'end_ns');"
-          "INSERT OR REPLACE INTO main.process_meta (process_id, key, value) VALUES (" +
-          id + ", 'clock_offset_applied_ns', '" + by + "');");
+  std::string sql;
+  for (const Shifted& shifted : kShifted) {
+    sql += std::string("UPDATE main.") + shifted.table + " SET ";
+    const char* separator = "";
+    for (const char* column : shifted.columns) {
+      if (!column) continue;
+      sql += std::string(separator) + column + " = " + column + " + " + by;
+      separator = ", ";
+    }
+    sql += " WHERE process_id = " + id + ";";
+  }
+  sql += "UPDATE main.process_meta SET value = CAST(CAST(value AS INTEGER) + " + by +
+         " AS TEXT) WHERE process_id = " + id + " AND key IN ('start_ns', 'end_ns');";
+  sql += "INSERT OR REPLACE INTO main.process_meta (process_id, key, value) VALUES (" + id +
+         ", 'clock_offset_applied_ns', '" + by + "');";
+  db.exec(sql);
 }
 
 void finish_merged_db(Database& db, int64_t process_count, const std::string& prof_version) {
