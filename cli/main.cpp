@@ -505,6 +505,16 @@ int check_analyze_options(const Options& o) {
   if (!o.compare.empty()) return fail(kExitUsage, "--analyze does not go with --compare");
   if (o.format != "text" && o.format != "json")
     return fail(kExitUsage, "--format " + o.format + ": with --analyze, expected text or json");
+  // The rules read every call and all the work: a subset would report patterns that are not there.
+  for (const auto& [option, value] :
+       {std::pair<const char*, const std::string*>{"--index-range", &o.index_range},
+        {"--kernel-include-regex", &o.kernel_include_regex},
+        {"--kernel-exclude-regex", &o.kernel_exclude_regex},
+        {"--kernel-iteration-range", &o.kernel_iteration_range}})
+    if (!value->empty())
+      return fail(kExitUsage, std::string(option) +
+                                  " does not go with --analyze, which reads the "
+                                  "whole run");
   return 0;
 }
 

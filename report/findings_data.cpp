@@ -1,6 +1,7 @@
 #include "report/findings_data.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "report/time_format.hpp"
 #include "runtimes/api_id.hpp"
@@ -152,9 +153,17 @@ std::vector<FindingSite> SiteBuilder::sites(size_t max_sites) const {
 std::string duration_text(int64_t ns) { return human_duration(ns); }
 
 std::string bytes_text(int64_t bytes) {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0)
-    return std::to_string(bytes / (1024 * 1024)) + " MiB";
-  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
+  // Whole units exactly; otherwise one decimal, so "1048832 B" reads as "1.0 MiB".
+  const int64_t units[] = {1024 * 1024 * 1024, 1024 * 1024, 1024};
+  const char* names[] = {" GiB", " MiB", " KiB"};
+  for (size_t i = 0; i < 3; ++i) {
+    if (bytes < units[i]) continue;
+    if (bytes % units[i] == 0) return std::to_string(bytes / units[i]) + names[i];
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f%s",
+                  static_cast<double>(bytes) / static_cast<double>(units[i]), names[i]);
+    return text;
+  }
   return std::to_string(bytes) + " B";
 }
 

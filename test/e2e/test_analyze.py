@@ -108,7 +108,7 @@ class AnalyzeTest(unittest.TestCase):
         self.assertEqual(missing.returncode, 66, e2e.describe(missing))
         self.assertEqual(len(missing.stderr.splitlines()), 1, missing.stderr)
         self.assertIn("missing.db", missing.stderr)
-        for options in (["--analyze-fail-above", "lots"], ["--format", "csv"]):
+        for options in (["--analyze-fail-above", "lots"], ["--format", "csv"], ["--index-range", "1:10"]):
             with self.subTest(options):
                 run = self.analyze(self.dbs["idle"], *options)
                 self.assertEqual(run.returncode, 2, e2e.describe(run))
