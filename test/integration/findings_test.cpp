@@ -15,6 +15,7 @@
 #include "report/merged_db.hpp"
 #include "report_test_support.hpp"
 #include "runtimes/api_id.hpp"
+#include "runtimes/runtimes.hpp"
 
 using namespace prof::report;
 using prof::ApiId;
@@ -383,4 +384,40 @@ TEST_CASE("findings: the JSON form parses and carries every field", "[findings]"
   CHECK_THAT(text.text(), Catch::StartsWith("prof --analyze: 2 findings over a run of"));
   CHECK_THAT(text.text(), Catch::Contains("1. [sync-copy] "));
   CHECK_THAT(text.text(), Catch::Contains("   call sites      hipMemcpy, calls #1, #2"));
+}
+
+// Every device runtime's own calls, taken from its table and description (no runtime named
+// here): its launches followed by its first wait call, and its blocking copies.
+TEST_CASE("findings: each device runtime's waits and blocking copies are found", "[findings]") {
+  for (const prof::RuntimeDescription* runtime : prof::kRuntimeDescriptions) {
+    if (!prof::is_device_runtime(runtime->id)) continue;
+    const prof::ApiInfo *launch = nullptr, *copy = nullptr;
+    for (const prof::ApiInfo& api : prof::kApis) {
+      if (api.runtime != runtime->id) continue;
+      if (!launch && api.activity == prof::HookActivity::kKernel) launch = &api;
+      if (!copy && api.activity == prof::HookActivity::kCopySync) copy = &api;
+    }
+    INFO(runtime->name);
+    REQUIRE(launch);
+    REQUIRE(copy);
+    REQUIRE(!runtime->wait_calls.empty());
+    const auto wait = runtime->wait_calls.front();
+    TempDir dir;
+    RunDb run(dir.file("runtime.db"), 120);
+    for (int i = 0; i < 12; ++i) {
+      const int64_t t = i * 2 * kMs;
+      const int64_t id = run.call(static_cast<ApiId>(launch->id), t, t + 2 * kUs, 1);
+      run.kernel(id, 1, t + 10 * kUs, t + kMs);
+      run.call(wait, t + 3 * kUs, t + kMs + 5 * kUs, 1);
+      run.call(static_cast<ApiId>(copy->id), t + 1500 * kUs, t + 1600 * kUs, -1, 4096, 2);
+    }
+    const Analysis analysis = run.analyze();
+    const Finding* waits = find_rule(analysis, "sync-after-launch");
+    REQUIRE(waits);
+    CHECK(waits->sites.at(0).api == prof::api_name(static_cast<uint16_t>(wait)));
+    const Finding* copies = find_rule(analysis, "sync-copy");
+    REQUIRE(copies);
+    CHECK(copies->count == 12);
+    CHECK(copies->sites.at(0).api == copy->name);
+  }
 }
