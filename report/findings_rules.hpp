@@ -36,9 +36,10 @@ void alloc_churn(const ProcessData& process, const AnalyzeOptions& options,
 void api_errors(const ProcessData& process, const AnalyzeOptions& options,
                 std::vector<Finding>& out);
 
-// report/findings_device_rules.cpp: patterns of the device work.
+// report/findings_device_rules.cpp: gaps in a device's work.
 void device_idle(const ProcessData& process, const AnalyzeOptions& options,
                  std::vector<Finding>& out);
+// report/findings_stream_rules.cpp: patterns of the work of each stream.
 void launch_bound(const ProcessData& process, const AnalyzeOptions& options,
                   std::vector<Finding>& out);
 void small_copies(const ProcessData& process, const AnalyzeOptions& options,
