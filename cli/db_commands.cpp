@@ -25,25 +25,30 @@
 
 namespace prof::cli {
 
-int regenerate(const Options& given) {
+int resolve_db_path(const std::string& given, std::string& path) {
   struct stat st;
-  if (stat(given.db.c_str(), &st) != 0)
-    return fail(kExitNoInput, "--db " + given.db + ": no such file");
+  if (stat(given.c_str(), &st) != 0) return fail(kExitNoInput, "--db " + given + ": no such file");
   // SQLite's opens do not follow symbolic links (db/sqlite_db.cpp, on purpose: the collector
   // writes into shared directories), so a db named through a link, or in a linked directory, failed
   // with "unable to open database file". The user's own db is opened at its real path; a link to
   // another user's file is not followed.
-  Options o = given;
+  path = given;
   char resolved[PATH_MAX];
-  if (realpath(given.db.c_str(), resolved) == nullptr)
-    return fail(kExitNoInput, "--db " + given.db + ": " + std::strerror(errno));
-  if (std::filesystem::absolute(given.db).lexically_normal() != resolved) {
+  if (realpath(given.c_str(), resolved) == nullptr)
+    return fail(kExitNoInput, "--db " + given + ": " + std::strerror(errno));
+  if (std::filesystem::absolute(given).lexically_normal() != resolved) {
     if (st.st_uid != geteuid())
       return fail(kExitBadInput,
-                  "--db " + given.db + ": a symbolic link to " + resolved +
+                  "--db " + given + ": a symbolic link to " + resolved +
                       ", which is another user's; not following it (name the file itself)");
-    o.db = resolved;
+    path = resolved;
   }
+  return 0;
+}
+
+int regenerate(const Options& given) {
+  Options o = given;
+  if (const int code = resolve_db_path(given.db, o.db)) return code;
   std::string pid_part;
   std::smatch m;
   std::string file = given.db.substr(given.db.rfind('/') + 1);  // the name the user gave
@@ -116,10 +121,13 @@ int merge(const Options& o) {
   Options out = o;
   if (!prepare_output_dir(out.output_dir, message)) return fail(kExitCannotWrite, message);
   say_stale_temps_removed(out.output_dir, remove_stale_temps(out.output_dir));
-  return merge_databases(
-      {o.db_merge, o.recursive, PROF_VERSION, !o.strict},
-      report_options(out, o.output_name.empty() ? "result_merged" : o.output_name),
-      summary_stream(o));
+  const std::string base = o.output_name.empty() ? "result_merged" : o.output_name;
+  // With --analyze the findings take stdout; the summary goes only to stderr or a file.
+  std::FILE* summary = o.analyze && o.summary_output == "stdout" ? nullptr : summary_stream(o);
+  const int code = merge_databases({o.db_merge, o.recursive, PROF_VERSION, !o.strict},
+                                   report_options(out, base), summary);
+  if (code != 0 || !o.analyze) return code;
+  return analyze_file(report::join_path(out.output_dir, base + ".db"), o);
 }
 
 int compare(const Options& o) {

@@ -442,6 +442,14 @@ DatabaseOptions add_database_options(CLI::App& app, Options& o) {
              "also means from the first (as hipprof counts); a range holding none is exit 3")
           ->type_name("A:B")
           ->group("Reports from a database");
+  app.add_flag("--analyze", o.analyze,
+               "With --db or --db-merge: what to fix, each finding with the time at stake, its "
+               "evidence, call sites and fix, longest first (docs/findings.md); writes no reports")
+      ->group("Reports from a database");
+  app.add_option("--analyze-fail-above", o.analyze_fail_above,
+                 "With --analyze: exit 1 when a finding puts more than PERCENT of the run at stake")
+      ->type_name("PERCENT")
+      ->group("Reports from a database");
   add_filter_options(app, o);
   return added;
 }
@@ -463,7 +471,9 @@ void add_compare_and_wait_options(CLI::App& app, Options& o) {
          "With --compare: ignore entries whose total is under this on both sides (default 10us)")
       ->type_name("TIME")
       ->group("Compare");
-  app.add_option("--format", o.format, "With --compare: text (default), csv, json or markdown")
+  app.add_option("--format", o.format,
+                 "With --compare: text (default), csv, json or markdown; with --analyze: text "
+                 "(default) or json")
       ->type_name("text|csv|json|markdown")
       ->group("Compare");
   app.add_flag("--ignore-call-count", o.ignore_call_count,
@@ -479,6 +489,33 @@ void add_compare_and_wait_options(CLI::App& app, Options& o) {
       ->check(seconds_up_to(kMaxWaitTimeoutS))
       ->type_name("SECONDS")
       ->group("Recording window");
+}
+
+// --analyze's checks: it reads a database, prints text or JSON, and fails above a percentage.
+int check_analyze_options(const Options& o) {
+  if (!o.analyze_fail_above.empty()) {
+    if (!o.analyze) return fail(kExitUsage, "--analyze-fail-above goes with --analyze");
+    if (!parse_threshold(o.analyze_fail_above))
+      return fail(kExitUsage, "--analyze-fail-above " + o.analyze_fail_above +
+                                  ": expected a percentage such as 5%");
+  }
+  if (!o.analyze) return 0;
+  if (o.db.empty() && o.db_merge.empty())
+    return fail(kExitUsage, "--analyze reads a database: give --db FILE or --db-merge DIR");
+  if (!o.compare.empty()) return fail(kExitUsage, "--analyze does not go with --compare");
+  if (o.format != "text" && o.format != "json")
+    return fail(kExitUsage, "--format " + o.format + ": with --analyze, expected text or json");
+  // The rules read every call and all the work: a subset would report patterns that are not there.
+  for (const auto& [option, value] :
+       {std::pair<const char*, const std::string*>{"--index-range", &o.index_range},
+        {"--kernel-include-regex", &o.kernel_include_regex},
+        {"--kernel-exclude-regex", &o.kernel_exclude_regex},
+        {"--kernel-iteration-range", &o.kernel_iteration_range}})
+    if (!value->empty())
+      return fail(kExitUsage, std::string(option) +
+                                  " does not go with --analyze, which reads the "
+                                  "whole run");
+  return 0;
 }
 
 // The checks of a parsed command line that CLI11 cannot make: 0, or the exit code of the failure
@@ -512,6 +549,7 @@ int check_options(CLI::App& app, Options& o, const CLI::Option& index_range) {
       return fail(kExitUsage, std::string(option) + " " + *value +
                                   ": expected a time with a unit, such as 500ms, 10s or 2.5s");
   }
+  if (const int code = check_analyze_options(o)) return code;
   if (index_range.count() > 0 && !parse_range(o.index_range))
     return fail(kExitUsage, "--index-range " + o.index_range +
                                 ": expected A:B with 0 <= A <= B and B >= 1 (calls "
@@ -546,7 +584,7 @@ int dispatch(Options& o, const CLI::Option& recover_option) {
   if (!o.db.empty()) {
     if (!o.program.empty())
       return fail(kExitUsage, "--db regenerates reports and runs nothing; drop the program");
-    return regenerate(o);
+    return o.analyze ? analyze(o) : regenerate(o);
   }
   if (o.program.empty()) return fail(kExitUsage, "no program given (see prof --help)");
   return run(o);

@@ -64,7 +64,9 @@ struct Options {
   std::vector<std::string> compare;  // BASE NEW
   std::string threshold = "5%";
   std::string min_time = "10us";
-  std::string format = "text";
+  std::string format = "text";  // --compare's, and --analyze's (text or json)
+  bool analyze = false;         // --analyze: findings instead of reports (cli/analyze_command.cpp)
+  std::string analyze_fail_above;  // --analyze-fail-above PCT; empty: never fail on findings
   bool ignore_call_count = false;
   bool force = false;
   bool strict = false;

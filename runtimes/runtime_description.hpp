@@ -37,6 +37,12 @@ struct RuntimeDescription {
   std::string_view own_lane = {};
   // The names of the values a call's ArgsRecord carries (common/record.hpp), in order.
   std::span<const std::string_view> arg_names = {};
+  // The calls that block the host until device work has finished (device, stream, event or
+  // notifier synchronize): `prof --analyze` reads a wait after every launch from them.
+  std::span<const ApiId> wait_calls = {};
+  // The calls whose non-zero result is an answer, not a failure ("not ready yet" from a query,
+  // an earlier call's error from get-last-error): `prof --analyze` counts no error for them.
+  std::span<const ApiId> status_queries = {};
 };
 
 }  // namespace prof

@@ -45,6 +45,25 @@ inline std::optional<MemoryRole> memory_role(uint16_t api_id) {
   return std::nullopt;
 }
 
+// Whether the call is one of its runtime's wait_calls (blocks the host until device work ends).
+inline bool is_wait_call(uint16_t api_id) {
+  const ApiInfo* api = find_api(api_id);
+  if (!api) return false;
+  for (ApiId wait : kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->wait_calls)
+    if (static_cast<uint16_t>(wait) == api_id) return true;
+  return false;
+}
+
+// Whether the call's non-zero result is an answer rather than an error (its runtime's
+// status_queries).
+inline bool is_status_query(uint16_t api_id) {
+  const ApiInfo* api = find_api(api_id);
+  if (!api) return false;
+  for (ApiId query : kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->status_queries)
+    if (static_cast<uint16_t>(query) == api_id) return true;
+  return false;
+}
+
 // The stream a call's handle names, with the runtime's aliases of the default stream as 0.
 inline uint64_t canonical_stream(const ApiInfo& api, uint64_t handle) {
   for (uint64_t alias :

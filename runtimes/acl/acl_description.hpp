@@ -12,9 +12,16 @@ inline constexpr MemoryCall kAclMemoryCalls[] = {{ApiId::aclrtMalloc, MemoryRole
                                                  {ApiId::aclrtMallocHost, MemoryRole::kAllocHost},
                                                  {ApiId::aclrtFreeHost, MemoryRole::kFree}};
 
+inline constexpr ApiId kAclWaitCalls[] = {
+    ApiId::aclrtSynchronizeDevice, ApiId::aclrtSynchronizeStream, ApiId::aclrtSynchronizeEvent};
+inline constexpr ApiId kAclStatusQueries[] = {ApiId::aclrtStreamQuery, ApiId::aclrtQueryEventStatus,
+                                              ApiId::aclrtGetLastError,
+                                              ApiId::aclrtPeekAtLastError};
+
 // acl-prof-<pid>.db, <base>.acltrace.csv; Ascend's words: streams on NPUs.
-inline constexpr RuntimeDescription kAclDescription{RuntimeId::kAcl,    "acl", "ACL API",
-                                                    "Stream",           "NPU", "acltrace",
-                                                    kAclStreamCreators, {},    kAclMemoryCalls};
+inline constexpr RuntimeDescription kAclDescription{
+    RuntimeId::kAcl,    "acl", "ACL API",       "Stream", "NPU", "acltrace",
+    kAclStreamCreators, {},    kAclMemoryCalls, {},       {},    kAclWaitCalls,
+    kAclStatusQueries};
 
 }  // namespace prof

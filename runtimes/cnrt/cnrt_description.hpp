@@ -19,6 +19,12 @@ inline constexpr MemoryCall kCnrtMemoryCalls[] = {
     {ApiId::cnrtMemAllocAsync, MemoryRole::kAllocDevice},
     {ApiId::cnrtMemFreeAsync, MemoryRole::kFree}};
 
+// cnrtWaitNotifier blocks the host; cnrtQueueWaitNotifier only makes a queue wait.
+inline constexpr ApiId kCnrtWaitCalls[] = {ApiId::cnrtSyncDevice, ApiId::cnrtQueueSync,
+                                           ApiId::cnrtWaitNotifier};
+inline constexpr ApiId kCnrtStatusQueries[] = {ApiId::cnrtQueueQuery, ApiId::cnrtQueryNotifier,
+                                               ApiId::cnrtGetLastError, ApiId::cnrtPeekAtLastError};
+
 // cnrt-prof-<pid>.db, <base>.cnrttrace.csv; Cambricon's words: queues on MLUs.
 inline constexpr RuntimeDescription kCnrtDescription{RuntimeId::kCnrt,
                                                      "cnrt",
@@ -28,6 +34,10 @@ inline constexpr RuntimeDescription kCnrtDescription{RuntimeId::kCnrt,
                                                      "cnrttrace",
                                                      kCnrtStreamCreators,
                                                      kCnrtDefaultStreamAliases,
-                                                     kCnrtMemoryCalls};
+                                                     kCnrtMemoryCalls,
+                                                     {},
+                                                     {},
+                                                     kCnrtWaitCalls,
+                                                     kCnrtStatusQueries};
 
 }  // namespace prof

@@ -36,9 +36,17 @@ inline constexpr MemoryCall kHipMemoryCalls[] = {
     {ApiId::hipHostAlloc, MemoryRole::kAllocHost},
     {ApiId::hipFreeHost, MemoryRole::kFree}};
 
+inline constexpr ApiId kHipWaitCalls[] = {ApiId::hipDeviceSynchronize, ApiId::hipStreamSynchronize,
+                                          ApiId::hipEventSynchronize, ApiId::hipCtxSynchronize,
+                                          ApiId::hipStreamSynchronize_spt};
+inline constexpr ApiId kHipStatusQueries[] = {ApiId::hipStreamQuery, ApiId::hipEventQuery,
+                                              ApiId::hipGetLastError, ApiId::hipPeekAtLastError,
+                                              ApiId::hipStreamQuery_spt};
+
 // File names are hipprof's: hip-prof-<pid>.db, <base>.hiptrace.csv.
-inline constexpr RuntimeDescription kHipDescription{RuntimeId::kHip,    "hip",    "HIP API",
-                                                    "Stream",           "Device", "hiptrace",
-                                                    kHipStreamCreators, {},       kHipMemoryCalls};
+inline constexpr RuntimeDescription kHipDescription{
+    RuntimeId::kHip,    "hip", "HIP API",       "Stream", "Device", "hiptrace",
+    kHipStreamCreators, {},    kHipMemoryCalls, {},       {},       kHipWaitCalls,
+    kHipStatusQueries};
 
 }  // namespace prof

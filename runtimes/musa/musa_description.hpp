@@ -21,10 +21,24 @@ inline constexpr MemoryCall kMusaMemoryCalls[] = {
     {ApiId::musaMallocAsync, MemoryRole::kAllocDevice},
     {ApiId::musaFreeAsync, MemoryRole::kFree}};
 
+inline constexpr ApiId kMusaWaitCalls[] = {
+    ApiId::musaDeviceSynchronize, ApiId::musaStreamSynchronize, ApiId::musaEventSynchronize};
+inline constexpr ApiId kMusaStatusQueries[] = {ApiId::musaStreamQuery, ApiId::musaEventQuery,
+                                               ApiId::musaGetLastError, ApiId::musaPeekAtLastError};
+
 // musa-prof-<pid>.db, <base>.musatrace.csv: HIP's scheme with the runtime's name.
-inline constexpr RuntimeDescription kMusaDescription{
-    RuntimeId::kMusa, "musa",      "MUSA API",          "Stream",
-    "Device",         "musatrace", kMusaStreamCreators, kMusaDefaultStreamAliases,
-    kMusaMemoryCalls};
+inline constexpr RuntimeDescription kMusaDescription{RuntimeId::kMusa,
+                                                     "musa",
+                                                     "MUSA API",
+                                                     "Stream",
+                                                     "Device",
+                                                     "musatrace",
+                                                     kMusaStreamCreators,
+                                                     kMusaDefaultStreamAliases,
+                                                     kMusaMemoryCalls,
+                                                     {},
+                                                     {},
+                                                     kMusaWaitCalls,
+                                                     kMusaStatusQueries};
 
 }  // namespace prof

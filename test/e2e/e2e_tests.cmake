@@ -49,6 +49,7 @@ if(TARGET prof)
   prof_add_e2e_test(mpi_trace test_mpi_trace.py)
   prof_add_e2e_test(processes test_processes.py)
   prof_add_e2e_test(reports_cli test_reports_cli.py)
+  prof_add_e2e_test(analyze test_analyze.py)
   # --help's width and placeholders, the man page under groff/man, the bash completion in bash.
   prof_add_e2e_test(help test_help.py)
   prof_add_e2e_test(kernel_filters test_kernel_filters.py)

@@ -20,6 +20,13 @@ prof_add_catch_test(report_integration_test integration
 target_compile_definitions(report_integration_test PRIVATE
   PROF_REPORT_FIXTURES="${CMAKE_CURRENT_LIST_DIR}/fixtures")
 
+# The findings rules (prof --analyze) on dbs built call by call in the test.
+prof_add_catch_test(findings_test integration
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/findings_test.cpp
+  LIBS prof::report prof::sqlite)
+target_compile_definitions(findings_test PRIVATE
+  PROF_REPORT_FIXTURES="${CMAKE_CURRENT_LIST_DIR}/fixtures")
+
 # Property test: random names (fixed seed) through CSV and JSON and back through real parsers.
 add_test(NAME integration:report_names_property
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_names_property.py
