@@ -1,7 +1,7 @@
 /* The findings engine's ACL sample (e2e:findings, issue 40), in plain C against the acl
    prototypes: three phases, in order, each a pattern a findings rule names.
 
-     sync-copy          16 x (blocking aclrtMemcpy 512 KiB up, 512 KiB down), pinned host memory
+     sync-copy          12 x (blocking aclrtMemcpy 512 KiB up, 512 KiB down), pinned host memory
      sync-after-launch  15 x (200 us kernel, aclrtSynchronizeStream)
      device-idle        a 1 ms kernel, 40 ms of host computation (no calls), a 1 ms kernel
 

@@ -42,7 +42,7 @@ static inline void findings_print_phase(const char* name, long long begin_ns, lo
 
 /* Each phase's sizes, shared by the four samples where they do the same thing. */
 enum {
-  kFindingsBlockingRounds = 16,       /* blocking upload + download pairs */
+  kFindingsBlockingRounds = 12,       /* blocking upload + download pairs */
   kFindingsBlockingBytes = 512 << 10, /* 512 KiB: no small copy */
   kFindingsWaitedLaunches = 15,       /* >= 10 for sync-after-launch, < 20 for launch-bound */
   kFindingsWaitedKernelNs = 200000,   /* 200 us */

@@ -1,13 +1,13 @@
 // One phase per findings rule (e2e:findings, issue 40), in order, each inside a roctx range named
 // after its rule, so that a run with --hiptx-trace places every finding's calls in its phase:
 //
-//   sync-copy          16 x (blocking hipMemcpy 512 KiB up, 512 KiB down), pinned host memory
+//   sync-copy          12 x (blocking hipMemcpy 512 KiB up, 512 KiB down), pinned host memory
 //   pageable-copy      16 x hipMemcpyAsync 256 KiB up from a std::vector (not pinned), one sync
-//   small-copies       2500 x hipMemcpyAsync 4 KiB up (pinned), one sync: 2.3 us each on the
-//                      simulated device, more copy time than every larger copy of the run together
+//   small-copies       4000 x hipMemcpyAsync 4 KiB up (pinned), one sync: 2.3 us each on the
+//                      simulated device, four times the copy time of every larger copy of the run
 //   alloc-churn        16 x (hipMalloc 256 KiB, hipMemsetAsync, hipFree): the same size each time
 //   launch-bound       200 kernels of 5 us, launched 20 us of host work apart, one sync
-//   serialized-stream  8 chunks x (upload 512 KiB, 2 ms kernel, download 512 KiB), all on one
+//   serialized-stream  8 chunks x (upload 512 KiB, 8 ms kernel, download 512 KiB), all on one
 //                      stream while no other stream has work: nothing overlaps that could
 //   sync-after-launch  a 200 us kernel, then 15 x (200 us kernel, hipStreamSynchronize)
 //   device-idle        a 1 ms kernel, 40 ms of host computation (no calls), a 1 ms kernel
@@ -16,12 +16,13 @@
 //
 // Each phase ends with hipDeviceSynchronize inside its range, so no work bleeds into the next.
 // The order keeps each pattern apart from the others: launch-bound is the first phase with
-// kernels and the long kernels of serialized-stream follow it, so no neighbour's kernel lengthens
-// its run of short kernels; the unwaited first kernel of sync-after-launch keeps the waited last
-// kernel of the phase before out of its run of waited launches; sync-after-launch and device-idle
-// together have 18 kernels, under launch-bound's 20. Kernels run on `compute`, the copies of the
-// copy phases on `copy` (or the null stream, the blocking ones), serialized-stream alone on
-// `serial`: no stream but `serial` has both copies and kernels.
+// kernels and the 8 ms kernels of serialized-stream follow it, longer than the time from the last
+// short launch to theirs (unless the host stalls that long: a rule should end a run of short
+// kernels at a host wait anyway); the unwaited first kernel of sync-after-launch keeps the waited
+// last kernel of the phase before out of its run of waited launches; sync-after-launch and
+// device-idle together have 18 kernels, under launch-bound's 20. Kernels run on `compute`, the
+// copies of the copy phases on `copy` (or the null stream, the blocking ones), serialized-stream's
+// alone on `serial`: no stream but `serial` has both copies and kernels.
 //
 // Prints `PHASE <rule> <begin_ns> <end_ns>` per phase (CLOCK_MONOTONIC, prof's clock: inside the
 // phase's roctx range), `PID`, `EXPECT ...` (what each phase did) and `END`.
@@ -74,7 +75,7 @@ void check(hipError_t result, const char* what, int line) {
 constexpr size_t kBlockingBytes = kFindingsBlockingBytes;
 constexpr int kPageableCopies = 16;
 constexpr size_t kPageableBytes = 256 << 10;
-constexpr int kSmallCopies = 2500;
+constexpr int kSmallCopies = 4000;
 constexpr size_t kSmallBytes = 4 << 10;
 constexpr int kChurnRounds = 16;
 constexpr size_t kChurnBytes = 256 << 10;
@@ -82,7 +83,7 @@ constexpr int kTinyKernels = 200;
 constexpr long long kTinyLaunchGapNs = 20000;
 constexpr int kSerialChunks = 8;
 constexpr size_t kSerialChunkBytes = 512 << 10;
-constexpr long long kSerialKernelNs = 2000000;
+constexpr long long kSerialKernelNs = 8000000;
 constexpr size_t kBufferBytes = 4 << 20;
 constexpr int kMaxPhases = 16;
 

@@ -46,11 +46,12 @@ CLEAN_SHARE_MAX = FAIL_ABOVE_PERCENT / 100
 FINDINGS_VERSION = 1
 
 # findings_common.h: the samples' sizes.
-BLOCKING_COPIES = 32
+BLOCKING_COPIES = 24
 BLOCKING_BYTES = 512 << 10
 WAITED_LAUNCHES = 15
 IDLE_HOST_NS = 40_000_000
 IDLE_KERNEL_NS = 1_000_000
+SERIAL_KERNEL_NS = 8_000_000 + 8  # findings_hip's: whole 256-thread blocks, 0.25 ns a thread
 # A device gap the engine may rightly report outside the device-idle phase: a loaded host that did
 # not feed the device for this long (half the rule's threshold of about 1 ms, so a threshold set a
 # little lower still passes). Such a gap must be in the db, and the call named must touch it.
@@ -316,7 +317,12 @@ class FindingsHipTest(PhaseChecks, unittest.TestCase):
         self.assertTrue(all(row["bytes"] == 4096 for row in small))
         small_ns = sum(row["device_end_ns"] - row["device_begin_ns"] for row in small)
         all_ns = self.db.execute("SELECT SUM(device_end_ns - device_begin_ns) FROM copies").fetchone()[0]
-        self.assertGreater(small_ns, all_ns / 2, "the small copies' share of copy time")
+        # A blocking copy ends when its calling thread has moved the bytes (docs/sim.md): a loaded
+        # host lengthens it. The sample's design counts the simulator's model, 2 us + 12 bytes/ns.
+        blocking = device_ops(self.db, "copies", self.windows["sync-copy"])
+        stretched_ns = sum(row["device_end_ns"] - row["device_begin_ns"] - (2000 + row["bytes"] // 12)
+                           for row in blocking)
+        self.assertGreater(small_ns, 3 * (all_ns - stretched_ns - small_ns), "the small copies' share of copy time")
         self.assertEqual(self.db.execute("SELECT COUNT(*) FROM copies WHERE bytes < 65536").fetchone()[0], len(small))
 
     def test_sample_alloc_churn_repeats_one_size(self):
@@ -334,14 +340,13 @@ class FindingsHipTest(PhaseChecks, unittest.TestCase):
         for kernel, after in zip(kernels, kernels[1:]):
             self.assertLess(kernel["device_end_ns"] - kernel["device_begin_ns"],
                             after["call_begin_ns"] - kernel["call_begin_ns"])
-        # The phase before has no kernels, and the next one's first kernel is longer than the gap
-        # from the last short one's launch: no neighbour lengthens the run.
+        # No kernel before them; the next ones (serialized-stream's) are long.
         earlier = self.db.execute("SELECT COUNT(*) FROM kernels k JOIN api_calls a USING (correlation_id)"
                                   " WHERE a.begin_ns < ?", (self.windows["launch-bound"][0],)).fetchone()[0]
         self.assertEqual(earlier, 0)
-        following = device_ops(self.db, "kernels", self.windows["serialized-stream"])[0]
-        self.assertGreater(following["device_end_ns"] - following["device_begin_ns"],
-                           following["call_begin_ns"] - kernels[-1]["call_begin_ns"])
+        following = device_ops(self.db, "kernels", self.windows["serialized-stream"])
+        self.assertTrue(all(k["device_end_ns"] - k["device_begin_ns"] >= SERIAL_KERNEL_NS - e2e.TOLERANCE_NS
+                            for k in following))
 
     def test_sample_serialized_stream_never_overlaps(self):
         window = self.windows["serialized-stream"]
