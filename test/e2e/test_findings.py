@@ -142,6 +142,8 @@ def analyze_json(test, db_path, *extra, exit_status=0):
     for finding in document["findings"]:
         for key in ("rule", "title", "time_at_stake_ns", "share", "method", "count", "sites", "evidence", "fix"):
             test.assertIn(key, finding, f"finding {finding}{where}")
+        # A fraction of the run (--analyze-fail-above takes percent).
+        test.assertTrue(0 <= finding["share"] <= 1, f"share of finding {finding}{where}")
     return document
 
 
