@@ -84,7 +84,10 @@ constexpr long long kTinyLaunchGapNs = 20000;
 constexpr int kSerialChunks = 8;
 constexpr size_t kSerialChunkBytes = 512 << 10;
 constexpr long long kSerialKernelNs = 8000000;
-constexpr size_t kBufferBytes = 4 << 20;
+// Under 1 MiB: the simulator allocates such a buffer from the heap and zeroes it in the call. A
+// larger one is mapped on first touch, and a stream worker faulting its pages in completes copies
+// late (their modelled times stay): a phase's synchronize would leave the device idle meanwhile.
+constexpr size_t kBufferBytes = 512 << 10;
 constexpr int kMaxPhases = 16;
 
 struct Program {
@@ -137,8 +140,9 @@ void sync_copy(Program& p) {
 
 void pageable_copy(Program& p) {
   for (int i = 0; i < kPageableCopies; ++i)
-    CHECK(hipMemcpyAsync(p.device_b + i * kPageableBytes, p.pageable.data() + i * kPageableBytes,
-                         kPageableBytes, hipMemcpyHostToDevice, p.copy));
+    CHECK(hipMemcpyAsync(p.device_b + (i % 2) * kPageableBytes,
+                         p.pageable.data() + i * kPageableBytes, kPageableBytes,
+                         hipMemcpyHostToDevice, p.copy));
   CHECK(hipStreamSynchronize(p.copy));
 }
 
@@ -172,13 +176,13 @@ void launch_bound(Program& p) {
 }
 
 void serialized_stream(Program& p) {
+  // Each chunk through the same buffers, in stream order.
   for (int c = 0; c < kSerialChunks; ++c) {
-    const size_t offset = c * kSerialChunkBytes;
-    CHECK(hipMemcpyAsync(p.device_a + offset, p.pinned_in + offset, kSerialChunkBytes,
-                         hipMemcpyHostToDevice, p.serial));
-    launch(serial_kernel, kSerialKernelNs, p.device_a + offset, p.serial);
-    CHECK(hipMemcpyAsync(p.pinned_out + offset, p.device_b + offset, kSerialChunkBytes,
-                         hipMemcpyDeviceToHost, p.serial));
+    CHECK(hipMemcpyAsync(p.device_a, p.pinned_in, kSerialChunkBytes, hipMemcpyHostToDevice,
+                         p.serial));
+    launch(serial_kernel, kSerialKernelNs, p.device_a, p.serial);
+    CHECK(hipMemcpyAsync(p.pinned_out, p.device_b, kSerialChunkBytes, hipMemcpyDeviceToHost,
+                         p.serial));
   }
   CHECK(hipStreamSynchronize(p.serial));
 }
