@@ -4,7 +4,7 @@ test/apps/findings_hip.cpp runs one phase per rule, each inside a roctx range na
 it is profiled with --hiptx-trace, so the markers table holds each phase's host window. Checked:
 
 * the sample (`test_sample_*`, which hold without the engine): each phase's pattern is in the db as
-  intended (32 blocking copies, 2500 copies of 4 KiB, a device gap of at least the host
+  intended (24 blocking copies, 4000 copies of 4 KiB, a device gap of at least the host
   computation's 40 ms less a 1 ms kernel, 5 calls that returned errors and no other, ...);
 * the engine (`test_analyze_*`): `--analyze --format json` reports every rule but rank-imbalance
   (those in EXPECTED_BUT_OPTIONAL may be missing, said so on stderr), and every call sequence a
