@@ -231,6 +231,39 @@ if(TARGET prof_sim_hip AND TARGET prof_sim_roctx)
     SKIP_BUILD_RPATH ON)
 endif()
 
+# The findings engine's samples (e2e:findings, issue 40): one phase per rule inside a roctx range
+# named after it, and a clean pipelined program that should have no finding of weight.
+if(TARGET prof_sim_hip AND TARGET prof_sim_roctx)
+  foreach(sample findings_hip pipelined_hip)
+    add_executable(prof_sample_${sample} ${PROF_SAMPLES_DIR}/${sample}.cpp)
+    target_link_libraries(prof_sample_${sample} PRIVATE prof::headers prof_warnings prof_sim_hip)
+    set_target_properties(prof_sample_${sample} PROPERTIES
+      OUTPUT_NAME ${sample}
+      RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+      SKIP_BUILD_RPATH ON)
+  endforeach()
+  target_link_libraries(prof_sample_findings_hip PRIVATE prof_sim_roctx)
+endif()
+# The same rules' copy, sync and idle phases for MUSA, CNRT and ACL (e2e:findings), in C. prof reads
+# their device times from the vendor's activity library (libmupti, libcnpapi, libmspti), which it
+# loads beside the face at run time.
+foreach(pair musa:mupti cnrt:cnpapi acl:mspti)
+  string(REPLACE ":" ";" pair ${pair})
+  list(GET pair 0 runtime)
+  list(GET pair 1 activity)
+  if(TARGET prof_sim_${runtime})
+    add_executable(prof_sample_findings_${runtime} ${PROF_SAMPLES_DIR}/findings_${runtime}.c)
+    target_link_libraries(prof_sample_findings_${runtime} PRIVATE prof_sim_${runtime})
+    set_target_properties(prof_sample_findings_${runtime} PROPERTIES
+      OUTPUT_NAME findings_${runtime}
+      RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+      SKIP_BUILD_RPATH ON)
+    if(TARGET prof_sim_${activity})
+      add_dependencies(prof_sample_findings_${runtime} prof_sim_${activity})
+    endif()
+  endif()
+endforeach()
+
 # Capture control (e2e:capture_control): hipProfilerStart/Stop and roctxProfilerResume/Pause windows.
 if(TARGET prof_sim_hip AND TARGET prof_sim_roctx)
   add_executable(prof_sample_toggle_sample ${PROF_SAMPLES_DIR}/toggle_sample.cpp)

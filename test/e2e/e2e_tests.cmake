@@ -75,6 +75,9 @@ if(TARGET prof)
   # chromium or test/browser/node_modules, skips elsewhere.
   prof_add_e2e_test(html_report test_html_report.py)
   prof_add_e2e_test(markers test_markers.py)
+  # The findings engine (issue 40) on a sample with one phase per rule, a clean pipelined one, and
+  # the copy, sync and idle phases on MUSA, CNRT and ACL.
+  prof_add_e2e_test(findings test_findings.py)
   prof_add_e2e_test(capture_control test_capture_control.py)
   prof_add_e2e_test(big_timeline test_big_timeline.py)
   # No wall-clock bound in a functional test (docs/guarantees.md, "The tests"): greps test/.
