@@ -43,9 +43,8 @@ struct Finding {
 struct AnalyzeOptions {
   // A finding whose time at stake is under this share of its run is left out (api-errors never).
   double min_share = 0.001;
-  // sync-after-launch: launches followed by a wait before the next launch, at least this share
-  // of at least this many launches of one thread.
-  double sync_after_launch_share = 0.8;
+  // sync-after-launch: at least this many consecutive launches of one thread, each followed by a
+  // wait before the next launch.
   int64_t sync_after_launch_min_launches = 10;
   // device-idle: gaps between the device work of one device at least this long.
   int64_t idle_gap_min_ns = 1'000'000;
@@ -59,6 +58,9 @@ struct AnalyzeOptions {
   int64_t small_copy_bytes = 64 * 1024;
   int64_t small_copy_min_count = 50;
   double small_copy_time_share = 0.5;
+  // serialized-stream: the device's other streams were busy at most this share of the stream's
+  // own device time, inside the stream's span.
+  double serialized_other_share = 0.1;
   // rank-imbalance: a rank whose value differs from the median rank's by more than this share.
   double rank_imbalance_share = 0.2;
 };

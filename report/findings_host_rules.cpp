@@ -20,43 +20,37 @@ bool is_launch(const CallRow& call) {
   return call.result == 0 && activity_of(call) == HookActivity::kKernel;
 }
 
-// One thread's launches, and whether each was followed by a wait before the thread's next launch.
-struct ThreadLaunches {
-  int64_t launches = 0, followed = 0;
-  const CallRow* last_launch = nullptr;
-  const CallRow* wait = nullptr;  // the first wait since last_launch
-  std::vector<std::pair<const CallRow*, const CallRow*>> waited_pairs;  // (launch, next launch)
-  std::vector<const CallRow*> waits;
+// One thread's launches in call order, each with the first wait call made after it and before
+// the thread's next launch (null: none).
+struct Launch {
+  const CallRow* call;
+  const CallRow* wait;
 };
 
-void close_launch(ThreadLaunches& thread, const CallRow* next_launch) {
-  if (!thread.last_launch) {
-    thread.last_launch = next_launch;
-    return;
-  }
-  ++thread.launches;
-  if (thread.wait) {
-    ++thread.followed;
-    thread.waits.push_back(thread.wait);
-    if (next_launch) thread.waited_pairs.emplace_back(thread.last_launch, next_launch);
-  }
-  thread.last_launch = next_launch;
-  thread.wait = nullptr;
-}
-
-std::map<int64_t, ThreadLaunches> launches_by_thread(const ProcessData& process) {
-  std::map<int64_t, ThreadLaunches> threads;
+std::map<int64_t, std::vector<Launch>> launches_by_thread(const ProcessData& process) {
+  std::map<int64_t, std::vector<Launch>> threads;
   for (const CallRow& call : process.calls) {
     if (is_launch(call)) {
-      close_launch(threads[call.thread_id], &call);
+      threads[call.thread_id].push_back({&call, nullptr});
     } else if (is_wait_call(call.api_id)) {
       auto found = threads.find(call.thread_id);
-      if (found != threads.end() && found->second.last_launch && !found->second.wait)
-        found->second.wait = &call;
+      if (found != threads.end() && !found->second.back().wait) found->second.back().wait = &call;
     }
   }
-  for (auto& [thread, launches] : threads) close_launch(launches, nullptr);
   return threads;
+}
+
+// The runs of consecutive waited launches, [first, last) index pairs, at least `min` long.
+std::vector<std::pair<size_t, size_t>> waited_runs(const std::vector<Launch>& launches,
+                                                   int64_t min) {
+  std::vector<std::pair<size_t, size_t>> runs;
+  size_t begin = 0;
+  for (size_t i = 0; i <= launches.size(); ++i) {
+    if (i < launches.size() && launches[i].wait) continue;
+    if (static_cast<int64_t>(i - begin) >= min) runs.emplace_back(begin, i);
+    begin = i + 1;
+  }
+  return runs;
 }
 
 }  // namespace
@@ -98,31 +92,34 @@ void sync_after_launch(const ProcessData& process, const AnalyzeOptions& options
   for (const WorkRow& work : process.work)
     if (work.is_kernel()) kernel_of.emplace(work.correlation_id, &work);
   SiteBuilder sites;
-  int64_t launches = 0, followed = 0, idle_ns = 0;
-  for (const auto& [thread, t] : launches_by_thread(process)) {
-    if (t.launches < options.sync_after_launch_min_launches ||
-        t.followed < options.sync_after_launch_share * static_cast<double>(t.launches))
-      continue;
-    launches += t.launches;
-    followed += t.followed;
-    for (const CallRow* wait : t.waits) sites.add(process, *wait, wait->duration_ns());
-    for (const auto& [launch, next] : t.waited_pairs) {
-      const auto a = kernel_of.find(launch->correlation_id);
-      const auto b = kernel_of.find(next->correlation_id);
-      if (a != kernel_of.end() && b != kernel_of.end() && a->second->device == b->second->device)
-        idle_ns += std::max<int64_t>(0, b->second->begin_ns - a->second->end_ns);
+  int64_t launches = 0, idle_ns = 0, runs = 0;
+  for (const auto& [thread, list] : launches_by_thread(process)) {
+    for (const auto& [first, last] : waited_runs(list, options.sync_after_launch_min_launches)) {
+      ++runs;
+      launches += static_cast<int64_t>(last - first);
+      for (size_t i = first; i < last; ++i) {
+        sites.add(process, *list[i].wait, list[i].wait->duration_ns());
+        if (i + 1 >= last) continue;  // the run's last kernel: what follows is not the pattern
+        const auto a = kernel_of.find(list[i].call->correlation_id);
+        const auto b = kernel_of.find(list[i + 1].call->correlation_id);
+        if (a != kernel_of.end() && b != kernel_of.end() && a->second->device == b->second->device)
+          idle_ns += std::max<int64_t>(0, b->second->begin_ns - a->second->end_ns);
+      }
     }
   }
+  const int64_t followed = launches;
   if (launches == 0) return;
   Finding f;
   f.title = "A wait after (almost) every launch: the device idles between kernels";
   f.count = followed;
   f.time_at_stake_ns = idle_ns;
   f.method =
-      "device idle time from the end of each kernel whose launch a wait followed to the start "
-      "of the next kernel launched";
-  f.evidence = std::to_string(followed) + " of " + count_text(launches, "launch", "launches") +
-               " were followed by a wait before the thread's next launch; the device idled " +
+      "device idle time from the end of each kernel of a run to the start of the run's next "
+      "kernel";
+  f.evidence = count_text(followed, "launch", "launches") + " in " +
+               count_text(runs, "run", "runs") + " of at least " +
+               std::to_string(options.sync_after_launch_min_launches) +
+               " were each followed by a wait before the thread's next launch; the device idled " +
                duration_text(idle_ns) + " between those kernels";
   f.fix =
       "Drop the wait inside the loop: work on one stream runs in order, so synchronize once "

@@ -1,6 +1,7 @@
 // The findings rules that read the work of each stream: launch-bound phases, small copies and
 // one stream doing everything (docs/findings.md).
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -148,52 +149,80 @@ void small_copies(const ProcessData& process, const AnalyzeOptions& options,
   out.push_back(std::move(f));
 }
 
-void serialized_stream(const ProcessData& process, const AnalyzeOptions&,
-                       std::vector<Finding>& out) {
-  struct DeviceWork {
-    std::set<int64_t> streams;
-    std::vector<Interval> kernels, copies;
-    std::vector<const WorkRow*> rows;
-  };
-  std::map<int64_t, DeviceWork> devices;
+namespace {
+
+struct StreamWork {
+  int64_t device = 0, stream = 0, begin_ns = INT64_MAX, end_ns = 0;
+  std::vector<Interval> kernels, copies;
+  std::vector<const WorkRow*> rows;
+};
+
+std::map<std::pair<int64_t, int64_t>, StreamWork> work_by_stream(const ProcessData& process) {
+  std::map<std::pair<int64_t, int64_t>, StreamWork> streams;
   for (const WorkRow& work : process.work) {
-    DeviceWork& device = devices[work.device];
-    device.streams.insert(work.stream);
-    device.rows.push_back(&work);
-    if (work.is_kernel()) device.kernels.push_back({work.begin_ns, work.end_ns});
-    if (is_transfer(work)) device.copies.push_back({work.begin_ns, work.end_ns});
+    if (!work.is_kernel() && !is_transfer(work)) continue;
+    StreamWork& s = streams[{work.device, work.stream}];
+    s.device = work.device;
+    s.stream = work.stream;
+    s.begin_ns = std::min(s.begin_ns, work.begin_ns);
+    s.end_ns = std::max(s.end_ns, work.end_ns);
+    s.rows.push_back(&work);
+    (work.is_kernel() ? s.kernels : s.copies).push_back({work.begin_ns, work.end_ns});
   }
-  for (auto& [id, device] : devices) {
+  return streams;
+}
+
+// Device time of the other streams' work on `s`'s device inside `s`'s span.
+int64_t others_inside(const ProcessData& process, const StreamWork& s) {
+  std::vector<Interval> others;
+  for (const WorkRow& work : process.work)
+    if (work.device == s.device && work.stream != s.stream && work.end_ns > s.begin_ns &&
+        work.begin_ns < s.end_ns)
+      others.push_back({std::max(work.begin_ns, s.begin_ns), std::min(work.end_ns, s.end_ns)});
+  return total_ns(union_of(std::move(others)));
+}
+
+Finding serialized_finding(const ProcessData& process, const StreamWork& s, int64_t kernel_ns,
+                           int64_t copy_ns) {
+  SiteBuilder sites;
+  for (const WorkRow* work : s.rows)
+    if (const CallRow* call = process.call_of(work->correlation_id))
+      sites.add(process, *call, work->duration_ns());
+  Finding f;
+  f.title = "One stream does everything: copies and kernels never overlap";
+  f.count = static_cast<int64_t>(s.kernels.size() + s.copies.size());
+  f.time_at_stake_ns = std::min(kernel_ns, copy_ns);
+  f.method =
+      "the shorter of the stream's copy and kernel device time: an upper bound on what "
+      "overlapping them could hide";
+  f.evidence = "device " + std::to_string(s.device) + ", stream " + std::to_string(s.stream) +
+               (s.stream == 0 ? " (the default stream)" : "") + ": " +
+               count_text(static_cast<int64_t>(s.kernels.size()), "kernel", "kernels") + " (" +
+               duration_text(kernel_ns) + ") and " +
+               count_text(static_cast<int64_t>(s.copies.size()), "copy", "copies") + " (" +
+               duration_text(copy_ns) + ") one after another, and no other stream busy meanwhile";
+  f.fix =
+      "Split the work in chunks over two or more streams, so the next chunk's copy runs "
+      "while this chunk's kernel does (host buffers pinned).";
+  f.sites = sites.sites();
+  return f;
+}
+
+}  // namespace
+
+void serialized_stream(const ProcessData& process, const AnalyzeOptions& options,
+                       std::vector<Finding>& out) {
+  for (const auto& [key, s] : work_by_stream(process)) {
     // Two of each at least: one copy in, one kernel and one copy out cannot overlap anyway.
-    if (device.streams.size() != 1 || device.kernels.size() < 2 || device.copies.size() < 2)
+    if (s.kernels.size() < 2 || s.copies.size() < 2) continue;
+    const int64_t kernel_ns = total_ns(union_of(s.kernels));
+    const int64_t copy_ns = total_ns(union_of(s.copies));
+    // Work on one stream runs in order; the stream is the bottleneck only when no other stream
+    // of the device kept it busy meanwhile.
+    if (static_cast<double>(others_inside(process, s)) >
+        options.serialized_other_share * static_cast<double>(kernel_ns + copy_ns))
       continue;
-    std::vector<Interval> kernels = union_of(device.kernels), copies = union_of(device.copies);
-    std::vector<Interval> both = kernels;
-    both.insert(both.end(), copies.begin(), copies.end());
-    if (total_ns(union_of(both)) < total_ns(kernels) + total_ns(copies)) continue;  // overlap
-    SiteBuilder sites;
-    for (const WorkRow* work : device.rows)
-      if (const CallRow* call = process.call_of(work->correlation_id))
-        if (work->is_kernel() || is_transfer(*work)) sites.add(process, *call, work->duration_ns());
-    const int64_t stream = *device.streams.begin();
-    Finding f;
-    f.title = "One stream does everything: copies and kernels never overlap";
-    f.count = static_cast<int64_t>(device.kernels.size() + device.copies.size());
-    f.time_at_stake_ns = std::min(total_ns(kernels), total_ns(copies));
-    f.method =
-        "the shorter of the copies' and the kernels' device time: an upper bound on what "
-        "overlapping them could hide";
-    f.evidence = "device " + std::to_string(id) + ": " +
-                 count_text(static_cast<int64_t>(device.kernels.size()), "kernel", "kernels") +
-                 " (" + duration_text(total_ns(kernels)) + ") and " +
-                 count_text(static_cast<int64_t>(device.copies.size()), "copy", "copies") + " (" +
-                 duration_text(total_ns(copies)) + "), all on stream " + std::to_string(stream) +
-                 (stream == 0 ? " (the default stream)" : "") + ", never overlapping";
-    f.fix =
-        "Split the work in chunks over two or more streams, so the next chunk's copy runs "
-        "while this chunk's kernel does (host buffers pinned).";
-    f.sites = sites.sites();
-    out.push_back(std::move(f));
+    out.push_back(serialized_finding(process, s, kernel_ns, copy_ns));
   }
 }
 
