@@ -22,7 +22,7 @@ struct FindingSite {
   std::string api;
   int64_t calls = 0;
   int64_t first_sequence = 0;
-  std::vector<int64_t> sequences;  // the first kSiteSequences, in call order
+  std::vector<int64_t> sequences;  // the kSiteSequences calls weighing most, in call order
   std::string text;                // "hipMemcpy, calls #12, #15, #18 ... (40 calls)"
 };
 
@@ -53,11 +53,12 @@ struct AnalyzeOptions {
   int64_t launch_bound_min_kernels = 20;
   // alloc-churn: a buffer of one size freed and the same size allocated again at least this often.
   int64_t alloc_churn_min_allocations = 10;
-  // small-copies: copies under small_copy_bytes, at least small_copy_min_count of them, taking
-  // more than small_copy_time_share of the device time of all copies.
+  // small-copies: copies under small_copy_bytes, at least small_copy_min_count of them, whose
+  // device time beyond their bytes at the run's best copy bandwidth is more than
+  // small_copy_overhead_share of their device time.
   int64_t small_copy_bytes = 64 * 1024;
   int64_t small_copy_min_count = 50;
-  double small_copy_time_share = 0.5;
+  double small_copy_overhead_share = 0.5;
   // serialized-stream: the device's other streams were busy at most this share of the stream's
   // own device time, inside the stream's span.
   double serialized_other_share = 0.1;

@@ -120,13 +120,28 @@ int64_t total_ns(const std::vector<Interval>& intervals) {
 void SiteBuilder::add(const ProcessData& process, const CallRow& call, int64_t time_ns) {
   Group& group = groups_[std::string(process.name(call.api_id))];
   FindingSite& site = group.site;
-  if (site.calls == 0) site.api = std::string(process.name(call.api_id));
+  if (site.calls == 0) {
+    site.api = std::string(process.name(call.api_id));
+    site.first_sequence = call.sequence;
+  }
   ++site.calls;
   group.time_ns += time_ns;
-  // Keeps the smallest sequence numbers, whatever order the rule adds the calls in.
-  auto at = std::lower_bound(site.sequences.begin(), site.sequences.end(), call.sequence);
-  if (at == site.sequences.end() || *at != call.sequence) site.sequences.insert(at, call.sequence);
-  if (site.sequences.size() > kSiteSequences) site.sequences.pop_back();
+  site.first_sequence = std::min(site.first_sequence, call.sequence);
+  // Keeps the heaviest calls (the earlier of equal ones), whatever order the rule adds them in; a
+  // call added twice (a long call over several gaps) adds its weights.
+  auto& heaviest = group.heaviest;
+  auto same = std::find_if(heaviest.begin(), heaviest.end(),
+                           [&](const auto& entry) { return entry.second == call.sequence; });
+  std::pair<int64_t, int64_t> entry{time_ns, call.sequence};
+  if (same != heaviest.end()) {
+    entry.first += same->first;
+    heaviest.erase(same);
+  }
+  const auto heavier = [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  };
+  heaviest.insert(std::lower_bound(heaviest.begin(), heaviest.end(), entry, heavier), entry);
+  if (heaviest.size() > kSiteSequences) heaviest.pop_back();
 }
 
 std::vector<FindingSite> SiteBuilder::sites(size_t max_sites) const {
@@ -139,12 +154,14 @@ std::vector<FindingSite> SiteBuilder::sites(size_t max_sites) const {
   for (const Group* group : order) {
     if (sites.size() == max_sites) break;
     FindingSite site = group->site;
-    site.first_sequence = site.sequences.empty() ? 0 : site.sequences.front();
+    for (const auto& [time_ns, sequence] : group->heaviest) site.sequences.push_back(sequence);
+    std::sort(site.sequences.begin(), site.sequences.end());
     site.text = site.api + ", call" + (site.sequences.size() > 1 ? "s" : "");
     for (size_t i = 0; i < site.sequences.size(); ++i)
       site.text += (i ? ", #" : " #") + std::to_string(site.sequences[i]);
     if (site.calls > static_cast<int64_t>(site.sequences.size()))
-      site.text += " ... (" + std::to_string(site.calls) + " calls)";
+      site.text +=
+          " ... (" + std::to_string(site.calls) + " calls, those with most at stake shown)";
     sites.push_back(std::move(site));
   }
   return sites;

@@ -53,7 +53,8 @@ struct Interval {
 std::vector<Interval> union_of(std::vector<Interval> intervals);
 int64_t total_ns(const std::vector<Interval>& intervals);
 
-// Groups calls into sites by API name; sites() orders them by time, then calls.
+// Groups calls into sites by API name; sites() orders them by time, then calls. A site names the
+// calls that weigh most in it (their time at stake), so the worst instances are the ones shown.
 class SiteBuilder {
  public:
   void add(const ProcessData& process, const CallRow& call, int64_t time_ns);
@@ -63,6 +64,7 @@ class SiteBuilder {
   struct Group {
     FindingSite site;
     int64_t time_ns = 0;
+    std::vector<std::pair<int64_t, int64_t>> heaviest;  // (time, sequence), heaviest first
   };
   std::map<std::string, Group, std::less<>> groups_;
 };

@@ -20,7 +20,7 @@ std::map<int64_t, std::vector<Interval>> busy_by_device(const ProcessData& proce
 // What the host did in the gaps: each call's overlap with them by API, and the time no call
 // covered (on any thread).
 struct HostInGaps {
-  SiteBuilder sites;
+  std::map<const CallRow*, int64_t> weight;  // the calls to name, and their time at stake
   std::map<std::string, int64_t> by_api;
   int64_t covered_ns = 0;
 };
@@ -42,10 +42,26 @@ HostInGaps host_in_gaps(const ProcessData& process, const std::vector<Interval>&
     }
     if (overlap_ns == 0) continue;
     host.by_api[std::string(process.name(call.api_id))] += overlap_ns;
-    host.sites.add(process, call, overlap_ns);
+    host.weight[&call] += overlap_ns;
   }
   for (std::vector<Interval>& calls : inside) host.covered_ns += total_ns(union_of(calls));
   return host;
+}
+
+// Each gap's end: the call that enqueued the device's next work names where the device got work
+// again, weighed by the gap (a gap the host spent computing overlaps no call at all).
+void add_gap_ends(const ProcessData& process, int64_t device, const std::vector<Interval>& gaps,
+                  std::map<const CallRow*, int64_t>& weight) {
+  for (const Interval& gap : gaps) {
+    auto at = std::lower_bound(process.work.begin(), process.work.end(), gap.end_ns,
+                               [](const WorkRow& work, int64_t t) { return work.begin_ns < t; });
+    for (; at != process.work.end() && at->begin_ns == gap.end_ns; ++at) {
+      if (at->device != device) continue;
+      if (const CallRow* call = process.call_of(at->correlation_id))
+        weight[call] += gap.end_ns - gap.begin_ns;
+      break;
+    }
+  }
 }
 
 std::string host_evidence(const HostInGaps& host, int64_t gaps_ns) {
@@ -67,6 +83,9 @@ void idle_finding(const ProcessData& process, int64_t device, const std::vector<
                   std::vector<Finding>& out) {
   const int64_t gaps_ns = total_ns(gaps);
   HostInGaps host = host_in_gaps(process, gaps);
+  add_gap_ends(process, device, gaps, host.weight);
+  SiteBuilder sites;
+  for (const auto& [call, ns] : host.weight) sites.add(process, *call, ns);
   const bool computing = gaps_ns - host.covered_ns >= host.covered_ns;
   const auto longest = std::max_element(gaps.begin(), gaps.end(), [](const auto& a, const auto& b) {
     return a.end_ns - a.begin_ns < b.end_ns - b.begin_ns;
@@ -86,7 +105,7 @@ void idle_finding(const ProcessData& process, int64_t device, const std::vector<
                       "(double-buffer), or move that computation to the device."
                     : "The host spends the gaps in the calls named: move them out of the loop, "
                       "or overlap them with enqueued device work.";
-  f.sites = host.sites.sites();
+  f.sites = sites.sites();
   out.push_back(std::move(f));
 }
 

@@ -121,17 +121,22 @@ void small_copies(const ProcessData& process, const AnalyzeOptions& options,
     if (const CallRow* call = process.call_of(work.correlation_id))
       sites.add(process, *call, work.duration_ns());
   }
-  if (count < options.small_copy_min_count ||
-      static_cast<double>(small_ns) <= options.small_copy_time_share * static_cast<double>(all_ns))
-    return;
   const double rate = best_large > 0 ? best_large : best_any;
   const int64_t at_rate =
       rate > 0 ? static_cast<int64_t>(static_cast<double>(small_bytes) / rate) : 0;
+  // Fires on the small copies' own overhead (their time beyond their bytes at the best rate), not
+  // on their share of all copy time: blocking copies, whose end a descheduled host delays, would
+  // move that share.
+  const int64_t overhead_ns = std::max<int64_t>(0, small_ns - at_rate);
+  if (count < options.small_copy_min_count ||
+      static_cast<double>(overhead_ns) <=
+          options.small_copy_overhead_share * static_cast<double>(small_ns))
+    return;
   Finding f;
   f.title = "Small copies: many copies under " + bytes_text(options.small_copy_bytes) +
-            " take most of the copy time";
+            " spend most of their time on per-copy overhead";
   f.count = count;
-  f.time_at_stake_ns = std::max<int64_t>(0, small_ns - at_rate);
+  f.time_at_stake_ns = overhead_ns;
   f.method = std::string(
                  "an estimate: the small copies' device time minus the time their bytes "
                  "would take at the best bandwidth ") +
