@@ -2,7 +2,7 @@
    prototypes: three phases, in order, each a pattern a findings rule names.
 
      sync-copy          12 x (blocking aclrtMemcpy 512 KiB up, 512 KiB down), pinned host memory
-     sync-after-launch  15 x (200 us kernel, aclrtSynchronizeStream)
+     sync-after-launch  15 x (200 us kernel, aclrtSynchronizeStream, 300 us host work)
      device-idle        a 1 ms kernel, 40 ms of host computation (no calls), a 1 ms kernel
 
    Each phase ends with aclrtSynchronizeDevice. Prints `PHASE <rule> <begin_ns> <end_ns>` per phase
@@ -56,6 +56,7 @@ static void sync_after_launch(void) {
   for (int i = 0; i < kFindingsWaitedLaunches; ++i) {
     launch(g_step_kernel, kFindingsWaitedKernelNs);
     CALL(aclrtSynchronizeStream(g_stream));
+    g_host_result += findings_host_compute(kFindingsWaitedHostNs);
   }
 }
 

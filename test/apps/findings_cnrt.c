@@ -2,7 +2,7 @@
    prototypes: three phases, in order, each a pattern a findings rule names.
 
      sync-copy          12 x (blocking cnrtMemcpy 512 KiB up, 512 KiB down), pinned host memory
-     sync-after-launch  15 x (200 us kernel, cnrtQueueSync)
+     sync-after-launch  15 x (200 us kernel, cnrtQueueSync, 300 us host work)
      device-idle        a 1 ms kernel, 40 ms of host computation (no calls), a 1 ms kernel
 
    Each phase ends with cnrtSyncDevice. Prints `PHASE <rule> <begin_ns> <end_ns>` per phase
@@ -60,6 +60,7 @@ static void sync_after_launch(void) {
   for (int i = 0; i < kFindingsWaitedLaunches; ++i) {
     invoke(cnrt_step_kernel, kFindingsWaitedKernelNs);
     CALL(cnrtQueueSync(g_queue));
+    g_host_result += findings_host_compute(kFindingsWaitedHostNs);
   }
 }
 

@@ -46,6 +46,7 @@ enum {
   kFindingsBlockingBytes = 512 << 10, /* 512 KiB: no small copy */
   kFindingsWaitedLaunches = 15,       /* >= 10 for sync-after-launch, < 20 for launch-bound */
   kFindingsWaitedKernelNs = 200000,   /* 200 us */
+  kFindingsWaitedHostNs = 300000,     /* 300 us of host work on each result: the device idles */
   kFindingsIdleKernelNs = 1000000,    /* 1 ms on each side of the gap */
 };
 /* 40 ms of host computation: the device gap's lower bound. */

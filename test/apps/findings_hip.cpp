@@ -9,7 +9,8 @@
 //   launch-bound       200 kernels of 5 us, launched 20 us of host work apart, one sync
 //   serialized-stream  8 chunks x (upload 512 KiB, 8 ms kernel, download 512 KiB), all on one
 //                      stream while no other stream has work: nothing overlaps that could
-//   sync-after-launch  a 200 us kernel, then 15 x (200 us kernel, hipStreamSynchronize)
+//   sync-after-launch  a 200 us kernel, then 15 x (200 us kernel, hipStreamSynchronize,
+//                      300 us host work)
 //   device-idle        a 1 ms kernel, 40 ms of host computation (no calls), a 1 ms kernel
 //   api-errors         5 calls the runtime rejects (unknown stream, freeing inside an allocation,
 //                      device 99)
@@ -192,6 +193,7 @@ void sync_after_launch(Program& p) {
   for (int i = 0; i < kFindingsWaitedLaunches; ++i) {
     launch(step_kernel, kFindingsWaitedKernelNs, p.device_a, p.compute);
     CHECK(hipStreamSynchronize(p.compute));
+    p.host_result += findings_host_compute(kFindingsWaitedHostNs);
   }
 }
 

@@ -58,6 +58,8 @@ SERIAL_KERNEL_NS = 8_000_000 + 8  # findings_hip's: whole 256-thread blocks, 0.2
 LOAD_GAP_NS = 500_000
 # How many calls a finding's site names: those with the most time at stake (docs/findings.md).
 SITE_CALLS = 5
+# findings_common.h's kFindingsWaitedHostNs: host work after each waited launch.
+WAITED_HOST_NS = 300_000
 # The hooks read CLOCK_MONOTONIC through the time-stamp counter, within tens of ns of the kernel's
 # clock (docs/design-hooks.md, "The hooks' clock"); the samples' PHASE lines read the kernel's
 # clock itself (test_findings.partition).
@@ -260,6 +262,10 @@ class PhaseChecks:
         kernels = device_ops(self.db, "kernels", window)
         self.assertEqual(len(kernels), len(launches))
         self.assertTrue(all(k["device_begin_ns"] is not None for k in kernels))
+        # The host works on each result before the next launch: the device idles at least that long.
+        waited_kernels = kernels[unwaited_first:]
+        idles = [b["device_begin_ns"] - a["device_end_ns"] for a, b in zip(waited_kernels, waited_kernels[1:])]
+        self.assertTrue(all(idle >= WAITED_HOST_NS for idle in idles), idles)
 
     def check_idle_gap(self):
         window = self.windows["device-idle"]
