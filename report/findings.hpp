@@ -90,4 +90,16 @@ void write_findings(const Analysis& analysis, FindingsFormat format, TextSink& o
 // `--analyze-fail-above` compares.
 double largest_share(const Analysis& analysis);
 
+// The findings as a run's outputs show them: the analysis, or why there is none (a note).
+struct FindingsView {
+  const Analysis* analysis = nullptr;
+  std::string note;     // when analysis is null: why ("not analysed: ...")
+  std::string command;  // the command that prints every finding: "prof --db x.db --analyze"
+};
+
+// The HTML report's section: every finding in a table.
+void write_findings_html(const FindingsView& view, TextSink& out);
+// The terminal summary's block: the `most` with the longest time at stake, one site and the fix.
+void write_findings_summary(const FindingsView& view, size_t most, TextSink& out);
+
 }  // namespace prof::report

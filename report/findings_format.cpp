@@ -1,7 +1,10 @@
-// The findings as text (a block per finding) and as JSON (docs/findings.md, "JSON").
+// The findings as text (a block per finding), as JSON (docs/findings.md, "JSON"), as the terminal
+// summary's block and as the HTML report's section.
+#include <algorithm>
 #include <cstdio>
 
 #include "report/findings.hpp"
+#include "report/html_escape.hpp"
 #include "report/json_escape.hpp"
 #include "report/time_format.hpp"
 
@@ -113,6 +116,62 @@ void write_json(const Analysis& analysis, TextSink& out) {
 }
 
 }  // namespace
+
+void write_findings_html(const FindingsView& view, TextSink& out) {
+  out.write("<h2 id=\"findings\">Findings</h2>\n");
+  if (!view.analysis) {
+    out.write("<p class=\"none\">" + html_escaped(view.note) + "</p>\n");
+    return;
+  }
+  const std::vector<Finding>& findings = view.analysis->findings;
+  if (findings.empty()) {
+    out.write(
+        "<p class=\"none\">No findings: no rule of docs/findings.md put more than 0.1% of "
+        "the run at stake.</p>\n");
+    return;
+  }
+  out.write(
+      "<p>What to fix, longest time at stake first (the rules: docs/findings.md).</p>\n"
+      "<div class=\"scroll\"><table class=\"stats\" id=\"findings-table\"><tr><th>Rule</th>"
+      "<th>Finding</th><th class=\"n\">Time at stake</th><th class=\"n\">Share</th>"
+      "<th class=\"n\">Count</th><th>Call sites</th><th>Evidence</th><th>Fix</th></tr>\n");
+  for (const Finding& f : findings) {
+    std::string sites;
+    for (const FindingSite& site : f.sites)
+      sites += (sites.empty() ? "" : "<br>") + html_escaped(site.text);
+    out.write("<tr><td class=\"name\">" + html_escaped(f.rule) + "</td><td>" +
+              html_escaped(f.title) + "</td><td class=\"n\" title=\"" + html_escaped(f.method) +
+              "\">" + human_duration(f.time_at_stake_ns) + "</td><td class=\"n\">" +
+              share_percent(f.share) + "</td><td class=\"n\">" + std::to_string(f.count) +
+              "</td><td class=\"name\">" + sites + "</td><td>" + html_escaped(f.evidence) +
+              "</td><td>" + html_escaped(f.fix) + "</td></tr>\n");
+  }
+  out.write("</table></div>\n");
+}
+
+void write_findings_summary(const FindingsView& view, size_t most, TextSink& out) {
+  if (!view.analysis) {
+    if (!view.note.empty()) out.write("\nFindings: " + view.note + "\n");
+    return;
+  }
+  const std::vector<Finding>& findings = view.analysis->findings;
+  if (findings.empty()) {
+    out.write("\nFindings: none (prof --analyze's rules, docs/findings.md)\n");
+    return;
+  }
+  const size_t shown = std::min(most, findings.size());
+  out.write(
+      "\nFindings (" +
+      (shown < findings.size() ? "the top " + std::to_string(shown) + " of " : std::string()) +
+      std::to_string(findings.size()) + "; every one with its evidence: " + view.command + "):\n");
+  for (size_t i = 0; i < shown; ++i) {
+    const Finding& f = findings[i];
+    out.write("  " + std::to_string(i + 1) + ". " + human_duration(f.time_at_stake_ns) + " (" +
+              share_percent(f.share) + ")  [" + f.rule + "] " + f.title + "\n");
+    if (!f.sites.empty()) out.write("     at " + f.sites.front().text + "\n");
+    out.write("     fix: " + f.fix + "\n");
+  }
+}
 
 void write_findings(const Analysis& analysis, FindingsFormat format, TextSink& out) {
   if (format == FindingsFormat::kJson)

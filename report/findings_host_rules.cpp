@@ -211,9 +211,9 @@ void api_errors(const ProcessData& process, const AnalyzeOptions&, std::vector<F
   if (count == 0) return;
   std::string evidence;
   for (const auto& [key, errors] : by_api)
-    evidence += (evidence.empty() ? "" : "; ") + key.first + " returned " +
-                std::to_string(key.second) + " " + count_text(errors.count, "time", "times") +
-                " (first: call #" + std::to_string(errors.first_sequence) + ")";
+    evidence += (evidence.empty() ? "" : "; ") + key.first + ": result " +
+                std::to_string(key.second) + " in " + count_text(errors.count, "call", "calls") +
+                " (the first #" + std::to_string(errors.first_sequence) + ")";
   Finding f;
   f.title = "API calls that returned errors";
   f.count = count;

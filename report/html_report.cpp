@@ -348,12 +348,14 @@ void HtmlReport::write(const HtmlSummary& summary, TextSink& out) const {
   write_header(processes_, out);
   write_drops(summary.drops, out);
   out.write(
-      "<nav><a href=\"#kernels\">Kernels</a><a href=\"#api\">API calls</a><a "
+      "<nav><a href=\"#findings\">Findings</a><a href=\"#kernels\">Kernels</a><a href=\"#api\">API "
+      "calls</a><a "
       "href=\"#copies\">Copies</a>"
       "<a href=\"#streams\">" +
       esc(summary.stream_label) +
       "s</a><a href=\"#memory\">Memory</a>"
       "<a href=\"#timeline\">Timeline</a></nav>\n<main>\n");
+  write_findings_html(summary.findings, out);
   out.write("<h2 id=\"kernels\">Kernels</h2>\n");
   write_stats(summary.kernels, "kernels", "kernel launches", out);
   out.write("<h2 id=\"api\">API calls</h2>\n");

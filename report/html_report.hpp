@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "db/sqlite_db.hpp"
+#include "report/findings.hpp"
 #include "report/memory.hpp"
 #include "report/memory_curve.hpp"
 #include "report/report_db.hpp"
@@ -42,6 +43,7 @@ struct HtmlSummary {
   std::vector<HtmlTimelineLink> timelines;
   std::string device_label = "Device";
   std::string stream_label = "Stream";
+  FindingsView findings = {};
 };
 
 class HtmlReport {

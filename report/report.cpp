@@ -111,6 +111,31 @@ ReportOptions without_big_outputs(Database& db, const ReportOptions& opt, Report
   return o;
 }
 
+// The findings for the summary's block and the HTML report's section: the whole run's, so none
+// with --index-range or the kernel filters, and none over findings_max_calls API calls.
+void analyze_run(ReportRun& run) {
+  FindingsView& view = run.findings;
+  const std::string db = run.opt.written_db.empty() ? run.db.path() : run.opt.written_db;
+  view.command = "prof --db " + db + " --analyze";
+  if (run.opt.index_range || run.matcher.filters()) {
+    view.note =
+        "not analysed with --index-range or the kernel filters (findings cover whole "
+        "runs): " +
+        view.command;
+    return;
+  }
+  int64_t calls = 0;
+  Statement count = run.db.prepare("SELECT COUNT(*) FROM main.api_calls");
+  if (count.step()) calls = count.column_int(0);
+  if (run.opt.findings_max_calls <= 0 || calls > run.opt.findings_max_calls) {
+    view.note = "not analysed in the reports (" + std::to_string(calls) +
+                " API calls; the rules hold a process's calls in memory): " + view.command;
+    return;
+  }
+  run.analysis = analyze(run.db, AnalyzeOptions{});
+  view.analysis = &*run.analysis;
+}
+
 // A run whose --index-range holds none of its calls gets empty reports and a note saying why
 // (`prof --db` refuses such a range before writing anything: exit 3).
 void note_empty_range(Database& db, const ReportOptions& opt, ReportResult& result) {
@@ -422,6 +447,7 @@ void print_summary(ReportRun& run, std::FILE* summary_out) {
   input.memory = run.memory.series;
   input.device_label = timeline_labels(run.runtimes).device;
   input.notes = run.result.notes;
+  input.findings = run.findings;
   write_summary(input, sink);
   std::fflush(summary_out);
 }
@@ -442,6 +468,7 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
   try {
     // One read transaction: every file sees the same snapshot of the database.
     db.exec("BEGIN");
+    analyze_run(run);
     read_run(run);
     plan_timelines(run);
     open_outputs(run);

@@ -41,6 +41,10 @@ struct ReportOptions {
   // 160 MB per million calls, and the JSON timeline, about 460 MB, which <base>.pftrace holds in
   // a third of that) are left out, and the summary says how to write them; 0: never.
   int64_t big_run_calls = 0;
+  // The findings (report/findings.hpp) end the summary and open the HTML report, unless the db
+  // holds more API calls than this (the rules hold a process's calls in memory, about 120 bytes
+  // each; `prof --db x.db --analyze` still runs them); 0: never analysed in the reports.
+  int64_t findings_max_calls = 1'000'000;
   // The database this run wrote (a profiled run's, not --db's input): named first under "Files
   // written", since it is the file every other output comes from.
   std::string written_db;

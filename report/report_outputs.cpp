@@ -54,7 +54,8 @@ void write_html(ReportRun& run, OutputFile& file, size_t) {
                    {run.drops.begin(), run.drops.end()},
                    html_timeline_links(run),
                    timeline_labels(run.runtimes).device,
-                   timeline_labels(run.runtimes).stream};
+                   timeline_labels(run.runtimes).stream,
+                   run.findings};
   run.html.write(page, file);
 }
 

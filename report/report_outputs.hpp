@@ -15,6 +15,7 @@
 
 #include "db/sqlite_db.hpp"
 #include "report/event_pass.hpp"
+#include "report/findings.hpp"
 #include "report/html_report.hpp"
 #include "report/kernel_filter.hpp"
 #include "report/memory.hpp"
@@ -73,6 +74,9 @@ struct ReportRun {
   std::optional<StatsTable> ranges;
   std::optional<RangeKernelTable> kernels_by_range;
   std::vector<OutputSlot> outputs;  // parallel to report_outputs()
+  // The findings for the summary and the HTML report (report.cpp analyze_run).
+  std::optional<Analysis> analysis;
+  FindingsView findings;
 };
 
 // How an output's files are named and made.

@@ -206,6 +206,7 @@ void write_summary(const SummaryInput& input, TextSink& sink, bool with_files) {
     sink.write("  " + terminal_name(file, 4096) + "\n");
   for (const std::string& note : input.notes)
     sink.write("Note: " + terminal_name(note, 4096) + "\n");
+  write_findings_summary(input.findings, kSummaryFindings, sink);
 }
 
 }  // namespace prof::report

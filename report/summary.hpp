@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/findings.hpp"
 #include "report/memory.hpp"
 #include "report/run_overview.hpp"
 #include "report/stats.hpp"
@@ -39,7 +40,10 @@ struct SummaryInput {
   std::vector<CopyStats> copies = {};       // per direction (Memset too), any order
   std::vector<SummaryStream> streams = {};  // any order; the busiest kSummaryStreams are shown
   std::string stream_label = "Stream";      // the runtimes' word ("Stream", "Queue/Stream")
+  FindingsView findings = {};               // the summary ends with the top kSummaryFindings
 };
+
+inline constexpr size_t kSummaryFindings = 5;
 
 inline constexpr size_t kSummaryStreams = 10;  // the HTML report lists them all
 

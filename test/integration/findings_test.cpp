@@ -318,7 +318,7 @@ TEST_CASE("findings: api-errors counts failures but not a query's not-ready", "[
   const Finding* f = find_rule(analysis, "api-errors");
   REQUIRE(f);  // shown though its share is tiny
   CHECK(f->count == 2);
-  CHECK(f->evidence == "hipMalloc returned 2 2 times (first: call #2)");
+  CHECK(f->evidence == "hipMalloc: result 2 in 2 calls (the first #2)");
   REQUIRE(f->sites.size() == 1);
   CHECK(f->sites[0].sequences == std::vector<int64_t>{2, 4});
 }
