@@ -95,6 +95,7 @@ struct FindingsView {
   const Analysis* analysis = nullptr;
   std::string note;     // when analysis is null: why ("not analysed: ...")
   std::string command;  // the command that prints every finding: "prof --db x.db --analyze"
+  std::string db_name;  // the db's file name, for the HTML page (which may travel without it)
 };
 
 // The HTML report's section: every finding in a table.

@@ -120,7 +120,8 @@ void write_json(const Analysis& analysis, TextSink& out) {
 void write_findings_html(const FindingsView& view, TextSink& out) {
   out.write("<h2 id=\"findings\">Findings</h2>\n");
   if (!view.analysis) {
-    out.write("<p class=\"none\">" + html_escaped(view.note) + "</p>\n");
+    out.write("<p class=\"none\">Findings " + html_escaped(view.note) + ": <code>prof --db " +
+              html_escaped(view.db_name) + " --analyze</code>.</p>\n");
     return;
   }
   const std::vector<Finding>& findings = view.analysis->findings;
@@ -151,7 +152,7 @@ void write_findings_html(const FindingsView& view, TextSink& out) {
 
 void write_findings_summary(const FindingsView& view, size_t most, TextSink& out) {
   if (!view.analysis) {
-    if (!view.note.empty()) out.write("\nFindings: " + view.note + "\n");
+    if (!view.note.empty()) out.write("\nFindings " + view.note + ": " + view.command + "\n");
     return;
   }
   const std::vector<Finding>& findings = view.analysis->findings;

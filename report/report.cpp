@@ -117,19 +117,17 @@ void analyze_run(ReportRun& run) {
   FindingsView& view = run.findings;
   const std::string db = run.opt.written_db.empty() ? run.db.path() : run.opt.written_db;
   view.command = "prof --db " + db + " --analyze";
+  view.db_name = db.substr(db.rfind('/') + 1);
   if (run.opt.index_range || run.matcher.filters()) {
-    view.note =
-        "not analysed with --index-range or the kernel filters (findings cover whole "
-        "runs): " +
-        view.command;
+    view.note = "are not analysed with --index-range or the kernel filters (they cover whole runs)";
     return;
   }
   int64_t calls = 0;
   Statement count = run.db.prepare("SELECT COUNT(*) FROM main.api_calls");
   if (count.step()) calls = count.column_int(0);
   if (run.opt.findings_max_calls <= 0 || calls > run.opt.findings_max_calls) {
-    view.note = "not analysed in the reports (" + std::to_string(calls) +
-                " API calls; the rules hold a process's calls in memory): " + view.command;
+    view.note = "are not analysed in the reports of " + std::to_string(calls) +
+                " API calls (the rules hold a process's calls in memory)";
     return;
   }
   run.analysis = analyze(run.db, AnalyzeOptions{});

@@ -105,7 +105,8 @@ class HtmlReportTest(unittest.TestCase):
 
     def test_written_and_listed(self):
         self.assertTrue(os.path.isfile(self.paths["html"]), e2e.list_dir(self.out))
-        listed = [line.strip() for line in self.done.stdout.split("Files written:")[1].splitlines()]
+        # The list ends at the first blank line (the findings block follows it).
+        listed = [line.strip() for line in self.done.stdout.split("Files written:")[1].split("\n\n")[0].splitlines()]
         self.assertIn(self.paths["html"], listed)
 
     def test_page_holds_the_run(self):

@@ -34,7 +34,9 @@ class PathPatternTest(unittest.TestCase):
 
     def files_written(self, stdout):
         self.assertIn("Files written:", stdout)
-        return [line.strip() for line in stdout.split("Files written:")[1].splitlines() if line.startswith("  ")]
+        # The list ends at the first blank line (the findings block follows it).
+        files = stdout.split("Files written:")[1].split("\n\n")[0]
+        return [line.strip() for line in files.splitlines() if line.startswith("  ")]
 
     def test_each_pattern_expands_to_the_process_value(self):
         done = e2e.run_prof(["--sim", "-d", os.path.join(self.tmp, "out_%pid%"), "-o", "r_%rank%_%env{X}%%%",
