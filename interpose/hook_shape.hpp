@@ -290,6 +290,7 @@ inline auto run_hook(Real real_fn, typename Adapter::Stream stream, RealCall rea
 #define prof_on_module_load(path, ret) \
   if ((ret) == Adapter::kSuccess) on_module_load(ctx, path)
 #define prof_on_launch(...) on_launch(ctx, __VA_ARGS__)
+#define prof_on_host_copy(direction, dst, src) on_host_copy(ctx, direction, dst, src)
 #define prof_on_graph_instantiate(exec, ret) \
   if ((ret) == Adapter::kSuccess && (exec)) on_graph_instantiate(ctx, to_u64(*(exec)))
 #define prof_on_graph_launch(exec) on_graph_launch(ctx, exec)

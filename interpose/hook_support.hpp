@@ -80,6 +80,30 @@ void on_launch(const HookContext& ctx, const void* function, dim3 grid, dim3 blo
                size_t shared_mem_bytes) noexcept;
 // The call's named integer arguments (its runtime's arg_names), published before its ApiRecord.
 void on_args(const HookContext& ctx, std::initializer_list<int64_t> values) noexcept;
+// A host<->device copy's host-side pointer, as the call's one named argument (`host_ptr`, the
+// device runtimes' arg_names): the source of an H2D copy, the destination of a D2H one. Any other
+// direction records nothing: for a Default/unknown kind the runtime infers which side is the
+// host's, and the hook will not ask it (a pointer query per copy). Written here rather than
+// through on_args: one inline record, its unused values zero (the journal then encodes them as
+// unchanged from the previous copy's).
+[[gnu::always_inline]] inline void on_host_copy(const HookContext& ctx, CopyDirection direction,
+                                                const void* dst, const void* src) noexcept {
+  const void* host = direction == CopyDirection::kHostToDevice   ? src
+                     : direction == CopyDirection::kDeviceToHost ? dst
+                                                                 : nullptr;
+  if (!host) return;
+  Record* r = ctx.buffer->reserve();
+  if (!r) return;
+  ArgsRecord& a = r->args;
+  a.type = static_cast<uint8_t>(RecordType::kArgs);
+  a.count = 1;
+  a.api_id = ctx.api_id;
+  a.reserved0 = 0;
+  a.correlation_id = ctx.correlation_id;
+  a.values[0] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(host));
+  for (int i = 1; i < 6; ++i) a.values[i] = 0;
+  ctx.buffer->commit();
+}
 // Graph launches are kernels named kGraphLaunchName, keyed by their executable graph's handle.
 inline constexpr const char* kGraphLaunchName = "[graph launch]";
 void on_graph_instantiate(const HookContext& ctx, uint64_t exec) noexcept;

@@ -19,6 +19,21 @@ struct MemoryCall {
   MemoryRole role;
 };
 
+// What a host-register call does to the host memory the device can reach directly (pinned): a
+// register records the range's size in `bytes` and its start in `aux`; an unregister records the
+// pointer in `aux` and ends whatever range of the same runtime begins there. Pinned allocations
+// are memory_calls' kAllocHost; these are the application's own memory, pinned in place.
+enum class PinRole : uint8_t { kRegister, kUnregister };
+struct PinCall {
+  ApiId api;
+  PinRole role;
+};
+
+// The one named argument of a host<->device copy (the device runtimes' arg_names): the host side's
+// pointer, src of an H2D copy and dst of a D2H one (none for a Default or unknown kind).
+inline constexpr std::string_view kHostPointerArg = "host_ptr";
+inline constexpr std::string_view kHostCopyArgNames[] = {kHostPointerArg};
+
 struct RuntimeDescription {
   RuntimeId id;
   std::string_view name;          // "hip": meta.runtime, the db's name <name>-prof-<pid>.db
@@ -43,6 +58,9 @@ struct RuntimeDescription {
   // The calls whose non-zero result is an answer, not a failure ("not ready yet" from a query,
   // an earlier call's error from get-last-error): `prof --analyze` counts no error for them.
   std::span<const ApiId> status_queries = {};
+  // The calls that pin or unpin host memory in place (hipHostRegister; none: the runtime has
+  // none, or prof does not hook them).
+  std::span<const PinCall> pin_calls = {};
 };
 
 }  // namespace prof

@@ -64,6 +64,15 @@ inline bool is_status_query(uint16_t api_id) {
   return false;
 }
 
+// What the call does to the pinned host ranges, if anything (the API's runtime's pin_calls).
+inline std::optional<PinRole> pin_role(uint16_t api_id) {
+  const ApiInfo* api = find_api(api_id);
+  if (!api) return std::nullopt;
+  for (const PinCall& call : kRuntimeDescriptions[static_cast<size_t>(api->runtime)]->pin_calls)
+    if (static_cast<uint16_t>(call.api) == api_id) return call.role;
+  return std::nullopt;
+}
+
 // The stream a call's handle names, with the runtime's aliases of the default stream as 0.
 inline uint64_t canonical_stream(const ApiInfo& api, uint64_t handle) {
   for (uint64_t alias :

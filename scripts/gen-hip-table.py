@@ -52,13 +52,15 @@ QUALIFIED = {"_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPP
 # lists the allocation roles): name -> (activity, stream, bytes, aux, post). Helpers are in
 # interpose/adapters/hip_adapter.hpp. Every other row is kNone, its first stream argument, 0, 0.
 PT = "hipStreamPerThread"
-def copy(stream, bytes_, aux, sync):
-    return ("kCopySync" if sync else "kCopy", stream, bytes_, aux, "")
+def copy(stream, bytes_, aux, sync, post=""):
+    return ("kCopySync" if sync else "kCopy", stream, bytes_, aux, post)
 def mset(stream, bytes_, sync):
     return ("kMemsetSync" if sync else "kMemset", stream, bytes_, "prof::CopyDirection::kMemset", "")
 def alloc(bytes_, aux):
     return ("kNone", None, bytes_, aux, "")
 KIND = "prof_direction(kind)"
+# A host<->device copy's host pointer (api_args `host_ptr`, interpose/hook_support.hpp on_host_copy).
+HOST = "prof_on_host_copy(prof_direction(kind), dst, src);"
 ROWS = {
     # kernels
     "hipLaunchKernel_spt": ("kKernel", "prof_spt_stream(stream)", "0", "0",
@@ -86,26 +88,26 @@ ROWS = {
     "hipConfigureCall": ("kNone", "stream", "0", "0", "prof_hip_on_configure_call(gridDim, blockDim, sharedMem, stream);"),
     "hipLaunchByPtr": ("kKernel", "prof_hip_configured_stream()", "0", "0", "prof_hip_on_launch_by_ptr(func);"),
     # copies
-    "hipMemcpyWithStream": copy("stream", "sizeBytes", KIND, True),
-    "hipMemcpy_spt": copy(PT, "sizeBytes", KIND, True),
-    "hipMemcpyAsync_spt": copy("prof_spt_stream(stream)", "sizeBytes", KIND, False),
-    "hipMemcpyToSymbol": copy("0", "sizeBytes", KIND, True),
-    "hipMemcpyToSymbol_spt": copy(PT, "sizeBytes", KIND, True),
-    "hipMemcpyToSymbolAsync": copy("stream", "sizeBytes", KIND, False),
-    "hipMemcpyFromSymbol": copy("0", "sizeBytes", KIND, True),
-    "hipMemcpyFromSymbol_spt": copy(PT, "sizeBytes", KIND, True),
-    "hipMemcpyFromSymbolAsync": copy("stream", "sizeBytes", KIND, False),
-    "hipMemcpy2D_spt": copy(PT, "width * height", KIND, True),
-    "hipMemcpy2DToArray": copy("0", "width * height", KIND, True),
-    "hipMemcpy2DToArray_spt": copy(PT, "width * height", KIND, True),
-    "hipMemcpy2DToArrayAsync": copy("stream", "width * height", KIND, False),
-    "hipMemcpy2DFromArray": copy("0", "width * height", KIND, True),
-    "hipMemcpy2DFromArray_spt": copy(PT, "width * height", KIND, True),
-    "hipMemcpy2DFromArrayAsync": copy("stream", "width * height", KIND, False),
-    "hipMemcpyToArray": copy("0", "count", KIND, True),
-    "hipMemcpyFromArray": copy("0", "count", KIND, True),
-    "hipMemcpyAtoH": copy("0", "count", "prof::CopyDirection::kDeviceToHost", True),
-    "hipMemcpyHtoA": copy("0", "count", "prof::CopyDirection::kHostToDevice", True),
+    "hipMemcpyWithStream": copy("stream", "sizeBytes", KIND, True, HOST),
+    "hipMemcpy_spt": copy(PT, "sizeBytes", KIND, True, HOST),
+    "hipMemcpyAsync_spt": copy("prof_spt_stream(stream)", "sizeBytes", KIND, False, HOST),
+    "hipMemcpyToSymbol": copy("0", "sizeBytes", KIND, True, "prof_on_host_copy(prof_direction(kind), symbol, src);"),
+    "hipMemcpyToSymbol_spt": copy(PT, "sizeBytes", KIND, True, "prof_on_host_copy(prof_direction(kind), symbol, src);"),
+    "hipMemcpyToSymbolAsync": copy("stream", "sizeBytes", KIND, False, "prof_on_host_copy(prof_direction(kind), symbol, src);"),
+    "hipMemcpyFromSymbol": copy("0", "sizeBytes", KIND, True, "prof_on_host_copy(prof_direction(kind), dst, symbol);"),
+    "hipMemcpyFromSymbol_spt": copy(PT, "sizeBytes", KIND, True, "prof_on_host_copy(prof_direction(kind), dst, symbol);"),
+    "hipMemcpyFromSymbolAsync": copy("stream", "sizeBytes", KIND, False, "prof_on_host_copy(prof_direction(kind), dst, symbol);"),
+    "hipMemcpy2D_spt": copy(PT, "width * height", KIND, True, HOST),
+    "hipMemcpy2DToArray": copy("0", "width * height", KIND, True, HOST),
+    "hipMemcpy2DToArray_spt": copy(PT, "width * height", KIND, True, HOST),
+    "hipMemcpy2DToArrayAsync": copy("stream", "width * height", KIND, False, HOST),
+    "hipMemcpy2DFromArray": copy("0", "width * height", KIND, True, HOST),
+    "hipMemcpy2DFromArray_spt": copy(PT, "width * height", KIND, True, HOST),
+    "hipMemcpy2DFromArrayAsync": copy("stream", "width * height", KIND, False, HOST),
+    "hipMemcpyToArray": copy("0", "count", KIND, True, HOST),
+    "hipMemcpyFromArray": copy("0", "count", KIND, True, "prof_on_host_copy(prof_direction(kind), dst, srcArray);"),
+    "hipMemcpyAtoH": copy("0", "count", "prof::CopyDirection::kDeviceToHost", True, "prof_on_host_copy(prof::CopyDirection::kDeviceToHost, dst, srcArray);"),
+    "hipMemcpyHtoA": copy("0", "count", "prof::CopyDirection::kHostToDevice", True, "prof_on_host_copy(prof::CopyDirection::kHostToDevice, dstArray, srcHost);"),
     "hipMemcpy3D": copy("0", "prof_hip_bytes(p)", "prof_hip_direction(p)", True),
     "hipMemcpy3D_spt": copy(PT, "prof_hip_bytes(p)", "prof_hip_direction(p)", True),
     "hipMemcpy3DAsync": copy("stream", "prof_hip_bytes(p)", "prof_hip_direction(p)", False),
@@ -152,6 +154,7 @@ ROWS = {
     # handles worth keeping
     "hipExtStreamCreateWithCUMask": ("kNone", None, "0", "prof_out(stream, ret)", ""),
     "hipHostRegister": ("kNone", None, "sizeBytes", "hostPtr", ""),
+    "hipHostUnregister": ("kNone", None, "0", "hostPtr", ""),
     "hipMemPrefetchAsync": ("kNone", None, "count", "device", ""),
     "hipDeviceGetAttribute": ("kNone", None, "0", "attr", ""),
     "hipModuleLoadDataEx": ("kNone", None, "0", "prof_out(module, ret)", ""),

@@ -49,15 +49,30 @@ bool direction_of(hipMemcpyKind kind, const CopyShape& shape, bool peer,
   return false;
 }
 
+// Real devices copy asynchronously only between the device and pinned host memory: an async
+// copy from or to pageable memory is staged through the runtime's own pinned buffers and returns
+// once it is done. True when `shape`'s host side is neither a pinned allocation (hipHostMalloc and
+// the faces' host allocations) nor a registered range (hipHostRegister).
+bool pageable_host_side(const CopyShape& shape, CopyDirection direction) noexcept {
+  const void* host = direction == CopyDirection::kH2D   ? shape.src
+                     : direction == CopyDirection::kD2H ? shape.dst
+                                                        : nullptr;
+  if (host == nullptr) return false;
+  AllocationInfo info;
+  return !find_allocation(host, &info) || !is_host_memory(info.kind);
+}
+
 // Queues the op or, when `sync`, runs it on this thread in its place on the stream. On a
 // capturing stream an async op becomes a graph node; a synchronous one cannot be captured.
-hipError_t enqueue(Stream* stream, Op&& op, uint64_t duration_ns, bool sync) {
+// `waits`: an async op that runs as `sync` does, unless captured (a pageable copy).
+hipError_t enqueue(Stream* stream, Op&& op, uint64_t duration_ns, bool sync, bool waits = false) {
   Op here;
   {
     Runtime& rt = runtime();
     std::lock_guard<std::mutex> guard(rt.lock);
     if (stream->capture != nullptr && !sync)
       return capture_op_locked(stream, std::move(op), duration_ns);
+    sync = sync || waits;
     if (const hipError_t ret = check_not_capturing_locked(stream); ret != hipSuccess) return ret;
     if (const hipError_t ret = check_legacy_capture_locked(stream); ret != hipSuccess) return ret;
     submit_locked(stream, std::move(op), duration_ns, 0, sync ? &here : nullptr);
@@ -87,7 +102,8 @@ hipError_t copy(const CopyShape& shape, hipMemcpyKind kind, hipStream_t handle, 
   op.src_pitch_bytes = shape.src_pitch_bytes;
   op.direction = direction;
   const uint64_t bytes = static_cast<uint64_t>(shape.width_bytes) * shape.height;
-  return enqueue(stream, std::move(op), copy_duration_ns(bytes, direction), sync);
+  return enqueue(stream, std::move(op), copy_duration_ns(bytes, direction), sync,
+                 !sync && pageable_host_side(shape, direction));
 }
 
 hipError_t copy_1d(void* dst, const void* src, size_t bytes, hipMemcpyKind kind, hipStream_t stream,

@@ -19,9 +19,18 @@ inline constexpr ApiId kAclStatusQueries[] = {ApiId::aclrtStreamQuery, ApiId::ac
                                               ApiId::aclrtPeekAtLastError};
 
 // acl-prof-<pid>.db, <base>.acltrace.csv; Ascend's words: streams on NPUs.
-inline constexpr RuntimeDescription kAclDescription{
-    RuntimeId::kAcl,    "acl", "ACL API",       "Stream", "NPU", "acltrace",
-    kAclStreamCreators, {},    kAclMemoryCalls, {},       {},    kAclWaitCalls,
-    kAclStatusQueries};
+inline constexpr RuntimeDescription kAclDescription{RuntimeId::kAcl,
+                                                    "acl",
+                                                    "ACL API",
+                                                    "Stream",
+                                                    "NPU",
+                                                    "acltrace",
+                                                    kAclStreamCreators,
+                                                    {},
+                                                    kAclMemoryCalls,
+                                                    {},
+                                                    kHostCopyArgNames,
+                                                    kAclWaitCalls,
+                                                    kAclStatusQueries};
 
 }  // namespace prof

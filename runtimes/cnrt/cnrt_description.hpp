@@ -36,7 +36,7 @@ inline constexpr RuntimeDescription kCnrtDescription{RuntimeId::kCnrt,
                                                      kCnrtDefaultStreamAliases,
                                                      kCnrtMemoryCalls,
                                                      {},
-                                                     {},
+                                                     kHostCopyArgNames,
                                                      kCnrtWaitCalls,
                                                      kCnrtStatusQueries};
 

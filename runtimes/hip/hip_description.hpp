@@ -43,10 +43,15 @@ inline constexpr ApiId kHipStatusQueries[] = {ApiId::hipStreamQuery, ApiId::hipE
                                               ApiId::hipGetLastError, ApiId::hipPeekAtLastError,
                                               ApiId::hipStreamQuery_spt};
 
+// hipHostRegister(hostPtr, sizeBytes, flags): bytes = sizeBytes, aux = hostPtr;
+// hipHostUnregister(hostPtr): aux = hostPtr.
+inline constexpr PinCall kHipPinCalls[] = {{ApiId::hipHostRegister, PinRole::kRegister},
+                                           {ApiId::hipHostUnregister, PinRole::kUnregister}};
+
 // File names are hipprof's: hip-prof-<pid>.db, <base>.hiptrace.csv.
 inline constexpr RuntimeDescription kHipDescription{
-    RuntimeId::kHip,    "hip", "HIP API",       "Stream", "Device", "hiptrace",
-    kHipStreamCreators, {},    kHipMemoryCalls, {},       {},       kHipWaitCalls,
-    kHipStatusQueries};
+    RuntimeId::kHip,    "hip",       "HIP API",       "Stream", "Device",          "hiptrace",
+    kHipStreamCreators, {},          kHipMemoryCalls, {},       kHostCopyArgNames, kHipWaitCalls,
+    kHipStatusQueries,  kHipPinCalls};
 
 }  // namespace prof

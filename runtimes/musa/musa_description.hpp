@@ -27,18 +27,10 @@ inline constexpr ApiId kMusaStatusQueries[] = {ApiId::musaStreamQuery, ApiId::mu
                                                ApiId::musaGetLastError, ApiId::musaPeekAtLastError};
 
 // musa-prof-<pid>.db, <base>.musatrace.csv: HIP's scheme with the runtime's name.
-inline constexpr RuntimeDescription kMusaDescription{RuntimeId::kMusa,
-                                                     "musa",
-                                                     "MUSA API",
-                                                     "Stream",
-                                                     "Device",
-                                                     "musatrace",
-                                                     kMusaStreamCreators,
-                                                     kMusaDefaultStreamAliases,
-                                                     kMusaMemoryCalls,
-                                                     {},
-                                                     {},
-                                                     kMusaWaitCalls,
-                                                     kMusaStatusQueries};
+inline constexpr RuntimeDescription kMusaDescription{
+    RuntimeId::kMusa,  "musa",      "MUSA API",          "Stream",
+    "Device",          "musatrace", kMusaStreamCreators, kMusaDefaultStreamAliases,
+    kMusaMemoryCalls,  {},          kHostCopyArgNames,   kMusaWaitCalls,
+    kMusaStatusQueries};
 
 }  // namespace prof

@@ -142,6 +142,16 @@ if(TARGET prof_sim_hip)
     LINK_FLAGS "-Wl,-rpath,\$ORIGIN")
 endif()
 
+# Copies of pinned, registered and pageable host memory on HIP and MUSA (e2e:host_copies).
+if(TARGET prof_sim_musa AND TARGET prof_sim_hip)
+  add_executable(prof_sample_host_copies ${PROF_SAMPLES_DIR}/host_copies.cpp)
+  target_link_libraries(prof_sample_host_copies PRIVATE prof_sim_hip prof_sim_musa prof::headers prof_warnings)
+  set_target_properties(prof_sample_host_copies PROPERTIES
+    OUTPUT_NAME host_copies
+    RUNTIME_OUTPUT_DIRECTORY ${PROF_TEST_BIN_DIR}
+    SKIP_BUILD_RPATH ON)
+endif()
+
 # A program that calls HIP and MUSA: one database and one timeline for both (e2e:two_runtimes).
 if(TARGET prof_sim_musa AND TARGET prof_sim_hip)
   add_executable(prof_sample_two_runtimes ${PROF_SAMPLES_DIR}/two_runtimes.cpp)

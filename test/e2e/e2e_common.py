@@ -286,6 +286,32 @@ def find_dbs(directory, runtime="hip"):
     return sorted(glob.glob(os.path.join(directory, f"{runtime + '-' if runtime else ''}prof-*.db")))
 
 
+def host_pointer_problems(db, pinned_alloc):
+    """The copy calls whose host pointer (api_args `host_ptr`) is not as prof records it: one for every
+    H2D or D2H copy (its aux, 1 or 2), none for a copy of another direction or any other call; and,
+    when every host buffer of the program is pinned, each inside a live-or-not allocation of the
+    `pinned_alloc` call (bytes = size, aux = pointer). As lines, empty when all is well."""
+    problems = []
+    for name, aux, count in db.execute(
+            "SELECT n.name, c.aux, COUNT(a.value) FROM api_calls c JOIN api_names n USING (api_id) "
+            "LEFT JOIN api_args a ON a.correlation_id = c.correlation_id AND a.name = 'host_ptr' "
+            "WHERE n.name LIKE '%Memcpy%' GROUP BY c.correlation_id ORDER BY c.correlation_id"):
+        if count != (1 if aux in (1, 2) else 0):
+            problems.append(f"{name} (direction {aux}) has {count} host_ptr")
+    strays = db.execute("SELECT n.name FROM api_args a JOIN api_calls c USING (correlation_id) "
+                        "JOIN api_names n USING (api_id) WHERE a.name = 'host_ptr' AND n.name NOT LIKE '%Memcpy%'")
+    problems += [f"{name} is no copy but has a host_ptr" for (name,) in strays]
+    if pinned_alloc:
+        ranges = db.execute("SELECT c.aux, c.bytes FROM api_calls c JOIN api_names n USING (api_id) "
+                            "WHERE n.name = ? AND c.result = 0", (pinned_alloc,)).fetchall()
+        for name, host, size in db.execute(
+                "SELECT n.name, a.value, c.bytes FROM api_args a JOIN api_calls c USING (correlation_id) "
+                "JOIN api_names n USING (api_id) WHERE a.name = 'host_ptr' AND c.result = 0"):
+            if not any(base <= host and host + size <= base + length for base, length in ranges):
+                problems.append(f"{name} of {size} bytes at {host} is in no {pinned_alloc} allocation")
+    return problems
+
+
 def within(difference, early, late):
     """Whether prof's time minus the truth's is no more than `early` before it and `late` after it."""
     return -early <= difference <= late

@@ -100,6 +100,12 @@ class AclSampleTest(unittest.TestCase):
         return e2e.truth_mismatches(self, db, [t for t in truth if t not in nodes],
                                     geometry=lambda op: op.get("name") == "vector_scale_kernel", exact=True)
 
+    def test_host_copies_carry_their_host_pointer(self):
+        """Each H2D and D2H copy (synchronous or not) records its host side, which the sample always
+        allocates with aclrtMallocHost: a report can tell it is pinned (report/host_memory.hpp)."""
+        self.assertEqual(e2e.host_pointer_problems(self.require_db(), "aclrtMallocHost"), [])
+        self.assertGreater(e2e.scalar(self.require_db(), "SELECT COUNT(*) FROM api_args WHERE name = 'host_ptr'"), 0)
+
     def test_device_work_matches_the_truth(self):
         """Every op, model runs and graph launches included, timed by MSPTI's reports: exact, in this one run."""
         off = self.mismatches(self.require_db(), self.truth_path)

@@ -93,6 +93,12 @@ class CnrtSampleTest(unittest.TestCase):
             "SELECT d.name, m.bytes FROM copies m JOIN copy_directions d USING (direction) ORDER BY m.correlation_id")]
         self.assertEqual(got, COPIES)
 
+    def test_host_copies_carry_their_host_pointer(self):
+        """Each H2D and D2H copy (synchronous or not) records its host side, which the sample always
+        allocates with cnrtHostMalloc: a report can tell it is pinned (report/host_memory.hpp)."""
+        self.assertEqual(e2e.host_pointer_problems(self.require_db(), "cnrtHostMalloc"), [])
+        self.assertGreater(e2e.scalar(self.require_db(), "SELECT COUNT(*) FROM api_args WHERE name = 'host_ptr'"), 0)
+
     def test_implicit_queues(self):
         """cnrtQueuePerThread is 1: its own queue; cnrtQueueLegacy is 2: the default queue (handle 0)."""
         db = self.require_db()

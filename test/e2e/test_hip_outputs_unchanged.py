@@ -2,7 +2,8 @@
 (schema 1), normalised for what differs between any two runs: pids and tids, times and durations,
 handle values (`aux`), the run's paths and the schema version. Changed on purpose since: the timeline
 ends with an escaped displayTimeUnit "ns", a copy lane per direction and stream, and flow ends at their slices' middles
-(regenerated then with --write-expected; the added files and meta below left out by hand).
+(regenerated then with --write-expected; the added files and meta below left out by hand), and a host<->device copy
+call's args carry its host pointer (`host_ptr`, from api_args: a run's own address, left out like `aux`).
 
 expected/multistream_hip_outputs.json is that normal form of the outputs of unmodified prof (schema 1)
 for `prof --sim multistream 262144 3`. Regenerate it on purpose from such an output directory with
@@ -52,6 +53,7 @@ def normal_event(event, pid):
         event["tid"] = "TID"
     args = dict(event.get("args", {}))
     args.pop("aux", None)
+    args.pop("host_ptr", None)  # added since schema 1, an address of the run's own
     if isinstance(args.get("name"), str):
         args["name"] = args["name"].replace(str(pid), "TID")
     if args:

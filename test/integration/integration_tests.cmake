@@ -4,6 +4,10 @@
 add_executable(report_fixture_tool ${CMAKE_CURRENT_LIST_DIR}/report_fixture_tool.cpp)
 target_link_libraries(report_fixture_tool PRIVATE prof::report prof::sqlite prof::headers prof_warnings)
 set_target_properties(report_fixture_tool PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin)
+# report/host_memory over a db prof recorded (e2e:host_copies).
+add_executable(host_memory_tool ${CMAKE_CURRENT_LIST_DIR}/host_memory_tool.cpp)
+target_link_libraries(host_memory_tool PRIVATE prof::report prof::sqlite prof::headers prof_warnings)
+set_target_properties(host_memory_tool PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin)
 
 add_test(NAME integration:report_outputs
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_outputs.py

@@ -11,6 +11,7 @@ prof_add_catch_test(report_unit_test unit
     ${CMAKE_CURRENT_LIST_DIR}/report_summary_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_output_file_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_memory_curve_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/report_host_memory_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_html_report_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_event_order_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_event_pipe_test.cpp

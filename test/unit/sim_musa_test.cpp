@@ -79,7 +79,14 @@ TEST_CASE("musa: the legacy default stream waits for blocking streams, not for n
           "[sim][musa]") {
   musaStream_t blocking = make_stream(musaStreamDefault);
   musaStream_t non_blocking = make_stream(musaStreamNonBlocking);
-  std::vector<char> host(8 << 20);
+  // Pinned: an async copy of pageable memory returns only once it is done (sim/copy.cpp).
+  struct Pinned {
+    char* bytes = nullptr;
+    Pinned() { REQUIRE(musaMallocHost(reinterpret_cast<void**>(&bytes), size()) == musaSuccess); }
+    ~Pinned() { musaFreeHost(bytes); }
+    char* data() const { return bytes; }
+    size_t size() const { return 8 << 20; }
+  } host;
   void* dev = nullptr;
   REQUIRE(musaMalloc(&dev, host.size()) == musaSuccess);
   musaEvent_t after_copy = nullptr, on_legacy = nullptr;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -78,8 +79,19 @@ std::vector<TruthLine> truth_for(hipStream_t stream) {
   return lines;
 }
 
+// Pinned host memory: an async copy of pageable memory returns only once it is done (sim/copy.cpp).
+struct PinnedHost {
+  char* bytes = nullptr;
+  PinnedHost() {
+    REQUIRE(hipHostMalloc(reinterpret_cast<void**>(&bytes), kBigBytes, 0) == hipSuccess);
+    std::memset(bytes, 7, kBigBytes);
+  }
+  ~PinnedHost() { hipHostFree(bytes); }
+  char* data() const { return bytes; }
+};
+
 struct Buffers {
-  std::vector<char> host = std::vector<char>(kBigBytes, 7);
+  PinnedHost host;
   void* device = nullptr;
   Buffers() { REQUIRE(hipMalloc(&device, kBigBytes) == hipSuccess); }
   ~Buffers() { hipFree(device); }
@@ -131,6 +143,28 @@ TEST_CASE("sim: async copies return before the device finishes", "[sim]") {
   const auto lines = truth_for(s);
   REQUIRE(lines.size() == 1);
   CHECK(lines[0].duration_ns() == prof::sim::copy_duration_ns(kBigBytes, CopyDirection::kH2D));
+  hipStreamDestroy(s);
+}
+
+TEST_CASE("sim: async copies of pageable memory return once the device is done", "[sim]") {
+  hipStream_t s = make_stream(hipStreamNonBlocking);
+  Buffers b;
+  std::vector<char> pageable(kBigBytes, 3);
+  REQUIRE(hipMemcpyAsync(b.device, pageable.data(), kBigBytes, hipMemcpyHostToDevice, s) ==
+          hipSuccess);
+  CHECK(hipStreamQuery(s) == hipSuccess);
+  REQUIRE(hipMemcpyAsync(pageable.data(), b.device, kBigBytes, hipMemcpyDeviceToHost, s) ==
+          hipSuccess);
+  CHECK(hipStreamQuery(s) == hipSuccess);
+  // Registered, the same memory is copied asynchronously; unregistered, it is pageable again.
+  REQUIRE(hipHostRegister(pageable.data(), kBigBytes, 0) == hipSuccess);
+  REQUIRE(hipMemcpyAsync(b.device, pageable.data(), kBigBytes, hipMemcpyHostToDevice, s) ==
+          hipSuccess);
+  CHECK(hipStreamQuery(s) == hipErrorNotReady);
+  REQUIRE(hipHostUnregister(pageable.data()) == hipSuccess);  // waits for the device
+  REQUIRE(hipMemcpyAsync(b.device, pageable.data(), kBigBytes, hipMemcpyHostToDevice, s) ==
+          hipSuccess);
+  CHECK(hipStreamQuery(s) == hipSuccess);
   hipStreamDestroy(s);
 }
 
