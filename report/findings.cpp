@@ -24,6 +24,7 @@ struct ProcessRuleEntry {
 };
 constexpr ProcessRuleEntry kProcessRules[] = {
     {"sync-copy", sync_copy},
+    {"pageable-copy", pageable_copy},
     {"sync-after-launch", sync_after_launch},
     {"device-idle", device_idle},
     {"launch-bound", launch_bound},

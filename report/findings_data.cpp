@@ -86,6 +86,7 @@ ProcessData load_process(Database& db, const ProcessSpan& span) {
     process.api_names.emplace(names.column_int(0), std::string(names.column_text(1)));
   load_calls(db, process);
   load_work(db, process);
+  process.host_copies = read_host_copies(db);
   if (!process.calls.empty()) {
     int64_t begin = process.calls.front().begin_ns, end = process.calls.front().end_ns;
     for (const CallRow& call : process.calls) {

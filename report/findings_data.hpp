@@ -10,6 +10,7 @@
 
 #include "db/sqlite_db.hpp"
 #include "report/findings.hpp"
+#include "report/host_memory.hpp"
 
 namespace prof::report::findings {
 
@@ -37,6 +38,7 @@ struct ProcessData {
   std::vector<WorkRow> work;                       // by device begin, then end
   std::unordered_map<int64_t, size_t> call_index;  // correlation_id -> index into calls
   std::map<int64_t, std::string> api_names;        // the db's api_names
+  std::vector<HostCopy> host_copies;  // host<->device copy calls with their host memory's kind
 
   std::string_view name(uint16_t api_id) const;
   const CallRow* call_of(int64_t correlation_id) const;

@@ -86,6 +86,38 @@ void sync_copy(const ProcessData& process, const AnalyzeOptions&, std::vector<Fi
   out.push_back(std::move(f));
 }
 
+void pageable_copy(const ProcessData& process, const AnalyzeOptions&, std::vector<Finding>& out) {
+  SiteBuilder sites;
+  int64_t count = 0, time_ns = 0, bytes = 0;
+  for (const HostCopy& copy : process.host_copies) {
+    const ApiInfo* info = find_api(static_cast<uint16_t>(copy.api_id));
+    if (copy.pinned || !info || info->activity != HookActivity::kCopy) continue;
+    const CallRow* call = process.call_of(copy.correlation_id);
+    if (!call) continue;
+    ++count;
+    time_ns += call->duration_ns();
+    bytes += copy.bytes;
+    sites.add(process, *call, call->duration_ns());
+  }
+  if (count == 0) return;
+  Finding f;
+  f.title = "Asynchronous copies of pageable host memory: they block like synchronous ones";
+  f.count = count;
+  f.time_at_stake_ns = time_ns;
+  f.method =
+      "host time inside the asynchronous copy calls whose host memory was neither a pinned "
+      "allocation nor a registered range: a device stages such a copy and the call returns once "
+      "it is done";
+  f.evidence = count_text(count, "asynchronous copy", "asynchronous copies") + " of " +
+               bytes_text(bytes) + " from or to pageable host memory held the calling threads " +
+               duration_text(time_ns);
+  f.fix =
+      "Allocate the host buffer as pinned memory (the runtime's host allocation) or register "
+      "it once, so the copy runs while the host goes on.";
+  f.sites = sites.sites();
+  out.push_back(std::move(f));
+}
+
 void sync_after_launch(const ProcessData& process, const AnalyzeOptions& options,
                        std::vector<Finding>& out) {
   std::unordered_map<int64_t, const WorkRow*> kernel_of;

@@ -35,6 +35,8 @@ void alloc_churn(const ProcessData& process, const AnalyzeOptions& options,
                  std::vector<Finding>& out);
 void api_errors(const ProcessData& process, const AnalyzeOptions& options,
                 std::vector<Finding>& out);
+void pageable_copy(const ProcessData& process, const AnalyzeOptions& options,
+                   std::vector<Finding>& out);
 
 // report/findings_device_rules.cpp: gaps in a device's work.
 void device_idle(const ProcessData& process, const AnalyzeOptions& options,

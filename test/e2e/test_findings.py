@@ -39,7 +39,7 @@ HIP_RULES = ["sync-copy", "pageable-copy", "small-copies", "alloc-churn", "launc
              "sync-after-launch", "device-idle", "api-errors"]
 # Expected, but tolerated missing for now (reported on stderr, never silently): pageable-copy needs
 # prof to record which host ranges are pinned. Shrink to empty once it does.
-EXPECTED_BUT_OPTIONAL = {"pageable-copy"}
+EXPECTED_BUT_OPTIONAL = set()
 OTHER_RUNTIME_RULES = ["sync-copy", "sync-after-launch", "device-idle"]
 FAIL_ABOVE_PERCENT = 5
 CLEAN_SHARE_MAX = FAIL_ABOVE_PERCENT / 100
