@@ -115,6 +115,30 @@ void write_json(const Analysis& analysis, TextSink& out) {
   out.write(json);
 }
 
+void html_item(TextSink& out, const char* term, const std::string& html) {
+  out.write(std::string("<dt>") + term + "</dt><dd>" + html + "</dd>");
+}
+
+void write_html_finding(const Finding& f, size_t number, TextSink& out) {
+  out.write("<section class=\"finding\" id=\"finding-" + std::to_string(number) + "\"><h3>" +
+            std::to_string(number) + ". " + html_escaped(f.title) + "</h3><dl>");
+  html_item(out, "time at stake",
+            "<b>" + human_duration(f.time_at_stake_ns) + "</b>, " + share_percent(f.share) +
+                " of the run (pid " + std::to_string(f.pid) +
+                (f.rank ? ", rank " + std::to_string(*f.rank) : std::string()) + "); " +
+                html_escaped(f.method));
+  html_item(out, "rule",
+            "<code>" + html_escaped(f.rule) + "</code>, " + std::to_string(f.count) +
+                (f.count == 1 ? " instance" : " instances"));
+  html_item(out, "evidence", html_escaped(f.evidence));
+  std::string sites;
+  for (const FindingSite& site : f.sites)
+    sites += (sites.empty() ? "" : "<br>") + ("<code>" + html_escaped(site.text) + "</code>");
+  if (!sites.empty()) html_item(out, "call sites", sites);
+  html_item(out, "fix", html_escaped(f.fix));
+  out.write("</dl></section>\n");
+}
+
 }  // namespace
 
 void write_findings_html(const FindingsView& view, TextSink& out) {
@@ -132,22 +156,9 @@ void write_findings_html(const FindingsView& view, TextSink& out) {
     return;
   }
   out.write(
-      "<p>What to fix, longest time at stake first (the rules: docs/findings.md).</p>\n"
-      "<div class=\"scroll\"><table class=\"stats\" id=\"findings-table\"><tr><th>Rule</th>"
-      "<th>Finding</th><th class=\"n\">Time at stake</th><th class=\"n\">Share</th>"
-      "<th class=\"n\">Count</th><th>Call sites</th><th>Evidence</th><th>Fix</th></tr>\n");
-  for (const Finding& f : findings) {
-    std::string sites;
-    for (const FindingSite& site : f.sites)
-      sites += (sites.empty() ? "" : "<br>") + html_escaped(site.text);
-    out.write("<tr><td class=\"name\">" + html_escaped(f.rule) + "</td><td>" +
-              html_escaped(f.title) + "</td><td class=\"n\" title=\"" + html_escaped(f.method) +
-              "\">" + human_duration(f.time_at_stake_ns) + "</td><td class=\"n\">" +
-              share_percent(f.share) + "</td><td class=\"n\">" + std::to_string(f.count) +
-              "</td><td class=\"name\">" + sites + "</td><td>" + html_escaped(f.evidence) +
-              "</td><td>" + html_escaped(f.fix) + "</td></tr>\n");
-  }
-  out.write("</table></div>\n");
+      "<p>What to fix, longest time at stake first (each rule's definition: "
+      "docs/findings.md).</p>\n");
+  for (size_t i = 0; i < findings.size(); ++i) write_html_finding(findings[i], i + 1, out);
 }
 
 void write_findings_summary(const FindingsView& view, size_t most, TextSink& out) {

@@ -142,7 +142,7 @@ void sync_after_launch(const ProcessData& process, const AnalyzeOptions& options
   const int64_t followed = launches;
   if (launches == 0) return;
   Finding f;
-  f.title = "A wait after (almost) every launch: the device idles between kernels";
+  f.title = "A wait after every launch: the device idles between kernels";
   f.count = followed;
   f.time_at_stake_ns = idle_ns;
   f.method =

@@ -17,6 +17,9 @@ constexpr std::string_view kStyle = R"css(
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 40px;color:#1d2430;background:#fff}
 h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d5dae1;padding-bottom:3px}
 h3{font-size:15px;margin:18px 0 6px}
+.finding{border-left:3px solid #d0603b;padding:2px 12px;margin:12px 0}.finding h3{margin:4px 0}
+.finding dl{display:grid;grid-template-columns:7em 1fr;gap:2px 10px;margin:4px 0}.finding dt{color:#667}
+.finding dd{margin:0}.finding code{font-family:ui-monospace,monospace;font-size:13px;word-break:break-all}
 .command{font-family:ui-monospace,monospace;background:#f3f5f8;padding:4px 8px;border-radius:4px;word-break:break-all}
 nav a{margin-right:14px}
 table{border-collapse:collapse;margin:6px 0 10px}

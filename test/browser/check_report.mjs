@@ -1,7 +1,7 @@
 // Opens prof's HTML report and its timeline in a real browser (Debian's headless Chromium, driven
 // by playwright-core) and checks what rendered:
 //   1. the report from file://: the kernel table holds the expected names, the SVG bars, streams and
-//      memory curve are drawn, every timeline link names a file that exists; screenshot report.png;
+//      memory curve are drawn, the Findings section (with --findings, that many findings drawn), every timeline link names a file that exists; screenshot report.png;
 //   2. each linked timeline JSON in speedscope (a trace viewer from the npm registry), both served
 //      by a local server on 127.0.0.1: the file's name in the title, no error, a drawn canvas; and
 //      each --lane among the profiles (one per timeline lane) of one of the files (a part of a
@@ -10,7 +10,7 @@
 // --no-viewer checks the report only.
 //
 //   node test/browser/check_report.mjs --report OUT/result_42.report.html --shots DIR \
-//        [--kernel NAME]... [--lane TEXT]... [--no-viewer] [--chromium /usr/bin/chromium]
+//        [--kernel NAME]... [--lane TEXT]... [--findings N] [--no-viewer] [--chromium /usr/bin/chromium]
 // Prints one line per check and "N passed, N failed"; exit 0 when all passed, 1 otherwise.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -38,6 +38,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--shots') options.shots = path.resolve(value);
     else if (argv[i] === '--kernel') options.kernels.push(value);
     else if (argv[i] === '--lane') options.lanes.push(value);
+    else if (argv[i] === '--findings') options.findings = Number(value);
     else if (argv[i] === '--chromium') options.chromium = value;
     else throw new Error(`unknown argument ${argv[i]}`);
     ++i;
@@ -98,6 +99,13 @@ async function checkReport(context, options) {
       links: [...document.querySelectorAll('a.timeline-file')].map((a) => a.href),
       stripLinks: [...document.querySelectorAll('svg.timeline-strip a')].map((a) => a.href.baseVal),
       processes: document.querySelectorAll('#processes tr').length - 1,
+      findingsHeading: document.querySelector('h2#findings')?.getBoundingClientRect().height ?? 0,
+      // Each finding drawn: its title and its time at stake, with a height on the page.
+      findings: [...document.querySelectorAll('section.finding')].map((e) => ({
+        height: e.getBoundingClientRect().height,
+        title: e.querySelector('h3')?.textContent ?? '',
+        stake: e.querySelector('dd b')?.textContent ?? '',
+      })),
     };
   });
   check(dom.title.startsWith('prof report: '), `report title "${dom.title}"`);
@@ -110,6 +118,12 @@ async function checkReport(context, options) {
   check(dom.streamRows >= 1 && dom.streamBars.length === dom.streamRows,
     `${dom.streamRows} streams, each with a bar`);
   check(dom.memoryCurves >= 1, `${dom.memoryCurves} memory curve(s) drawn`);
+  check(dom.findingsHeading > 0, 'the Findings section is drawn');
+  if (options.findings !== undefined) {
+    check(dom.findings.length === options.findings &&
+      dom.findings.every((f) => f.height > 20 && f.title.length > 3 && /\d/.test(f.stake)),
+    `${dom.findings.length} finding(s) drawn with a title and a time at stake (expected ${options.findings})`);
+  }
   const files = dom.links.map((href) => fileURLToPath(href));
   check(files.length >= 1, `${files.length} timeline file(s) linked`);
   for (const file of files) {

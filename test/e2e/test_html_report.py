@@ -10,6 +10,7 @@ The browser part needs /usr/bin/chromium and test/browser/node_modules (scripts/
 PROF_E2E_NO_TIMING=1 (the sanitizer stage) it skips. PROF_BROWSER_SHOTS=DIR keeps the screenshots.
 """
 import html.parser
+import json
 import os
 import shutil
 import sqlite3
@@ -184,7 +185,12 @@ class HtmlReportTest(unittest.TestCase):
             self.skipTest("the browser check runs in the normal stage, not under sanitizers")
         shots = os.path.join(self.tmp, "shots")
         args = [arg for name in self.kernel_names for arg in ("--kernel", name)]
-        self.run_browser(self.paths["html"], shots, *args, "--lane", "Compute on Device 0", "--lane", "Runtime API")
+        # The page shows every finding `prof --analyze` gives for the same db.
+        analyzed = e2e.run_prof(["--db", self.paths["db"], "--analyze", "--format", "json"], cwd=self.tmp)
+        self.assertEqual(analyzed.returncode, 0, e2e.describe(analyzed))
+        findings = len(json.loads(analyzed.stdout)["findings"])
+        self.run_browser(self.paths["html"], shots, *args, "--findings", str(findings),
+                         "--lane", "Compute on Device 0", "--lane", "Runtime API")
         for png in ("report.png", "timeline.png"):
             self.assertTrue(os.path.getsize(os.path.join(shots, png)) > 10000, png)
         # Names that HTML must escape, from a copy of the run's db with one kernel renamed.
