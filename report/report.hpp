@@ -42,9 +42,9 @@ struct ReportOptions {
   // a third of that) are left out, and the summary says how to write them; 0: never.
   int64_t big_run_calls = 0;
   // The findings (report/findings.hpp) end the summary and open the HTML report, unless the db
-  // holds more API calls than this (the rules hold a process's calls in memory, about 120 bytes
-  // each; `prof --db x.db --analyze` still runs them); 0: never analysed in the reports.
-  int64_t findings_max_calls = 1'000'000;
+  // holds more API calls than this (the rules hold a process's calls and work in memory, about 135
+  // bytes each; `prof --db x.db --analyze` still runs them); 0: never analysed in the reports.
+  int64_t findings_max_calls = 250'000;
   // The database this run wrote (a profiled run's, not --db's input): named first under "Files
   // written", since it is the file every other output comes from.
   std::string written_db;
