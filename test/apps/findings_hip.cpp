@@ -4,7 +4,7 @@
 //   sync-copy          12 x (blocking hipMemcpy 512 KiB up, 512 KiB down), pinned host memory
 //   pageable-copy      16 x hipMemcpyAsync 256 KiB up from a std::vector (not pinned), one sync
 //   small-copies       4000 x hipMemcpyAsync 4 KiB up (pinned), one sync: 2.3 us each on the
-//                      simulated device, four times the copy time of every larger copy of the run
+//                      simulated device, of which the 2 us fixed cost is overhead
 //   alloc-churn        16 x (hipMalloc 256 KiB, hipMemsetAsync, hipFree): the same size each time
 //   launch-bound       200 kernels of 5 us, launched 20 us of host work apart, one sync
 //   serialized-stream  8 chunks x (upload 512 KiB, 8 ms kernel, download 512 KiB), all on one
