@@ -25,7 +25,7 @@ int analyze_file(const std::string& path, const Options& o) {
   report::Analysis analysis;
   try {
     std::unique_ptr<Database> db = report::open_report_db(path);
-    analysis = report::analyze(*db, report::AnalyzeOptions{});
+    analysis = report::analyze(*db, analyze_options(o));
   } catch (const report::ReportError& e) {
     return fail(report_exit_code(e), e.what());
   } catch (const DbError& e) {

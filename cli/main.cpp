@@ -450,6 +450,11 @@ DatabaseOptions add_database_options(CLI::App& app, Options& o) {
                  "With --analyze: exit 1 when a finding puts more than PERCENT of the run at stake")
       ->type_name("PERCENT")
       ->group("Reports from a database");
+  app.add_option("--analyze-set", o.analyze_set,
+                 "A findings threshold, for --analyze and the findings of the summary and HTML "
+                 "report, e.g. idle-gap-min=500us (names and defaults: docs/findings.md)")
+      ->type_name("NAME=VALUE")
+      ->group("Reports from a database");
   add_filter_options(app, o);
   return added;
 }
@@ -493,6 +498,10 @@ void add_compare_and_wait_options(CLI::App& app, Options& o) {
 
 // --analyze's checks: it reads a database, prints text or JSON, and fails above a percentage.
 int check_analyze_options(const Options& o) {
+  report::AnalyzeOptions ignored;
+  for (const std::string& setting : o.analyze_set)
+    if (std::string wrong = report::set_analyze_option(ignored, setting); !wrong.empty())
+      return fail(kExitUsage, "--analyze-set " + setting + ": " + wrong);
   if (!o.analyze_fail_above.empty()) {
     if (!o.analyze) return fail(kExitUsage, "--analyze-fail-above goes with --analyze");
     if (!parse_threshold(o.analyze_fail_above))

@@ -218,8 +218,16 @@ report::ReportOptions report_options(const Options& o, const std::string& base) 
   r.kernels = kernel_filter_options(o);
   r.json_max_events = o.json_max_events;
   r.kernel_stats_by_range = o.kernel_stats_by_range;
+  r.analyze = analyze_options(o);
   r.progress = terminal_progress();
   return r;
+}
+
+report::AnalyzeOptions analyze_options(const Options& o) {
+  report::AnalyzeOptions options;
+  for (const std::string& setting : o.analyze_set)
+    report::set_analyze_option(options, setting);  // checked before (check_analyze_options)
+  return options;
 }
 
 std::optional<double> parse_threshold(const std::string& text) {

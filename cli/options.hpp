@@ -66,7 +66,8 @@ struct Options {
   std::string min_time = "10us";
   std::string format = "text";  // --compare's, and --analyze's (text or json)
   bool analyze = false;         // --analyze: findings instead of reports (cli/analyze_command.cpp)
-  std::string analyze_fail_above;  // --analyze-fail-above PCT; empty: never fail on findings
+  std::string analyze_fail_above;        // --analyze-fail-above PCT; empty: never fail on findings
+  std::vector<std::string> analyze_set;  // --analyze-set NAME=VALUE: the findings' thresholds
   bool ignore_call_count = false;
   bool force = false;
   bool strict = false;
@@ -110,6 +111,8 @@ bool base_taken(const std::string& dir, const std::string& base);
 std::FILE* summary_stream(const Options& o);
 report::ReportOptions report_options(const Options& o, const std::string& base);
 // A percentage: "5%" or "5".
+// The findings' thresholds: the defaults with every --analyze-set applied.
+report::AnalyzeOptions analyze_options(const Options& o);
 std::optional<double> parse_threshold(const std::string& text);
 // "10us", "1.5ms", "500ns", "2s", "0".
 std::optional<int64_t> parse_duration(const std::string& text);

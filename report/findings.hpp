@@ -83,6 +83,10 @@ struct Analysis {
 // processes. Throws DbError on a db it cannot read.
 Analysis analyze(Database& db, const AnalyzeOptions& options);
 
+// Sets one threshold from `--analyze-set NAME=VALUE` (report/findings_settings.cpp lists the
+// names and their units). Returns "" when set, else what is wrong, for one line of error.
+std::string set_analyze_option(AnalyzeOptions& options, const std::string& assignment);
+
 enum class FindingsFormat { kText, kJson };
 void write_findings(const Analysis& analysis, FindingsFormat format, TextSink& out);
 

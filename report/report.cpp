@@ -130,7 +130,7 @@ void analyze_run(ReportRun& run) {
                 " API calls (the rules hold a process's calls in memory)";
     return;
   }
-  run.analysis = analyze(run.db, AnalyzeOptions{});
+  run.analysis = analyze(run.db, run.opt.analyze);
   view.analysis = &*run.analysis;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/findings.hpp"
 #include "report/kernel_filter_options.hpp"
 #include "report/report_error.hpp"
 
@@ -45,6 +46,7 @@ struct ReportOptions {
   // holds more API calls than this (the rules hold a process's calls and work in memory, about 135
   // bytes each; `prof --db x.db --analyze` still runs them); 0: never analysed in the reports.
   int64_t findings_max_calls = 250'000;
+  AnalyzeOptions analyze;  // their thresholds (--analyze-set)
   // The database this run wrote (a profiled run's, not --db's input): named first under "Files
   // written", since it is the file every other output comes from.
   std::string written_db;

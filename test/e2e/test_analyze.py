@@ -103,12 +103,25 @@ class AnalyzeTest(unittest.TestCase):
         self.assertIn(("device-idle", idle_pid), {(f["rule"], f["pid"]) for f in result["findings"]})
         self.assertTrue(os.path.exists(os.path.join(merge_out, "result_merged.db")))
 
+    def test_thresholds_are_options(self):
+        # The idle sample's one gap is the sleep (at least IDLE_SLEEP_MS): a threshold above the
+        # whole run drops it, one of 1 ms (the default, written out) keeps it.
+        gap_ms = 200 + IDLE_SLEEP_MS
+        for setting, expected in ((f"idle-gap-min={gap_ms * 1000}ms", 0), ("idle-gap-min=1ms", 1)):
+            with self.subTest(setting):
+                run = self.analyze(self.dbs["idle"], "--format", "json", "--analyze-set", setting)
+                self.assertEqual(run.returncode, 0, e2e.describe(run))
+                rules = [f["rule"] for f in json.loads(run.stdout)["findings"]]
+                self.assertEqual(rules.count("device-idle"), expected, rules)
+
     def test_bad_input(self):
         missing = self.analyze(os.path.join(self.tmp, "missing.db"))
         self.assertEqual(missing.returncode, 66, e2e.describe(missing))
         self.assertEqual(len(missing.stderr.splitlines()), 1, missing.stderr)
         self.assertIn("missing.db", missing.stderr)
-        for options in (["--analyze-fail-above", "lots"], ["--format", "csv"], ["--index-range", "1:10"]):
+        for options in (["--analyze-fail-above", "lots"], ["--format", "csv"], ["--index-range", "1:10"],
+                        ["--analyze-set", "idle-gap-min"], ["--analyze-set", "no-such-rule=1"],
+                        ["--analyze-set", "min-share=150%"], ["--analyze-set", "small-copy-min-count=2.5"]):
             with self.subTest(options):
                 run = self.analyze(self.dbs["idle"], *options)
                 self.assertEqual(run.returncode, 2, e2e.describe(run))
