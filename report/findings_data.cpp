@@ -10,7 +10,7 @@ namespace prof::report::findings {
 
 namespace {
 
-// How many sequence numbers a site keeps (the first ones, in call order).
+// How many sequence numbers a site keeps (those of its calls with the most time at stake).
 constexpr size_t kSiteSequences = 5;
 
 void load_calls(Database& db, ProcessData& process) {
