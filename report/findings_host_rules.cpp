@@ -90,10 +90,8 @@ void pageable_copy(const ProcessData& process, const AnalyzeOptions&, std::vecto
   SiteBuilder sites;
   int64_t count = 0, time_ns = 0, bytes = 0;
   for (const HostCopy& copy : process.host_copies) {
-    const ApiInfo* info = find_api(static_cast<uint16_t>(copy.api_id));
-    if (copy.pinned || !info || info->activity != HookActivity::kCopy) continue;
     const CallRow* call = process.call_of(copy.correlation_id);
-    if (!call) continue;
+    if (copy.pinned || !call || activity_of(*call) != HookActivity::kCopy) continue;
     ++count;
     time_ns += call->duration_ns();
     bytes += copy.bytes;
@@ -139,16 +137,15 @@ void sync_after_launch(const ProcessData& process, const AnalyzeOptions& options
       }
     }
   }
-  const int64_t followed = launches;
   if (launches == 0) return;
   Finding f;
   f.title = "A wait after every launch: the device idles between kernels";
-  f.count = followed;
+  f.count = launches;
   f.time_at_stake_ns = idle_ns;
   f.method =
       "device idle time from the end of each kernel of a run to the start of the run's next "
       "kernel";
-  f.evidence = count_text(followed, "launch", "launches") + " in " +
+  f.evidence = count_text(launches, "launch", "launches") + " in " +
                count_text(runs, "run", "runs") + " of at least " +
                std::to_string(options.sync_after_launch_min_launches) +
                " were each followed by a wait before the thread's next launch; the device idled " +

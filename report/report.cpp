@@ -87,23 +87,28 @@ std::string join_path(const std::string& dir, const std::string& name) {
 
 namespace {
 
+// The db's API calls (every process's, in a merged db), counted once for the choices that depend
+// on the run's size; nullopt when they cannot be counted (the pass says what is wrong with the db).
+std::optional<int64_t> count_api_calls(Database& db) {
+  try {
+    Statement count = db.prepare("SELECT COUNT(*) FROM main.api_calls");
+    return count.step() ? count.column_int(0) : 0;
+  } catch (const DbError&) {
+    return std::nullopt;
+  }
+}
+
 // A run of more than opt.big_run_calls calls: the trace CSVs and the JSON timeline are left out
 // (ReportOptions::big_run_calls), with a note; returns the options the files are written with.
-ReportOptions without_big_outputs(Database& db, const ReportOptions& opt, ReportResult& result) {
+ReportOptions without_big_outputs(const ReportOptions& opt, std::optional<int64_t> calls,
+                                  ReportResult& result) {
   ReportOptions o = opt;
   if (opt.big_run_calls <= 0 || opt.index_range || !(opt.trace_csv || opt.json)) return o;
-  int64_t calls = 0;
-  try {
-    Statement count = db.prepare("SELECT COUNT(*) FROM api_calls");
-    if (count.step()) calls = count.column_int(0);
-  } catch (const DbError&) {
-    return o;  // the pass says what is wrong with the db
-  }
-  if (calls <= opt.big_run_calls) return o;
+  if (!calls || *calls <= opt.big_run_calls) return o;
   o.trace_csv = false;
   o.json = false;
   result.notes.push_back(
-      std::to_string(calls) +
+      std::to_string(*calls) +
       " API calls: the trace CSVs and the JSON timeline were left out (about " +
       "160 and 460 MB per million calls)" +
       (opt.pftrace ? "; the timeline is in the .pftrace" : "") + ". To write them: prof --db " +
@@ -113,7 +118,7 @@ ReportOptions without_big_outputs(Database& db, const ReportOptions& opt, Report
 
 // The findings for the summary's block and the HTML report's section: the whole run's, so none
 // with --index-range or the kernel filters, and none over findings_max_calls API calls.
-void analyze_run(ReportRun& run) {
+void analyze_run(ReportRun& run, std::optional<int64_t> calls) {
   FindingsView& view = run.findings;
   const std::string db = run.opt.written_db.empty() ? run.db.path() : run.opt.written_db;
   view.command = "prof --db " + db + " --analyze";
@@ -122,11 +127,9 @@ void analyze_run(ReportRun& run) {
     view.note = "are not analysed with --index-range or the kernel filters (they cover whole runs)";
     return;
   }
-  int64_t calls = 0;
-  Statement count = run.db.prepare("SELECT COUNT(*) FROM main.api_calls");
-  if (count.step()) calls = count.column_int(0);
-  if (run.opt.findings_max_calls <= 0 || calls > run.opt.findings_max_calls) {
-    view.note = "are not analysed in the reports of " + std::to_string(calls) +
+  if (!calls) return;  // the pass fails on this db, saying why
+  if (run.opt.findings_max_calls <= 0 || *calls > run.opt.findings_max_calls) {
+    view.note = "are not analysed in the reports of " + std::to_string(*calls) +
                 " API calls (the rules hold a process's calls in memory)";
     return;
   }
@@ -460,13 +463,14 @@ ReportResult write_reports_from(Database& db, const ReportOptions& given, std::F
   // First: a bad regex is the user's error, said before any file exists.
   const KernelMatcher matcher(given.kernels);
   ReportResult result;
-  const ReportOptions opt = without_big_outputs(db, given, result);
+  const std::optional<int64_t> calls = count_api_calls(db);
+  const ReportOptions opt = without_big_outputs(given, calls, result);
   note_empty_range(db, opt, result);
   ReportRun run(db, opt, result, matcher);
   try {
     // One read transaction: every file sees the same snapshot of the database.
     db.exec("BEGIN");
-    analyze_run(run);
+    analyze_run(run, calls);
     read_run(run);
     plan_timelines(run);
     open_outputs(run);
